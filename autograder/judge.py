@@ -1,0 +1,149 @@
+"""Judge a learner's code: run each exercise's check against the sandbox, collect ``Result``s."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass
+
+from autograder.extract import LearnerCode, from_file, from_sources
+from autograder.registry import CheckFailure, Exercise, all_exercises
+from autograder.sandbox import (
+    ForbiddenUsed,
+    LearnerCrashed,
+    LearnerError,
+    LearnerProblem,
+    LearnerTimeout,
+    Submission,
+    Tampered,
+)
+
+
+class NothingToGrade(Exception):
+    """No exercise of the contract could be found (the CLI exits 2 with this message)."""
+
+
+@dataclass(frozen=True)
+class Result:
+    exercise: str
+    passed: bool
+    points: float
+    max_points: float
+    message: str
+    mistake: str | None
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def forbidden_names(exercises: dict[str, Exercise]) -> dict[str, list[str]]:
+    """What each exercise forbids, with the course's own reference of it always included."""
+    return {name: [*ex.forbid, f"course_lib.{name}"] for name, ex in exercises.items()}
+
+
+def _failure(ex: Exercise, message: str, mistake: str | None) -> Result:
+    return Result(ex.name, False, 0.0, ex.points, message, mistake)
+
+
+def _explain(ex: Exercise, problem: LearnerProblem) -> tuple[str, str | None]:
+    """A failure message (and catalogue id) for what the learner's code did."""
+    if isinstance(problem, ForbiddenUsed):
+        reference = [w for w in problem.what if w.startswith("course_lib")]
+        if reference:
+            return (
+                f"{ex.name} calls the course's reference ({', '.join(reference)}) instead of "
+                "your own code. Write it yourself: no points for the reference.",
+                "uses-reference",
+            )
+        return (
+            f"{ex.name} calls {', '.join(problem.what)}, which is what this exercise asks you to "
+            "build. Write it from basic tensor operations: no points for the built-in.",
+            "uses-builtin",
+        )
+    if isinstance(problem, LearnerTimeout):
+        return (
+            f"{ex.name} did not finish within {ex.time_limit:.0f} s (an endless loop, or a loop "
+            "over every element that should be a tensor operation?)",
+            "timeout",
+        )
+    if isinstance(problem, LearnerCrashed):
+        return (f"{ex.name}: {problem}", "out-of-memory" if problem.out_of_memory else "crashed")
+    if isinstance(problem, Tampered):
+        return (f"{ex.name}: {problem}. The grader only judges what your code returns.", "tampering")
+    if isinstance(problem, LearnerError):
+        memory = problem.kind == "MemoryError" or "can't allocate memory" in problem.message
+        if memory:
+            return (
+                f"{ex.name} ran out of memory ({problem.message.splitlines()[0][:200]}). "
+                "Does it build a tensor much bigger than the inputs?",
+                "out-of-memory",
+            )
+        if problem.kind == "NotImplementedError":
+            return (f"{ex.name} is not written yet: it still raises NotImplementedError.", None)
+        where = f"\n{problem.traceback}" if problem.traceback else ""
+        return (f"{ex.name} raised {problem}{where}", None)
+    return (f"{ex.name}: {problem}", None)
+
+
+def judge_one(sub: Submission, ex: Exercise) -> Result:
+    """Run one exercise's check against a loaded submission."""
+    if not sub.defines(ex.name):
+        return _failure(ex, f"{ex.name} is not defined in your code.", "not-defined")
+    try:
+        sub.begin(ex)
+        ex.check(sub)
+    except CheckFailure as f:
+        return _failure(ex, f.message, f.mistake)
+    except LearnerProblem as problem:
+        message, mistake = _explain(ex, problem)
+        if sub.problems and isinstance(problem, LearnerError) and problem.kind == "NameError":
+            message += "\nWhile loading your code: " + "; ".join(sub.problems[:3])
+        return _failure(ex, message, mistake)
+    return Result(ex.name, True, ex.points, ex.points, "all checks passed", None)
+
+
+def judge_code(
+    code: LearnerCode,
+    only: Iterable[str] | None = None,
+    on_result: Callable[[Result], None] | None = None,
+) -> list[Result]:
+    """Judge every exercise ``code`` defines (or just ``only``), in contract order."""
+    exercises = all_exercises()
+    if only:
+        unknown = [n for n in only if n not in exercises]
+        if unknown:
+            raise NothingToGrade(
+                f"no exercise named {', '.join(unknown)}; the exercises are: {', '.join(exercises)}"
+            )
+        names = [n for n in exercises if n in set(only)]
+    else:
+        names = code.names(exercises)
+    if not names:
+        detail = f" ({'; '.join(code.problems)})" if code.problems else ""
+        raise NothingToGrade(
+            f"{code.file}: no exercise found{detail}. The grader looks for the functions and "
+            f"classes of the course, e.g. {', '.join(list(exercises)[:3])}, defined at the top "
+            "level of a cell or file."
+        )
+    cells = [(c.label, c.source) for c in code.cells]
+    results = []
+    try:
+        sub = Submission(cells, forbidden_names(exercises))
+    except LearnerProblem as problem:  # the definitions themselves hang or kill the sandbox
+        message, mistake = _explain(exercises[names[0]], problem)
+        message = "Loading your code failed: " + message.split(": ", 1)[-1]
+        return [_failure(exercises[n], message, mistake) for n in names]
+    with sub:
+        for name in names:
+            result = judge_one(sub, exercises[name])
+            results.append(result)
+            if on_result:
+                on_result(result)
+    return results
+
+
+def judge_file(path, only: Iterable[str] | None = None) -> list[Result]:
+    return judge_code(from_file(path), only)
+
+
+def judge_source(source: str, only: Iterable[str] | None = None, label: str = "solution.py"):
+    return judge_code(from_sources(label, [(label, source)]), only)
