@@ -1,0 +1,76 @@
+"""Shared fixtures and the ``gpu`` marker.
+
+Tests marked ``@pytest.mark.gpu`` need a CUDA or MPS device; without one they are skipped with a
+reason that says so (never silently passed).
+"""
+
+import pytest
+import torch
+from torch import nn
+
+
+def accelerator() -> torch.device | None:
+    """The CUDA or MPS device of this machine, or None."""
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    if torch.backends.mps.is_available():
+        return torch.device("mps")
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    if accelerator() is not None:
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA or MPS device; none is available here")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def gpu_device() -> torch.device:
+    """The accelerator (tests using it are marked ``gpu``, so it exists when they run)."""
+    device = accelerator()
+    assert device is not None, "mark tests that use gpu_device with @pytest.mark.gpu"
+    return device
+
+
+@pytest.fixture
+def generator() -> torch.Generator:
+    """A seeded CPU generator: tests draw their random inputs from it, never from global state."""
+    return torch.Generator().manual_seed(0)
+
+
+@pytest.fixture
+def randn(generator):
+    """``randn(*shape, dtype=torch.float64)``: seeded normal samples (float64 by default)."""
+
+    def draw(*shape: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:
+        return torch.randn(*shape, generator=generator, dtype=torch.float64).to(dtype)
+
+    return draw
+
+
+def copy_mha_weights(ours: nn.Module, theirs: nn.MultiheadAttention) -> None:
+    """Load ``nn.MultiheadAttention``'s weights into a course ``MultiHeadAttention``.
+
+    torch packs the three input projections into ``in_proj_weight`` (rows: q, then k, then v).
+    """
+    w_q, w_k, w_v = theirs.in_proj_weight.chunk(3)
+    with torch.no_grad():
+        ours.w_q.weight.copy_(w_q)
+        ours.w_k.weight.copy_(w_k)
+        ours.w_v.weight.copy_(w_v)
+        ours.w_o.weight.copy_(theirs.out_proj.weight)
+        if theirs.in_proj_bias is not None:
+            b_q, b_k, b_v = theirs.in_proj_bias.chunk(3)
+            ours.w_q.bias.copy_(b_q)
+            ours.w_k.bias.copy_(b_k)
+            ours.w_v.bias.copy_(b_v)
+            ours.w_o.bias.copy_(theirs.out_proj.bias)
+
+
+@pytest.fixture
+def load_mha_weights():
+    """The function :func:`copy_mha_weights`, for tests that compare with torch's modules."""
+    return copy_mha_weights
