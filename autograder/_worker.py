@@ -28,7 +28,6 @@ import os
 import pickle
 import resource
 import sys
-import tempfile
 import traceback
 from contextlib import nullcontext
 
@@ -59,6 +58,16 @@ try:  # notebooks import plots from course_lib.viz; preloading makes their cells
     import matplotlib.pyplot  # noqa: F401
 except ImportError:
     pass
+
+
+def _warm_up() -> None:
+    """Run the watchers once here, so their lazy imports happen before each fork, not after."""
+    with Guard({}, []), Watch({}, True, []):
+        x = torch.ones(2, 2)
+        (x @ x).softmax(-1).sum().item()
+    with Watch({}, True, []):
+        torch.ones(2, 2, device="meta") @ torch.ones(2, 2, device="meta")
+
 
 NOBODY = 65534
 MAX_REPLY = 256 * 2**20
@@ -213,8 +222,16 @@ class Sandbox:
         elif event in ("sys.setprofile", "sys.settrace", "threading.setprofile"):
             if not self.profiling:
                 raise PermissionError("the grader's sandbox does not allow changing the profiler")
-        elif event in ("os.kill", "os.killpg", "os.fork", "os.forkpty", "os.system",
-                       "gc.get_objects", "gc.get_referrers", "gc.get_referents") or event.startswith(
+        elif event in (
+            "os.kill",
+            "os.killpg",
+            "os.fork",
+            "os.forkpty",
+            "os.system",
+            "gc.get_objects",
+            "gc.get_referrers",
+            "gc.get_referents",
+        ) or event.startswith(
             ("ctypes.", "socket.", "subprocess.", "os.exec", "os.spawn", "os.posix_spawn", "pty.")
         ):
             raise PermissionError(f"the grader's sandbox does not allow {event}")
@@ -238,9 +255,7 @@ class Sandbox:
                         self.learner = False
                 except BaseException as e:  # SystemExit and KeyboardInterrupt too
                     problems.append(f"{label}, line {node.lineno}: {self.describe_error(e)}")
-        defined = sorted(
-            k for k, v in self.ns.items() if callable(v) and not k.startswith("__")
-        )
+        defined = sorted(k for k, v in self.ns.items() if callable(v) and not k.startswith("__"))
         return defined, problems
 
     @staticmethod
@@ -250,8 +265,11 @@ class Sandbox:
     @staticmethod
     def learner_traceback(e):
         frames = [
-            f for f in traceback.extract_tb(e.__traceback__) if f.filename.startswith("<cell")
-            or f.filename.startswith("<") and f.filename.endswith(".py>")
+            f
+            for f in traceback.extract_tb(e.__traceback__)
+            if f.filename.startswith("<cell")
+            or f.filename.startswith("<")
+            and f.filename.endswith(".py>")
         ]
         lines = [f"  {f.filename[1:-1]}, line {f.lineno}, in {f.name}: {f.line}" for f in frames]
         return "\n".join(lines[-3:])
@@ -411,14 +429,25 @@ def fit(model, tokens, steps, lr):
     return losses
 
 
+_warm_up()
+
+
 def send(conn, message):
     buf = io.BytesIO()
     try:
         torch.save(message, buf)
     except Exception as e:
         buf = io.BytesIO()
-        torch.save({"error": {"kind": "TypeError", "message": f"cannot return this value: {e}",
-                              "traceback": ""}}, buf)
+        torch.save(
+            {
+                "error": {
+                    "kind": "TypeError",
+                    "message": f"cannot return this value: {e}",
+                    "traceback": "",
+                }
+            },
+            buf,
+        )
     conn.send_bytes(buf.getvalue())
 
 

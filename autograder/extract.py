@@ -42,7 +42,7 @@ class Cell:
 class LearnerCode:
     file: str
     cells: list[Cell]
-    defined: set[str]  # top-level names defined by def/class (what could be an exercise)
+    defined: set[str]  # top-level names the kept statements bind (what could be an exercise)
     problems: list[str] = field(default_factory=list)  # cells that could not be parsed
 
     def names(self, among: set[str] | dict) -> list[str]:
@@ -58,6 +58,25 @@ def _strip_magics(source: str) -> str | None:
     return "\n".join("" if ln.lstrip().startswith(("%", "!")) else ln for ln in lines)
 
 
+def _bound_names(node: ast.stmt) -> set[str]:
+    """Top-level names a kept statement binds: ``def f``, ``class C``, ``f = ...``, ``import f``."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return {node.name}
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return {(a.asname or a.name).split(".")[0] for a in node.names}
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def _is_grader_import(node: ast.stmt) -> bool:
+    """``from autograder... import check``: the grader itself is not part of the submission."""
+    if isinstance(node, ast.ImportFrom):
+        return (node.module or "").split(".")[0] == "autograder"
+    if isinstance(node, ast.Import):
+        return any(a.name.split(".")[0] == "autograder" for a in node.names)
+    return False
+
+
 def _keep_definitions(source: str, label: str, code: LearnerCode) -> None:
     source = _strip_magics(source)
     if not source or not source.strip():
@@ -70,12 +89,11 @@ def _keep_definitions(source: str, label: str, code: LearnerCode) -> None:
     lines = source.splitlines()
     keep = [False] * len(lines)
     for node in tree.body:
-        if isinstance(node, KEPT):
+        if isinstance(node, KEPT) and not _is_grader_import(node):
             start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
             for i in range(start - 1, node.end_lineno):
                 keep[i] = True
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                code.defined.add(node.name)
+            code.defined.update(_bound_names(node))
     if any(keep):
         kept = "\n".join(ln if k else "" for ln, k in zip(lines, keep, strict=True))
         code.cells.append(Cell(label, kept))
@@ -93,7 +111,9 @@ def from_file(path: str | Path) -> LearnerCode:
     """Read a ``.py`` file or an ``.ipynb`` notebook; never modifies it."""
     path = Path(path)
     if not path.is_file():
-        raise ExtractError(f"{path}: no such file. Give the path of your .py file or .ipynb notebook.")
+        raise ExtractError(
+            f"{path}: no such file. Give the path of a .py file or .ipynb notebook."
+        )
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:

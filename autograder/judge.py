@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from autograder.extract import LearnerCode, from_file, from_sources
 from autograder.registry import CheckFailure, Exercise, all_exercises
@@ -68,7 +68,10 @@ def _explain(ex: Exercise, problem: LearnerProblem) -> tuple[str, str | None]:
     if isinstance(problem, LearnerCrashed):
         return (f"{ex.name}: {problem}", "out-of-memory" if problem.out_of_memory else "crashed")
     if isinstance(problem, Tampered):
-        return (f"{ex.name}: {problem}. The grader only judges what your code returns.", "tampering")
+        return (
+            f"{ex.name}: {problem}. Only what your code returns is judged.",
+            "tampering",
+        )
     if isinstance(problem, LearnerError):
         memory = problem.kind == "MemoryError" or "can't allocate memory" in problem.message
         if memory:
@@ -84,8 +87,10 @@ def _explain(ex: Exercise, problem: LearnerProblem) -> tuple[str, str | None]:
     return (f"{ex.name}: {problem}", None)
 
 
-def judge_one(sub: Submission, ex: Exercise) -> Result:
-    """Run one exercise's check against a loaded submission."""
+def judge_one(sub: Submission, ex: Exercise, time_limit: float | None = None) -> Result:
+    """Run one exercise's check against a loaded submission (``time_limit`` overrides its own)."""
+    if time_limit is not None:
+        ex = replace(ex, time_limit=time_limit)
     if not sub.defines(ex.name):
         return _failure(ex, f"{ex.name} is not defined in your code.", "not-defined")
     try:
@@ -105,6 +110,7 @@ def judge_code(
     code: LearnerCode,
     only: Iterable[str] | None = None,
     on_result: Callable[[Result], None] | None = None,
+    time_limit: float | None = None,
 ) -> list[Result]:
     """Judge every exercise ``code`` defines (or just ``only``), in contract order."""
     exercises = all_exercises()
@@ -134,16 +140,16 @@ def judge_code(
         return [_failure(exercises[n], message, mistake) for n in names]
     with sub:
         for name in names:
-            result = judge_one(sub, exercises[name])
+            result = judge_one(sub, exercises[name], time_limit)
             results.append(result)
             if on_result:
                 on_result(result)
     return results
 
 
-def judge_file(path, only: Iterable[str] | None = None) -> list[Result]:
-    return judge_code(from_file(path), only)
+def judge_file(path, only: Iterable[str] | None = None, **options) -> list[Result]:
+    return judge_code(from_file(path), only, **options)
 
 
-def judge_source(source: str, only: Iterable[str] | None = None, label: str = "solution.py"):
-    return judge_code(from_sources(label, [(label, source)]), only)
+def judge_source(source: str, only: Iterable[str] | None = None, label="solution.py", **options):
+    return judge_code(from_sources(label, [(label, source)]), only, **options)

@@ -31,12 +31,12 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
 from typing import Any
 
 import torch
 
 from autograder._zygote import RECORD as _RECORD
-from multiprocessing.connection import Connection
 
 MEMORY_LIMIT = 3 * 2**30  # bytes the learner's code may allocate on top of torch itself
 LOAD_TIMEOUT = 30.0  # seconds to run the learner's definitions
@@ -316,7 +316,8 @@ class Submission:
         if "error" in reply:
             err = reply["error"] if isinstance(reply["error"], dict) else {}
             raise LearnerError(
-                str(err.get("kind", "Error")), str(err.get("message", "")),
+                str(err.get("kind", "Error")),
+                str(err.get("message", "")),
                 str(err.get("traceback", "")),
             )
         trace = reply.get("trace")
@@ -354,8 +355,14 @@ class RemoteObject:
 
     def method(self, name: str, *args, watch: bool = False, **kwargs) -> Any:
         return self._sub._request(
-            {"op": "call", "target": self._handle, "method": name, "args": args,
-             "kwargs": kwargs, "watch": watch}
+            {
+                "op": "call",
+                "target": self._handle,
+                "method": name,
+                "args": args,
+                "kwargs": kwargs,
+                "watch": watch,
+            }
         )
 
     def load_state_dict(self, state_dict: dict[str, torch.Tensor]) -> None:

@@ -1,0 +1,65 @@
+# Every routine task of the course. The first two are all a newcomer needs:
+#   make lab    set everything up (first time: a couple of minutes) and open the course
+#   make test   set everything up and run the whole test suite
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+PY     := $(BIN)/python
+# nbgrader shells out to alembic, which lives in the venv: keep its bin first on PATH.
+export PATH := $(abspath $(BIN)):$(PATH)
+# Plots render off-screen in tests, grading and benchmarks.
+export MPLBACKEND ?= Agg
+
+SUBMISSIONS ?= submitted
+GRADES      ?= grades.csv
+
+.PHONY: help install lab test test-fast release grade bench doctor lint format clean
+
+help:
+	@grep -E '^# ' Makefile | head -3 | sed 's/^# //'
+	@echo "Other targets: release grade bench doctor lint format clean"
+
+# The venv, with the pinned packages, the course's own packages, the kernel and the widgets
+# (ipywidgets 8 ships its JupyterLab extension as a package: installing it registers it).
+$(BIN)/.installed: requirements.txt pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps -e .
+	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (Attention from Scratch)" >/dev/null
+	touch $@
+
+install: $(BIN)/.installed
+
+lab: install
+	$(BIN)/jupyter lab notebooks/
+
+test: install
+	$(PY) -m pytest -n 2
+
+test-fast: install
+	$(PY) -m pytest -n 2 -m "not slow"
+
+release: install
+	$(PY) scripts/release.py
+
+grade: install
+	$(PY) -m autograder grade $(SUBMISSIONS) --out $(GRADES)
+
+bench: install
+	$(PY) bench/bench_reference.py
+	$(PY) bench/bench_grader.py
+
+doctor: install
+	$(PY) -m course_lib.device
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: install
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache *.egg-info

@@ -1,0 +1,78 @@
+"""The check a learner runs in the cell below an exercise: ``check(causal_mask)``.
+
+It runs the same tests as ``python -m autograder check``, in the same sandbox, on the code this
+kernel has run so far (so earlier exercises the function uses are there too), and prints a short
+verdict: a pass, or what is wrong and which known mistake it looks like. Never a traceback wall.
+
+In graded test cells, ``check(causal_mask, strict=True)`` also raises a short error when the
+exercise fails, so that nbgrader gives it no points.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+
+from autograder.extract import from_file, from_sources
+from autograder.judge import NothingToGrade, Result, judge_code
+from autograder.report import mistake_line
+from autograder.sandbox import warm_up
+
+warm_up()  # the sandbox server loads torch while the learner reads the lesson
+
+
+class CheckFailed(AssertionError):
+    """A failed strict check: IPython shows our message, not a traceback."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [str(self)]
+
+
+def _kernel_sources() -> list[tuple[str, str]] | None:
+    try:
+        ip = get_ipython()  # noqa: F821  (defined inside IPython)
+    except NameError:
+        return None
+    history = ip.history_manager.input_hist_raw
+    return [(f"cell [{i}]", src) for i, src in enumerate(history) if src.strip()]
+
+
+def _code_for(obj):
+    sources = _kernel_sources()
+    if sources is not None:
+        return from_sources("this notebook", sources)
+    try:  # a plain script or module: grade the file that defines obj
+        return from_file(inspect.getsourcefile(obj))
+    except (TypeError, OSError) as e:
+        raise NothingToGrade(f"cannot find the source of {obj!r}: define it in a cell") from e
+
+
+def _verdict(result: Result) -> str:
+    if result.passed:
+        return f"✔ {result.exercise}: all checks pass ({result.points:g}/{result.max_points:g})."
+    lines = [f"✘ {result.exercise}: {result.message}"]
+    hint = mistake_line(result.mistake)
+    if hint:
+        lines.append("  " + hint)
+    return "\n".join(lines)
+
+
+def check(obj, *, strict: bool = False) -> Result | None:
+    """Check one exercise (pass the function or class itself, or its name) and print a verdict."""
+    name = obj if isinstance(obj, str) else getattr(obj, "__name__", None)
+    if not name:
+        print(f"✘ check() needs the function or class of an exercise, got {obj!r}.")
+        return None
+    try:
+        [result] = judge_code(_code_for(obj), only=[name])
+    except NothingToGrade as e:
+        message = f"✘ {e}"
+        print(message)
+        if strict:
+            raise CheckFailed(message) from None
+        return None
+    print(_verdict(result))
+    sys.stdout.flush()
+    if strict and not result.passed:
+        raise CheckFailed(f"{name} does not pass its checks yet (see above).")
+    return result if not strict else None

@@ -1,0 +1,58 @@
+"""How results are shown: one line per exercise for people, one JSON object for tools."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+from autograder.judge import Result
+
+
+def mistake_line(mistake: str | None) -> str | None:
+    """'Looks like: <title> [id]. <hint>' for a catalogue id, or None."""
+    if mistake is None:
+        return None
+    try:
+        from autograder.mistakes import MISTAKES
+    except ImportError:  # the catalogue not installed: the id alone still helps
+        return f"Looks like: [{mistake}]"
+    entry = MISTAKES.get(mistake)
+    if entry is None:
+        return f"Looks like: [{mistake}]"
+    return f"Looks like: {entry.title} [{mistake}]. {entry.hint}"
+
+
+def _indent(text: str, prefix: str = "      ") -> str:
+    return textwrap.indent(text, prefix)
+
+
+def human(file: str, results: list[Result]) -> str:
+    """The report a learner reads in a terminal."""
+    width = max(len(r.exercise) for r in results)
+    lines = [file]
+    for r in results:
+        status = "PASS" if r.passed else "FAIL"
+        lines.append(f"  {status}  {r.exercise:<{width}}  {r.points:g}/{r.max_points:g}")
+        if not r.passed:
+            lines.append(_indent(r.message))
+            hint = mistake_line(r.mistake)
+            if hint:
+                lines.append(_indent(textwrap.fill(hint, 92)))
+    score = sum(r.points for r in results)
+    total = sum(r.max_points for r in results)
+    passed = sum(r.passed for r in results)
+    lines.append(f"Score: {score:g}/{total:g} ({passed} of {len(results)} exercises passed)")
+    return "\n".join(lines)
+
+
+def as_json(file: str, results: list[Result]) -> str:
+    """The contract's JSON object."""
+    return json.dumps(
+        {
+            "file": file,
+            "score": float(sum(r.points for r in results)),
+            "max_score": float(sum(r.max_points for r in results)),
+            "results": [r.to_json() for r in results],
+        },
+        indent=2,
+    )

@@ -1,0 +1,270 @@
+"""The grading engine: the contract's CLI, extraction, isolation, and hostile submissions.
+
+Every hostile submission in tests/hostile/ must fail cleanly, within its time limit, without
+touching the grader, the reference, or another student's grade.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.extract import from_file
+from autograder.judge import judge_code, judge_file, judge_source
+
+ROOT = Path(__file__).resolve().parents[1]
+HOSTILE = Path(__file__).parent / "hostile"
+
+GOOD = """
+import torch
+
+
+def causal_mask(seq_len, device=None):
+    i = torch.arange(seq_len, device=device)
+    return i[None, :] <= i[:, None]
+
+
+def attention_scores(q, k):
+    return q @ k.transpose(-2, -1)
+"""
+
+WRONG = """
+import torch
+
+
+def causal_mask(seq_len, device=None):
+    i = torch.arange(seq_len, device=device)
+    return i[None, :] >= i[:, None]  # the upper triangle: sees the future
+"""
+
+
+def run_cli(*args, timeout=120):
+    return subprocess.run(
+        [sys.executable, "-m", "autograder", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+    )
+
+
+def tree_digest(*folders: Path) -> str:
+    h = hashlib.sha256()
+    for folder in folders:
+        for p in sorted(folder.rglob("*.py")):
+            h.update(str(p).encode() + p.read_bytes())
+    return h.hexdigest()
+
+
+def by_name(results):
+    return {r.exercise: r for r in results}
+
+
+# -- the command line of the contract ----------------------------------------------------------
+def test_check_passes_a_correct_file_and_exits_0(tmp_path):
+    f = tmp_path / "mine.py"
+    f.write_text(GOOD)
+    proc = run_cli("check", f)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "PASS  causal_mask" in proc.stdout and "PASS  attention_scores" in proc.stdout
+
+
+def test_check_json_follows_the_contract_schema_and_names_the_mistake(tmp_path):
+    f = tmp_path / "mine.py"
+    f.write_text(WRONG)
+    proc = run_cli("check", f, "--json")
+    assert proc.returncode == 1
+    report = json.loads(proc.stdout)
+    assert set(report) == {"file", "score", "max_score", "results"}
+    assert report["file"] == str(f) and report["score"] == 0.0 and report["max_score"] > 0
+    [result] = report["results"]
+    assert set(result) == {"exercise", "passed", "points", "max_points", "message", "mistake"}
+    assert result["exercise"] == "causal_mask" and result["passed"] is False
+    assert isinstance(result["message"], str) and result["message"]
+    assert result["mistake"] is not None
+
+
+def test_only_grades_just_the_named_exercises(tmp_path):
+    f = tmp_path / "mine.py"
+    f.write_text(GOOD)
+    report = json.loads(run_cli("check", f, "--only", "attention_scores", "--json").stdout)
+    assert [r["exercise"] for r in report["results"]] == ["attention_scores"]
+
+
+@pytest.mark.parametrize(
+    "name, content, says",
+    [
+        ("broken.ipynb", '{"cells": [', "not valid JSON"),
+        ("empty.py", "", "empty"),
+        ("empty.ipynb", "   \n", "empty"),
+        ("syntax.py", "def causal_mask(L:\n    return", "syntax error"),
+        ("nothing.py", "x = 1\n", "no exercise found"),
+        ("notes.txt", "def causal_mask(L): pass", "expected a .py file or an .ipynb"),
+    ],
+)
+def test_malformed_input_exits_2_with_a_clear_message(tmp_path, name, content, says):
+    f = tmp_path / name
+    f.write_text(content)
+    proc = run_cli("check", f)
+    assert proc.returncode == 2
+    assert says in proc.stderr
+
+
+def test_bad_arguments_exit_2(tmp_path):
+    assert run_cli("check").returncode == 2
+    assert run_cli("check", tmp_path / "missing.py").returncode == 2
+    f = tmp_path / "mine.py"
+    f.write_text(GOOD)
+    proc = run_cli("check", f, "--only", "no_such_exercise")
+    assert proc.returncode == 2 and "no exercise named no_such_exercise" in proc.stderr
+
+
+# -- extraction from notebooks -----------------------------------------------------------------
+def notebook(*cells) -> nbformat.NotebookNode:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) if isinstance(c, str) else c for c in cells]
+    return nb
+
+
+def test_notebook_cells_moved_duplicated_and_stripped_of_metadata_still_grade(tmp_path):
+    good_mask = (
+        "import torch\ndef causal_mask(seq_len, device=None):\n"
+        "    return torch.ones(seq_len, seq_len, dtype=torch.bool, device=device).tril()"
+    )
+    nb = notebook(
+        "def attention_scores(q, k):\n    return q @ k.transpose(-2, -1)",  # before its import
+        "from autograder.notebook import check\ncheck(attention_scores)",
+        "def causal_mask(seq_len, device=None):\n    raise NotImplementedError()",  # old copy
+        "%matplotlib inline\nimport torch",
+        good_mask,  # the later definition wins, as in a kernel
+        nbformat.v4.new_markdown_cell("## Notes"),
+    )
+    for cell in nb.cells:
+        cell.metadata = {}
+    path = tmp_path / "moved.ipynb"
+    nbformat.write(nb, path)
+    results = by_name(judge_file(path))
+    assert results["causal_mask"].passed, results["causal_mask"].message
+    assert results["attention_scores"].passed, results["attention_scores"].message
+
+
+def test_a_cell_that_raises_is_reported_and_the_rest_still_graded(tmp_path):
+    nb = notebook(
+        "import torch",
+        "undefined_helper()\nx = 1 / 0",
+        "def attention_scores(q, k):\n    return q @ k.transpose(-2, -1)",
+        "def causal_mask(seq_len, device=None)\n    return None",  # a syntax error
+    )
+    path = tmp_path / "partial.ipynb"
+    nbformat.write(nb, path)
+    code = from_file(path)
+    assert any("syntax error" in p for p in code.problems)
+    results = by_name(judge_code(code))
+    assert results["attention_scores"].passed
+    assert "causal_mask" not in results  # it never parsed, so it is not defined
+
+
+# -- isolation: hostile submissions ------------------------------------------------------------
+def hostile(name, **options):
+    start = time.monotonic()
+    results = by_name(judge_file(HOSTILE / name, **options))
+    return results, time.monotonic() - start
+
+
+def test_patching_torch_in_the_sandbox_does_not_reach_the_judge():
+    results, _ = hostile("patches_torch.py")
+    assert not results["causal_mask"].passed
+
+
+def test_an_infinite_loop_fails_within_its_time_limit_and_the_rest_is_graded():
+    results, elapsed = hostile("infinite_loop.py", time_limit=2.0)
+    assert results["causal_mask"].mistake == "timeout"
+    assert results["attention_scores"].passed  # a fresh sandbox after the timeout
+    assert elapsed < 20
+
+
+def test_a_memory_bomb_fails_as_out_of_memory_and_the_rest_is_graded():
+    results, _ = hostile("memory_bomb.py")
+    assert results["causal_mask"].mistake == "out-of-memory"
+    assert results["attention_scores"].mistake == "out-of-memory"
+
+
+def test_exiting_early_is_a_failure_not_a_success():
+    results, _ = hostile("exits_early.py")
+    assert results["causal_mask"].mistake == "crashed"
+    assert "os._exit" in results["causal_mask"].message
+    assert not results["attention_scores"].passed
+
+
+def test_a_printed_fake_report_is_not_mistaken_for_results():
+    proc = run_cli("check", HOSTILE / "fake_report.py", "--json")
+    assert proc.returncode == 1
+    report = json.loads(proc.stdout)  # stdout is the grader's JSON alone
+    assert report["score"] == 0.0 and not report["results"][0]["passed"]
+
+
+def test_snooping_the_callers_frames_finds_no_expected_values():
+    results, _ = hostile("snoops_frames.py")
+    assert not results["causal_mask"].passed
+
+
+def test_rewriting_grader_or_reference_files_is_refused_and_nothing_changes():
+    folders = (ROOT / "autograder", ROOT / "course_lib")
+    before = tree_digest(*folders)
+    results, _ = hostile("rewrites_grader.py")
+    assert not results["causal_mask"].passed
+    assert "does not allow writing" in results["causal_mask"].message
+    assert tree_digest(*folders) == before
+
+
+def test_the_reference_under_another_name_gets_no_points():
+    results, _ = hostile("uses_reference.py")
+    assert results["causal_mask"].mistake == "uses-reference"
+    for name in ("attention_scores", "padding_mask"):  # reading the reference's source is refused
+        assert not results[name].passed
+        assert "does not allow reading" in results[name].message
+
+
+def test_importing_the_reference_by_alias_gets_no_points():
+    results, _ = hostile("imports_reference_by_alias.py")
+    assert results["causal_mask"].mistake == "uses-reference"
+    assert results["attention_scores"].mistake == "uses-reference"
+
+
+def test_switching_off_the_watch_on_forbidden_calls_is_refused():
+    results, _ = hostile("disables_watch.py")
+    assert not results["softmax"].passed
+    assert "does not allow changing the profiler" in results["softmax"].message
+
+
+def test_killing_the_sandbox_server_is_refused_and_grading_goes_on():
+    results, _ = hostile("kills_grader.py")
+    assert not results["causal_mask"].passed
+    assert by_name(judge_source(GOOD))["causal_mask"].passed
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="dropping privileges needs root")
+def test_learner_code_never_runs_as_root_where_python_is_readable():
+    from autograder._worker import _readable_by_others
+
+    if not _readable_by_others(os.path.dirname(os.__file__)):
+        pytest.skip("this Python lives where an unprivileged user cannot read it")
+    src = (
+        "import os, torch\ndef attention_scores(q, k):\n    assert os.geteuid() != 0\n"
+        "    return q @ k.transpose(-2, -1)\n"
+    )
+    assert by_name(judge_source(src))["attention_scores"].passed
+
+
+def test_learner_output_and_files_stay_in_a_private_working_directory():
+    src = GOOD + "\nopen('scratch.txt', 'w').write('mine')\nprint('hello from the learner')\n"
+    assert by_name(judge_source(src))["causal_mask"].passed
+    assert not (ROOT / "scratch.txt").exists()
