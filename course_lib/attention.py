@@ -57,10 +57,10 @@ def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
     A row that is entirely ``-inf`` (a query whose keys are all masked) gives all zeros rather
     than NaN: its maximum is replaced by 0, every ``exp`` is 0, and we divide by 1 instead of 0.
     """
-    m = x.amax(dim=dim, keepdim=True)  # (..., 1) row maximum
+    m = x.amax(dim=dim, keepdim=True)  # the maximum along dim, kept as size 1
     m = torch.where(torch.isfinite(m), m, 0.0)  # an all -inf row has max -inf: use 0
     e = torch.exp(x - m)  # every exponent <= 0, so 0 <= e <= 1
-    total = e.sum(dim=dim, keepdim=True)  # (..., 1); >= 1 unless the row is all -inf
+    total = e.sum(dim=dim, keepdim=True)  # >= 1 (the max gives exp(0)) unless all -inf
     return e / total.clamp(min=1.0)  # an all -inf row has total 0: divide by 1, stay 0
 
 

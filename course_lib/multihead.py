@@ -16,6 +16,7 @@ import torch
 from torch import nn
 
 from course_lib.attention import scaled_dot_product_attention
+from course_lib.efficient import KVCache
 
 
 def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
@@ -57,7 +58,7 @@ class MultiHeadAttention(nn.Module):
         key: torch.Tensor | None = None,
         value: torch.Tensor | None = None,
         mask: torch.Tensor | None = None,
-        cache=None,
+        cache: KVCache | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Attend from ``query (B, T, M)`` to ``key (B, S, M)`` / ``value (B, S, M)``.
 
@@ -65,7 +66,7 @@ class MultiHeadAttention(nn.Module):
             key, value: default to ``query`` (self-attention); ``value`` defaults to ``key``.
             mask: bool, broadcastable to ``(B, H, T, S)``, True = may attend.  A padding mask
                 ``(B, S)`` becomes ``mask[:, None, None, :]``.
-            cache: optional :class:`course_lib.efficient.KVCache`; the new keys and values are
+            cache: optional :class:`KVCache`; the new keys and values are
                 appended to it and the queries attend to everything cached so far.
 
         Returns:

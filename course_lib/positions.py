@@ -100,6 +100,5 @@ def apply_rope(
     x_even, x_odd = x[..., 0::2], x[..., 1::2]  # (..., L, P) each
     rotated_even = x_even * cos - x_odd * sin  # (..., L, P)
     rotated_odd = x_even * sin + x_odd * cos  # (..., L, P)
-    return torch.stack([rotated_even, rotated_odd], dim=-1).flatten(
-        -2
-    )  # (..., L, P, 2) -> (..., L, D)
+    rotated = torch.stack([rotated_even, rotated_odd], dim=-1)  # (..., L, P, 2)
+    return rotated.flatten(-2)  # (..., L, D), pairs interleaved again

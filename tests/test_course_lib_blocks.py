@@ -92,6 +92,12 @@ def test_tiny_transformer_returns_logits_over_the_vocabulary():
     assert model(tokens).shape == (3, 7, 9)
 
 
+def test_tiny_transformer_runs_on_meta_with_the_right_shape():
+    model = tiny_model().to("meta")
+    logits = model(torch.zeros(2, 7, dtype=torch.long, device="meta"))
+    assert logits.device.type == "meta" and logits.shape == (2, 7, 9)
+
+
 def test_tiny_transformer_is_causal():
     model = tiny_model().eval()
     tokens = torch.randint(0, 9, (2, 8), generator=torch.Generator().manual_seed(0))
