@@ -62,11 +62,13 @@ class TransformerBlock(nn.Module):
         self, x: torch.Tensor, mask: torch.Tensor | None = None, cache: KVCache | None = None
     ) -> torch.Tensor:
         """``x: (B, L, M)`` -> ``(B, L, M)``.  ``cache``: see :class:`MultiHeadAttention`."""
-        if self.norm_first:
-            x = x + self.dropout1(self.attn(self.norm1(x), mask=mask, cache=cache)[0])
+        if self.norm_first:  # Pre-LN: normalise the input of each sublayer
+            attended, _ = self.attn(self.norm1(x), mask=mask, cache=cache)  # (B, L, M)
+            x = x + self.dropout1(attended)
             x = x + self.dropout2(self.ff(self.norm2(x)))
-        else:
-            x = self.norm1(x + self.dropout1(self.attn(x, mask=mask, cache=cache)[0]))
+        else:  # Post-LN: normalise after each residual sum
+            attended, _ = self.attn(x, mask=mask, cache=cache)  # (B, L, M)
+            x = self.norm1(x + self.dropout1(attended))
             x = self.norm2(x + self.dropout2(self.ff(x)))
         return x
 
