@@ -23,7 +23,7 @@ from course_lib import MemoryTracker, scaled_dot_product_attention, tiled_attent
 
 SPEED_SHAPE = (8, 512, 64)  # (B, L, d)
 SPEED_TARGET = 1.5  # reference time / torch time
-SPEED_ROUNDS = 30
+SPEED_ROUNDS = 50
 
 MEMORY_L, MEMORY_D, MEMORY_BLOCK = 8192, 64, 256
 MEMORY_TARGET = 0.05  # tiled peak / naive peak
