@@ -458,6 +458,14 @@ def grade_answer(question_id: str, answer: Any) -> Verdict:
             return Verdict(
                 question.id, False, f"{label}: not quite: {meaning}. Hint: {question.hint}"
             )
+    if question.kind == "shape" and len(given) != len(question.answer):
+        dims = len(question.answer)
+        return Verdict(
+            question.id,
+            False,
+            f"{label}: not quite: your shape has {len(given)} dim{'s' * (len(given) != 1)}, "
+            f"the answer has {dims}. Hint: {question.hint}",
+        )
     return Verdict(question.id, False, f"{label}: not quite. Hint: {question.hint}")
 
 
@@ -469,8 +477,8 @@ def check_answer(question_id: str, answer: Any = ..., *, strict: bool = False) -
     """
     verdict = grade_answer(question_id, answer)
     if verdict.correct:
-        print(f"✅ {verdict.message}")
+        print(f"✔ {verdict.message}")
         return
     if strict:
         raise WrongAnswer(verdict.message)
-    print(f"❌ {verdict.message}")
+    print(f"✘ {verdict.message}")

@@ -1,0 +1,106 @@
+"""The conceptual questions: every answer checks as right, forms are forgiven, slips are named."""
+
+import math
+import re
+
+import pytest
+import torch
+
+from autograder.questions import QUESTIONS, WrongAnswer, check_answer, grade_answer
+
+
+@pytest.mark.parametrize("qid", sorted(QUESTIONS))
+def test_the_canonical_answer_is_correct(qid):
+    verdict = grade_answer(qid, QUESTIONS[qid].answer)
+    assert verdict.correct, verdict.message
+
+
+@pytest.mark.parametrize("qid", sorted(QUESTIONS))
+def test_question_is_well_formed(qid):
+    q = QUESTIONS[qid]
+    assert re.fullmatch(r"\d\d_\d+", qid), "ids are <lesson>_<n>, the learner's answer_<id>"
+    assert q.prompt.strip() and q.hint.strip() and q.why.strip()
+    assert q.points > 0
+    for wrong in q.known_wrong:
+        assert not grade_answer(qid, wrong).correct, f"known wrong answer {wrong!r} is accepted"
+    if q.kind in ("shape", "int", "number"):
+        assert str(q.answer) not in q.hint, "the hint gives the answer away"
+
+
+def test_shapes_are_accepted_as_tuple_list_or_size():
+    for answer in [(3, 5), [3, 5], torch.Size([3, 5]), (3.0, 5.0)]:
+        assert grade_answer("02_1", answer).correct, answer
+
+
+def test_choices_are_read_forgivingly():
+    for answer in ["b", "B", " (b) ", "b."]:
+        assert grade_answer("03_4", answer).correct, answer
+
+
+def test_numbers_match_within_tolerance_and_in_any_numeric_form():
+    assert grade_answer("03_3", 2.0794).correct
+    assert grade_answer("03_3", torch.tensor(8.0).log()).correct
+    assert not grade_answer("03_3", 2.1).correct
+    assert grade_answer("04_1", 21.0).correct
+    assert grade_answer("04_1", torch.tensor(21)).correct
+    assert grade_answer("04_3", "65504").correct
+
+
+def test_a_known_slip_is_named():
+    verdict = grade_answer("02_1", (5, 3))
+    assert not verdict.correct
+    assert "K Q^T" in verdict.message and "Hint:" in verdict.message
+
+
+def test_an_answer_of_the_wrong_kind_says_what_was_expected():
+    verdict = grade_answer("02_1", "3 by 5")
+    assert not verdict.correct
+    assert "a shape, a tuple of ints such as (2, 3); you gave '3 by 5' (str)" in verdict.message
+    assert "your shape has 1 dim, the answer has 2" in grade_answer("02_1", 15).message
+    assert "tensor" in grade_answer("02_1", torch.zeros(3, 5)).message
+    assert '"a", "b", "c"' in grade_answer("03_4", 2).message
+    assert "True/False" in grade_answer("04_1", True).message
+
+
+def test_a_missing_answer_asks_for_one():
+    for missing in (None, ...):
+        verdict = grade_answer("01_2", missing)
+        assert not verdict.correct
+        assert "answer_01_2 = ..." in verdict.message
+
+
+def test_an_unknown_question_lists_the_lessons_questions():
+    verdict = grade_answer("04_9", 1)
+    assert not verdict.correct
+    assert "04_1, 04_2, 04_3, 04_4" in verdict.message
+
+
+def test_check_answer_prints_one_line_verdicts(capsys):
+    check_answer("00_1", (4, 2))
+    check_answer("00_1", (2, 4))
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert len(lines) == 2 and err == ""
+    assert lines[0].startswith("✔ Question 00.1: correct")
+    assert lines[1].startswith("✘ Question 00.1: not quite")
+
+
+def test_strict_check_answer_raises_a_short_error_when_wrong(capsys):
+    with pytest.raises(WrongAnswer) as info:
+        check_answer("04_2", "a", strict=True)
+    assert "blocked" in str(info.value)
+    assert info.value._render_traceback_() == [f"WrongAnswer: {info.value}"]
+    assert capsys.readouterr().err == ""
+
+
+def test_strict_check_answer_passes_quietly_on_stderr(capsys):
+    check_answer("03_1", 64, strict=True)
+    out, err = capsys.readouterr()
+    assert out.startswith("✔") and err == ""
+
+
+def test_computed_answers_agree_with_the_math():
+    assert QUESTIONS["01_2"].answer == 3 * 512 * 64
+    assert QUESTIONS["03_3"].answer == pytest.approx(math.log(8))
+    assert QUESTIONS["04_1"].answer == 6 * 7 // 2
+    assert QUESTIONS["04_4"].answer == (3, 5, 5)
