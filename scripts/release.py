@@ -1,0 +1,247 @@
+"""Regenerate the learners' notebooks/ from the instructor sources in solutions/, with nbgrader.
+
+    python scripts/release.py            # strip outputs from solutions/, rewrite notebooks/
+    python scripts/release.py --check    # exit 1 if notebooks/ is not what a release makes now
+
+A release runs the real ``nbgrader generate_assignment`` (solution regions become
+``raise NotImplementedError()``, graded test cells are locked and checksummed, outputs are
+cleared) in a throwaway course folder with a throwaway gradebook, so it never touches a live
+class's ``gradebook.db``. It loads the repo's ``nbgrader_config.py``, as a live class does.
+
+notebooks/<assignment>/ is then replaced as a whole by the release, so a file deleted or renamed
+in solutions/ disappears from notebooks/ too. notebooks/ is never edited by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS = ROOT / "solutions"
+NOTEBOOKS = ROOT / "notebooks"
+CONFIG = ROOT / "nbgrader_config.py"
+# Files that never travel from solutions/ to a release (nbgrader_config.py's ignore list says the
+# same to nbgrader; this one also keeps them out of the throwaway course folder).
+IGNORED = (".ipynb_checkpoints", "__pycache__", "*.pyc", ".*", "*.log", "*.db", "feedback")
+# Cell metadata that changes what a learner gets (the rest is editor state: collapsed, scrolled...).
+CELL_KEYS = ("nbgrader", "editable", "deletable")
+
+
+class ReleaseError(Exception):
+    pass
+
+
+def nbgrader_env() -> dict[str, str]:
+    """The environment nbgrader needs: this Python's ``bin`` first on PATH (it runs ``alembic``
+    and the ``python3`` kernel by name)."""
+    env = dict(os.environ)
+    bin_dir = str(Path(sys.executable).parent)
+    env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
+    env.setdefault("MPLBACKEND", "Agg")
+    return env
+
+
+def nbgrader(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """Run ``nbgrader ARGS`` in ``cwd``; raise with its log when it fails."""
+    command = [str(Path(sys.executable).parent / "nbgrader"), *args]
+    done = subprocess.run(command, cwd=cwd, env=nbgrader_env(), capture_output=True, text=True)
+    if done.returncode != 0:
+        raise ReleaseError(
+            f"`nbgrader {' '.join(args)}` failed (exit {done.returncode}):\n{done.stdout}"
+            f"{done.stderr}"
+        )
+    return done
+
+
+def assignments(solutions: Path = SOLUTIONS) -> list[str]:
+    """Every folder of ``solutions`` that holds a notebook, in lesson order."""
+    return sorted(
+        p.name
+        for p in solutions.iterdir()
+        if p.is_dir() and not p.name.startswith((".", "_")) and any(p.glob("*.ipynb"))
+    )
+
+
+def make_course(root: Path, names: list[str], solutions: Path = SOLUTIONS) -> Path:
+    """A throwaway nbgrader course folder in ``root``: the config and a copy of ``solutions``."""
+    shutil.copy(CONFIG, root / "nbgrader_config.py")
+    for name in names:
+        shutil.copytree(
+            solutions / name, root / "solutions" / name, ignore=shutil.ignore_patterns(*IGNORED)
+        )
+    return root
+
+
+def course_args(root: Path) -> list[str]:
+    """Command-line settings that pin every nbgrader path and the gradebook inside ``root``."""
+    return [
+        f"--CourseDirectory.root={root}",
+        "--CourseDirectory.source_directory=solutions",
+        "--CourseDirectory.release_directory=release",
+        f"--db=sqlite:///{root / 'gradebook.db'}",
+    ]
+
+
+def generate(root: Path, names: list[str] | None = None) -> Path:
+    """Release ``names`` (default: all) into ``root/release`` and return that folder.
+
+    ``root`` becomes an nbgrader course folder; its gradebook then knows the assignments (which
+    ``nbgrader autograde`` needs).
+    """
+    names = assignments() if names is None else names
+    if not names:
+        raise ReleaseError(f"no assignment in {SOLUTIONS} (a folder with a notebook)")
+    make_course(root, names)
+    nbgrader(["generate_assignment", "*", "--force", *course_args(root)], cwd=root)
+    release = root / "release"
+    missing = [n for n in names if not (release / n).is_dir()]
+    if missing:
+        raise ReleaseError(f"nbgrader released nothing for {', '.join(missing)}")
+    return release
+
+
+# -- comparing a release with notebooks/ -----------------------------------------------------
+
+
+def _cells(path: Path) -> list[dict]:
+    nb = nbformat.read(path, as_version=4)
+    return [
+        {
+            "cell_type": c.cell_type,
+            "source": c.source,
+            "metadata": {k: c.metadata[k] for k in CELL_KEYS if k in c.metadata},
+            "outputs": len(c.get("outputs", [])),
+        }
+        for c in nb.cells
+    ]
+
+
+def _kernel(path: Path) -> dict:
+    return dict(nbformat.read(path, as_version=4).metadata.get("kernelspec", {}))
+
+
+def differences(expected: Path, actual: Path) -> list[str]:
+    """What differs between two trees of released assignments (empty when they agree).
+
+    Notebooks are compared by what a learner gets: each cell's type, source, nbgrader metadata
+    and lock flags, the outputs (there must be none) and the kernel; other files byte for byte.
+    """
+    found = []
+
+    def files(root: Path) -> set[str]:
+        if not root.is_dir():
+            return set()
+        return {
+            str(p.relative_to(root))
+            for p in root.rglob("*")
+            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
+        }
+
+    want, have = files(expected), files(actual)
+    found += [f"{actual.name}/{f}: missing (run `make release`)" for f in sorted(want - have)]
+    found += [f"{actual.name}/{f}: not made by a release (remove it)" for f in sorted(have - want)]
+    for rel in sorted(want & have):
+        a, b = expected / rel, actual / rel
+        if rel.endswith(".ipynb"):
+            if _kernel(a) != _kernel(b):
+                found.append(f"{actual.name}/{rel}: kernelspec differs")
+            ca, cb = _cells(a), _cells(b)
+            if len(ca) != len(cb):
+                found.append(f"{actual.name}/{rel}: {len(cb)} cells, a release makes {len(ca)}")
+                continue
+            for i, (x, y) in enumerate(zip(ca, cb, strict=True), start=1):
+                for key in x:
+                    if x[key] != y[key]:
+                        found.append(f"{actual.name}/{rel}: cell {i} {key} differs")
+        elif a.read_bytes() != b.read_bytes():
+            found.append(f"{actual.name}/{rel}: differs")
+    return found
+
+
+# -- keeping sources clean ---------------------------------------------------------------------
+
+
+def strip_outputs(path: Path) -> bool:
+    """Remove outputs and execution counts from a notebook in place; True if it had any."""
+    nb = nbformat.read(path, as_version=4)
+    changed = False
+    for cell in nb.cells:
+        if cell.cell_type == "code" and (cell.outputs or cell.execution_count is not None):
+            cell.outputs, cell.execution_count = [], None
+            changed = True
+    if changed:
+        nbformat.write(nb, path)
+    return changed
+
+
+def release(names: list[str] | None = None, check: bool = False) -> int:
+    names = assignments() if names is None else names
+    if not check:
+        for name in names:
+            for path in sorted((SOLUTIONS / name).glob("*.ipynb")):
+                if strip_outputs(path):
+                    print(f"stripped outputs from {path.relative_to(ROOT)}")
+    with tempfile.TemporaryDirectory(prefix="release-") as tmp:
+        built = generate(Path(tmp), names)
+        problems = []
+        for name in names:
+            problems += differences(built / name, NOTEBOOKS / name)
+        if check:
+            for name in names:
+                for path in sorted((SOLUTIONS / name).glob("*.ipynb")):
+                    if any(c["outputs"] for c in _cells(path)):
+                        problems.append(
+                            f"{path.relative_to(ROOT)}: has outputs (run `make release`)"
+                        )
+            if problems:
+                print("notebooks/ is out of date with solutions/:", *problems, sep="\n  ")
+                return 1
+            print(f"notebooks/ is up to date ({len(names)} assignments)")
+            return 0
+        for name in names:
+            target = NOTEBOOKS / name
+            if target.exists():
+                shutil.rmtree(target)
+            shutil.copytree(built / name, target)
+            for path in target.rglob("*"):
+                if path.is_file():
+                    path.chmod(0o644)
+        stale = [
+            p.name
+            for p in NOTEBOOKS.iterdir()
+            if p.is_dir() and not p.name.startswith(".") and p.name not in assignments()
+        ]
+        for name in stale:
+            shutil.rmtree(NOTEBOOKS / name)
+            print(f"removed notebooks/{name} (no such assignment in solutions/)")
+        print(
+            f"released {len(names)} assignments into notebooks/"
+            + (f" ({len(problems)} changes)" if problems else " (no changes)")
+        )
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("assignments", nargs="*", help="default: every folder of solutions/")
+    parser.add_argument(
+        "--check", action="store_true", help="change nothing; exit 1 if notebooks/ is stale"
+    )
+    args = parser.parse_args(argv)
+    try:
+        return release(args.assignments or None, check=args.check)
+    except ReleaseError as e:
+        print(f"release failed: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
