@@ -69,6 +69,10 @@ def _warm_up() -> None:
         torch.ones(2, 2, device="meta") @ torch.ones(2, 2, device="meta")
 
 
+class Refused(PermissionError):
+    """What the sandbox raises when learner code tries something it does not allow."""
+
+
 NOBODY = 65534
 MAX_REPLY = 256 * 2**20
 
@@ -174,6 +178,7 @@ class Sandbox:
         self.handles = {}
         self.profiling = False  # True only while the harness itself switches the profiler
         self.learner = False  # True while learner code runs
+        self.refusals = []  # what the audit hook refused during the current call
         self.workdir = setup["workdir"]
         blocked = [os.path.dirname(sys.modules["autograder"].__file__)]
         blocked += [sys.modules[m].__file__ for m in REFERENCE_MODULES if m in sys.modules]
@@ -202,6 +207,10 @@ class Sandbox:
         torch.set_num_threads(1)
         sys.addaudithook(self.audit)
 
+    def refuse(self, what):
+        self.refusals.append(what)
+        raise Refused(f"the grader's sandbox does not allow {what}")
+
     def audit(self, event, args):
         if not self.learner:
             return
@@ -214,14 +223,12 @@ class Sandbox:
                 flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC)
             )
             if writes and not (real.startswith(self.workdir) or real == "/dev/null"):
-                raise PermissionError(f"the grader's sandbox does not allow writing {path}")
+                self.refuse(f"writing {path}")
             if real.startswith(self.blocked_reads):
-                raise PermissionError(
-                    f"the grader's sandbox does not allow reading {path}: write your own code"
-                )
+                self.refuse(f"reading {path}: write your own code")
         elif event in ("sys.setprofile", "sys.settrace", "threading.setprofile"):
             if not self.profiling:
-                raise PermissionError("the grader's sandbox does not allow changing the profiler")
+                self.refuse("changing the profiler")
         elif event in (
             "os.kill",
             "os.killpg",
@@ -234,7 +241,7 @@ class Sandbox:
         ) or event.startswith(
             ("ctypes.", "socket.", "subprocess.", "os.exec", "os.spawn", "os.posix_spawn", "pty.")
         ):
-            raise PermissionError(f"the grader's sandbox does not allow {event}")
+            self.refuse(event)
 
     # -- learner code ------------------------------------------------------------------------
     def run_code(self, cells):
@@ -319,6 +326,7 @@ class Sandbox:
             if name is not None:
                 seen.append(name)
 
+        self.refusals = []
         watch = Watch(ops, req.get("watch", False), seen)
         trace, error = None, None
         self.profiling = True
@@ -343,6 +351,8 @@ class Sandbox:
             }
         if not intact:
             return {"tampered": "your code switched off the grader's watch on forbidden calls"}
+        if self.refusals:  # reported even if the learner's code caught the exception
+            return {"tampered": "the grader's sandbox does not allow " + "; ".join(self.refusals)}
         if seen:
             return {"forbidden": sorted(set(seen))}
         if error is not None:

@@ -11,6 +11,7 @@ from autograder.sandbox import (
     ForbiddenUsed,
     LearnerCrashed,
     LearnerError,
+    LearnerOutOfMemory,
     LearnerProblem,
     LearnerTimeout,
     Submission,
@@ -72,14 +73,13 @@ def _explain(ex: Exercise, problem: LearnerProblem) -> tuple[str, str | None]:
             f"{ex.name}: {problem}. Only what your code returns is judged.",
             "tampering",
         )
+    if isinstance(problem, LearnerOutOfMemory):
+        return (
+            f"{ex.name} ran out of memory ({problem}). Does it build a tensor much bigger than "
+            "the inputs?",
+            "out-of-memory",
+        )
     if isinstance(problem, LearnerError):
-        memory = problem.kind == "MemoryError" or "can't allocate memory" in problem.message
-        if memory:
-            return (
-                f"{ex.name} ran out of memory ({problem.message.splitlines()[0][:200]}). "
-                "Does it build a tensor much bigger than the inputs?",
-                "out-of-memory",
-            )
         if problem.kind == "NotImplementedError":
             return (f"{ex.name} is not written yet: it still raises NotImplementedError.", None)
         where = f"\n{problem.traceback}" if problem.traceback else ""

@@ -73,6 +73,10 @@ class Tampered(LearnerProblem):
     pass
 
 
+class LearnerOutOfMemory(LearnerProblem):
+    pass
+
+
 @dataclass(frozen=True)
 class Opaque:
     """A value the sandbox could not send as data (a module, a generator...): its type and repr."""
@@ -315,11 +319,15 @@ class Submission:
             raise Tampered(str(reply["tampered"]))
         if "error" in reply:
             err = reply["error"] if isinstance(reply["error"], dict) else {}
-            raise LearnerError(
-                str(err.get("kind", "Error")),
-                str(err.get("message", "")),
-                str(err.get("traceback", "")),
-            )
+            kind, message = str(err.get("kind", "Error")), str(err.get("message", ""))
+            if kind == "MemoryError" or "can't allocate memory" in message:
+                raise LearnerOutOfMemory(message.splitlines()[0][:200] if message else kind)
+            if kind in ("SystemExit", "KeyboardInterrupt"):
+                raise LearnerCrashed(
+                    f"your code raised {kind} to stop the grader instead of returning a value; "
+                    "don't call exit() or sys.exit() in your solution"
+                )
+            raise LearnerError(kind, message, str(err.get("traceback", "")))
         trace = reply.get("trace")
         if isinstance(trace, dict):
             self.last_trace = Trace(
