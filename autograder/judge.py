@@ -14,6 +14,7 @@ from autograder.sandbox import (
     LearnerOutOfMemory,
     LearnerProblem,
     LearnerTimeout,
+    NotWrittenYet,
     Submission,
     Tampered,
 )
@@ -79,9 +80,9 @@ def _explain(ex: Exercise, problem: LearnerProblem) -> tuple[str, str | None]:
             "the inputs?",
             "out-of-memory",
         )
+    if isinstance(problem, NotWrittenYet):
+        return (f"{ex.name} is not written yet: it still raises NotImplementedError.", None)
     if isinstance(problem, LearnerError):
-        if problem.kind == "NotImplementedError":
-            return (f"{ex.name} is not written yet: it still raises NotImplementedError.", None)
         where = f"\n{problem.traceback}" if problem.traceback else ""
         return (f"{ex.name} raised {problem}{where}", None)
     return (f"{ex.name}: {problem}", None)

@@ -57,12 +57,16 @@ def _verdict(result: Result) -> str:
     return "\n".join(lines)
 
 
-def check(obj, *, strict: bool = False) -> Result | None:
-    """Check one exercise (pass the function or class itself, or its name) and print a verdict."""
+def check(obj, *, strict: bool = False) -> None:
+    """Check one exercise (pass the function or class itself, or its name) and print a verdict.
+
+    Returns nothing, so that the verdict is all a notebook shows; ``strict=True`` raises
+    :class:`CheckFailed` when the exercise fails (for nbgrader's graded test cells).
+    """
     name = obj if isinstance(obj, str) else getattr(obj, "__name__", None)
     if not name:
         print(f"✘ check() needs the function or class of an exercise, got {obj!r}.")
-        return None
+        return
     try:
         [result] = judge_code(_code_for(obj), only=[name])
     except NothingToGrade as e:
@@ -70,9 +74,8 @@ def check(obj, *, strict: bool = False) -> Result | None:
         print(message)
         if strict:
             raise CheckFailed(message) from None
-        return None
+        return
     print(_verdict(result))
     sys.stdout.flush()
     if strict and not result.passed:
         raise CheckFailed(f"{name} does not pass its checks yet (see above).")
-    return result if not strict else None

@@ -77,6 +77,10 @@ class LearnerOutOfMemory(LearnerProblem):
     pass
 
 
+class NotWrittenYet(LearnerProblem):
+    """The learner's function still raises ``NotImplementedError`` (the blank exercise)."""
+
+
 @dataclass(frozen=True)
 class Opaque:
     """A value the sandbox could not send as data (a module, a generator...): its type and repr."""
@@ -322,6 +326,8 @@ class Submission:
             kind, message = str(err.get("kind", "Error")), str(err.get("message", ""))
             if kind == "MemoryError" or "can't allocate memory" in message:
                 raise LearnerOutOfMemory(message.splitlines()[0][:200] if message else kind)
+            if kind == "NotImplementedError":
+                raise NotWrittenYet(message)
             if kind in ("SystemExit", "KeyboardInterrupt"):
                 raise LearnerCrashed(
                     f"your code raised {kind} to stop the grader instead of returning a value; "
