@@ -1,0 +1,128 @@
+"""Lesson 01: projections. ``project_qkv`` and ``QKVProjection``.
+
+B batch, L positions, D d_model, K d_k, V d_v.
+"""
+
+from __future__ import annotations
+
+from itertools import permutations
+
+import torch
+
+from autograder.checks._compare import (
+    Call,
+    construct,
+    expect_close,
+    expect_layers,
+    expect_meta,
+    expect_tuple,
+    fmt_dtype,
+    generator,
+    linear_state,
+    load_weights,
+    low_precision_dtypes,
+    randn,
+)
+from autograder.registry import exercise
+
+NAMES = ("q", "k", "v")
+
+
+def _swapped(outputs_of):
+    """qkv-order-swapped: every order of (q, k, v) but the right one."""
+    return tuple(
+        ("qkv-order-swapped", lambda *a, p=p: tuple(outputs_of(*a)[i] for i in p))
+        for p in permutations(range(3))
+        if p != (0, 1, 2)
+    )
+
+
+def _project(x, w_q, w_k, w_v):
+    return x @ w_q, x @ w_k, x @ w_v
+
+
+PROJECT_MUTANTS = (
+    ("project-transposed-weights", lambda x, a, b, c: (x @ a.T, x @ b.T, x @ c.T)),
+    *_swapped(_project),
+)
+
+
+def _expect_qkv(out, want, c, mutants, dtype):
+    out = expect_tuple(out, c, 3, "a tuple (q, k, v)")
+    for name, o, w in zip(NAMES, out, want, strict=True):
+        expect_close(o, w, c, what=name, dtype=dtype, mutants=mutants, whole=out)
+
+
+@exercise("project_qkv", lesson="01", points=1)
+def check_project_qkv(sub) -> None:
+    g = generator(1)
+    cases = [((3, 4), (4, 4), (4, 4), (4, 4)), ((2, 5, 4), (4, 3), (4, 3), (4, 6))]
+    for xs, *ws in cases:  # square first (names a transposed weight), then batched, non-square
+        x, w = randn(g, *xs), [randn(g, *s) for s in ws]
+        c = Call("project_qkv", x, *w)
+        out = c.run(sub, mutants=PROJECT_MUTANTS)
+        _expect_qkv(out, _project(x.double(), *(t.double() for t in w)), c, PROJECT_MUTANTS, None)
+    for dtype in low_precision_dtypes():
+        x, w = randn(g, 2, 3, 4, dtype=dtype), [randn(g, 4, d, dtype=dtype) for d in (3, 3, 5)]
+        c = Call("project_qkv", x, *w)
+        want = _project(x.double(), *(t.double() for t in w))
+        _expect_qkv(c.run(sub), want, c, (), dtype)
+    x, w = (
+        torch.empty(2, 3, 4, device="meta"),
+        [torch.empty(4, d, device="meta") for d in (3, 3, 5)],
+    )
+    c = Call("project_qkv", x, *w)
+    out = expect_tuple(c.run(sub), c, 3, "a tuple (q, k, v)")
+    for name, o, d in zip(NAMES, out, (3, 3, 5), strict=True):
+        expect_meta(o, c, (2, 3, d), torch.float32, what=name)
+
+
+def _qkv_layers(d_model, d_k, d_v):
+    return {
+        f"w_{n}": {"type": "Linear", "in_features": d_model, "out_features": d, "bias": False}
+        for n, d in zip(NAMES, (d_k, d_k, d_v), strict=True)
+    }
+
+
+def qkv_module_mutants(state):
+    """Mistakes of a module computing (q, k, v) with nn.Linear layers w_q, w_k, w_v."""
+    ws = [state[f"w_{n}.weight"].double() for n in NAMES]
+
+    def outputs(x):
+        return tuple(x @ w.T for w in ws)
+
+    return (
+        ("project-transposed-weights", lambda x: tuple(x @ w for w in ws)),
+        *_swapped(outputs),
+    )
+
+
+@exercise("QKVProjection", lesson="01", points=2)
+def check_qkv_projection(sub) -> None:
+    g = generator(2)
+    for d_model, d_k, d_v in ((4, 4, 4), (6, 3, 5)):
+        obj, label = construct(sub, "QKVProjection", d_model, d_k, d_v)
+        expect_layers(
+            obj, label, _qkv_layers(d_model, d_k, d_v), bias_mistake="projection-has-bias"
+        )
+        state = {}
+        for n, d in zip(NAMES, (d_k, d_k, d_v), strict=True):
+            state |= linear_state(g, f"w_{n}", d_model, d, bias=False)
+        load_weights(obj, state, label, bias_mistake="projection-has-bias")
+        mutants = qkv_module_mutants(state)
+        x = randn(g, 2, 3, d_model)
+        c = Call(label, x, params="forward")
+        want = tuple(x.double() @ state[f"w_{n}.weight"].double().T for n in NAMES)
+        _expect_qkv(c.run(obj, mutants=mutants), want, c, mutants, torch.float32)
+    for dtype in low_precision_dtypes():
+        obj.to(dtype)
+        x = randn(g, 2, 3, d_model, dtype=dtype)
+        c = Call(f"{label}.to({fmt_dtype(dtype)})", x, params="forward")
+        want = tuple(x.double() @ state[f"w_{n}.weight"].to(dtype).double().T for n in NAMES)
+        _expect_qkv(c.run(obj), want, c, (), dtype)
+    obj.to(torch.float32)
+    obj.to("meta")
+    c = Call(label + ".to('meta')", torch.empty(2, 3, d_model, device="meta"), params="forward")
+    out = expect_tuple(c.run(obj), c, 3, "a tuple (q, k, v)")
+    for name, o, d in zip(NAMES, out, (d_k, d_k, d_v), strict=True):
+        expect_meta(o, c, (2, 3, d), torch.float32, what=name)

@@ -1,0 +1,154 @@
+"""Lesson 03: scaling. ``scaled_attention_scores``, ``dot_product_variance``, ``softmax_entropy``.
+
+Lq queries, Lk keys, K d_k.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from autograder.checks._compare import (
+    Call,
+    expect_close,
+    expect_meta,
+    fail,
+    fmt_num,
+    fmt_type,
+    generator,
+    low_precision_dtypes,
+)
+from autograder.checks.l02_scores import check_scores_like, scores, transpose_mutants
+from autograder.registry import exercise
+
+
+def scaled_scores(q, k):
+    return scores(q, k) / math.sqrt(q.shape[-1])
+
+
+def scale_mutants(fn_of_scores):
+    """Wrong scale factors applied to ``q @ k^T``, fed to ``fn_of_scores(q, k, scale)``."""
+    return (
+        ("no-scaling", lambda *a, **kw: fn_of_scores(*a, scale=1.0, **kw)),
+        ("scaled-by-dk", lambda q, *a, **kw: fn_of_scores(q, *a, scale=1 / q.shape[-1], **kw)),
+        (
+            "multiplied-by-sqrt-dk",
+            lambda q, *a, **kw: fn_of_scores(q, *a, scale=q.shape[-1] ** 0.5, **kw),
+        ),
+        *(
+            (
+                "scale-uses-seq-len",
+                lambda q, k, *a, i=i, **kw: fn_of_scores(
+                    q, k, *a, scale=(q.shape[i] if i != "k" else k.shape[-2]) ** -0.5, **kw
+                ),
+            )
+            for i in (-2, "k", 1, 0)
+        ),
+    )
+
+
+SCALED_MUTANTS = (
+    *transpose_mutants(scale=lambda q: q.shape[-1] ** -0.5),
+    *scale_mutants(lambda q, k, scale: scores(q, k) * scale),
+)
+
+SCALED_CASES = (
+    ((4, 4), (4, 4)),  # d_k = 4: / d_k, * sqrt(d_k) and no scaling all differ
+    ((3, 9), (5, 9)),  # Lq, Lk and d_k all differ: a scale from a length shows
+    ((2, 3, 4), (2, 5, 4)),
+    ((2, 2, 3, 4), (2, 2, 5, 4)),
+)
+
+
+@exercise("scaled_attention_scores", lesson="03", points=1)
+def check_scaled_attention_scores(sub) -> None:
+    check_scores_like(sub, "scaled_attention_scores", scaled_scores, SCALED_MUTANTS, SCALED_CASES)
+
+
+# ---- dot_product_variance ----------------------------------------------------------------------
+
+
+@exercise("dot_product_variance", lesson="03", points=1)
+def check_dot_product_variance(sub) -> None:
+    for d_k in (16, 64, 1):
+        c = Call("dot_product_variance", d_k, num_samples=20_000)
+        value = c.run(sub)
+        if isinstance(value, torch.Tensor):
+            raise fail(
+                f"{c} returned a tensor ({fmt_type(value)}); the contract asks for a float.",
+                "returns-tensor-not-number",
+            )
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise fail(f"{c} returned {fmt_type(value)}; expected a float close to {d_k}.")
+        if abs(value - d_k) <= 0.15 * d_k:
+            continue
+        mistake = None
+        if d_k > 1 and abs(value - 1) <= 0.15:
+            mistake = "variance-elementwise"
+        elif d_k > 1 and abs(value - d_k**0.5) <= 0.15 * d_k**0.5:
+            mistake = "variance-returns-std"
+        raise fail(
+            f"{c} returned {fmt_num(value)}; expected about {d_k} (for i.i.d. N(0, 1) entries "
+            f"q·k is a sum of {d_k} products of variance 1).",
+            mistake,
+        )
+    c = Call("dot_product_variance", 8)
+    value = c.run(sub)
+    if not isinstance(value, (int, float)) or abs(value - 8) > 0.1 * 8:
+        raise fail(f"{c} (default num_samples) returned {fmt_type(value)} {value!r}; expected ≈ 8.")
+
+
+# ---- softmax_entropy ---------------------------------------------------------------------------
+
+
+def entropy(p, dim=-1, log=torch.log):
+    return -torch.where(p > 0, p * log(torch.where(p > 0, p, 1.0)), 0.0).sum(dim)
+
+
+ENTROPY_MUTANTS = (
+    ("entropy-log2", lambda p, dim=-1: entropy(p, dim, torch.log2)),
+    ("entropy-nan-at-zero", lambda p, dim=-1: -(p * p.log()).sum(dim)),
+    ("entropy-sign", lambda p, dim=-1: -entropy(p, dim)),
+    ("ignores-dim-argument", lambda p, dim=-1: entropy(p, -1)),
+)
+
+
+def _distributions(g, *shape, dim=-1, zeros=False):
+    p = torch.rand(*shape, generator=g) + 0.05
+    if zeros:
+        p = p * (torch.rand(*shape, generator=g) < 0.6)
+        first = torch.zeros(shape[dim]).index_fill(0, torch.tensor([0]), 1.0)
+        view = [1] * len(shape)
+        view[dim] = shape[dim]
+        p = p + (p.sum(dim, keepdim=True) == 0) * first.view(view)  # no all-zero row
+    return p / p.sum(dim, keepdim=True)
+
+
+@exercise(
+    "softmax_entropy",
+    lesson="03",
+    points=1,
+    forbid=("torch.special.entr", "aten.special_entr", "torch.distributions.Categorical"),
+)
+def check_softmax_entropy(sub) -> None:
+    g = generator(4)
+    one_hot = torch.tensor([[1.0, 0.0, 0.0, 0.0], [0.5, 0.5, 0.0, 0.0], [0.25, 0.25, 0.25, 0.25]])
+    cases = (
+        (_distributions(g, 2, 4), {}),  # no zeros
+        (one_hot, {}),  # 0 · log 0 = 0
+        (_distributions(g, 4, 3, dim=0), {"dim": 0}),  # columns are the distributions
+        (_distributions(g, 2, 3, 5, dim=1, zeros=True), {"dim": 1}),
+    )
+    for p, kwargs in cases:
+        c = Call("softmax_entropy", p, **kwargs)
+        out = c.run(sub, mutants=ENTROPY_MUTANTS)
+        want = entropy(p.double(), **kwargs)
+        expect_close(out, want, c, dtype=p.dtype, mutants=ENTROPY_MUTANTS)
+    for dtype in low_precision_dtypes():
+        p = _distributions(g, 3, 6, zeros=True).to(dtype)
+        c = Call("softmax_entropy", p)
+        out = c.run(sub, mutants=ENTROPY_MUTANTS)
+        expect_close(out, entropy(p.double()), c, dtype=dtype, mutants=ENTROPY_MUTANTS)
+    c = Call("softmax_entropy", torch.empty(2, 3, 4, device="meta"), dim=1)
+    expect_meta(c.run(sub), c, (2, 4), torch.float32)

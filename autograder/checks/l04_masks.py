@@ -1,0 +1,232 @@
+"""Lesson 04: softmax and masks. ``softmax``, ``causal_mask``, ``padding_mask``, ``masked_scores``.
+
+L positions, B batch; masks are bool, True = may attend.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from autograder.checks._compare import (
+    Call,
+    expect_close,
+    expect_mask,
+    expect_meta,
+    fail,
+    fmt_num,
+    generator,
+    low_precision_dtypes,
+    rand_mask,
+    randn,
+    ref_softmax,
+)
+from autograder.registry import CheckFailure, exercise
+
+INF = float("inf")
+
+# ---- softmax ------------------------------------------------------------------------------------
+
+
+def _plain_softmax(x, dim=-1, shift=None):
+    e = (x - (x.amax(dim, keepdim=True) if shift is None else shift)).exp()
+    return e / e.sum(dim, keepdim=True)
+
+
+def _other_dims(x, dim):
+    return [d for d in range(x.dim()) if d != dim % x.dim()]
+
+
+def _no_keepdim(x, dim, shift):
+    """exp(x - max) / sum taken without keepdim, with the max taken with, without, or no max."""
+    if shift == "keepdim":
+        x = x - x.amax(dim, keepdim=True)
+    elif shift == "no-keepdim":
+        x = x - x.amax(dim)
+    e = x.exp()
+    return e / e.sum(dim)
+
+
+SOFTMAX_MUTANTS = (  # the first that reproduces the learner's output names the mistake
+    ("fully-masked-nan", lambda x, dim=-1: _plain_softmax(x, dim)),
+    ("softmax-unstable", lambda x, dim=-1: _plain_softmax(x, dim, shift=0.0)),
+    ("softmax-global-max", lambda x, dim=-1: _plain_softmax(x, dim, shift=x.max())),
+    *(
+        ("sum-without-keepdim", lambda x, dim=-1, s=s: _no_keepdim(x, dim, s))
+        for s in ("keepdim", "no-keepdim", "none")
+    ),
+    ("ignores-dim-argument", lambda x, dim=-1: ref_softmax(x, -1)),
+    *(("softmax-wrong-dim", lambda x, dim=-1, d=d: _softmax_other(x, dim, d)) for d in (0, 1, 2)),
+)
+
+
+def _softmax_other(x, dim, other):
+    if other >= x.dim() or other == dim % x.dim():
+        raise ValueError("not another dim")
+    return ref_softmax(x, other)
+
+
+SOFTMAX_FORBID = (
+    "torch.softmax",
+    "torch.nn.functional.softmax",
+    "torch.Tensor.softmax",
+    "torch.nn.functional.log_softmax",
+    "torch.log_softmax",
+    "torch.Tensor.log_softmax",
+    "torch.special.softmax",
+    "aten._softmax",
+    "aten._log_softmax",
+    "aten._safe_softmax",
+)
+
+
+@exercise("softmax", lesson="04", points=1, forbid=SOFTMAX_FORBID)
+def check_softmax(sub) -> None:
+    g = generator(5)
+    cases = (
+        (randn(g, 3, 3), {}),  # square: a sum without keepdim divides by the wrong row's sum
+        (randn(g, 2, 5), {}),
+        (randn(g, 4, 3), {"dim": 0}),
+        (randn(g, 2, 3, 4), {"dim": 1}),
+        (torch.tensor([[1000.0, 999.0, 998.0], [-1000.0, -999.0, -1001.0]]), {}),  # huge inputs
+        (torch.tensor([[0.0, 1.0, 2.0], [-1000.0, -1001.0, -1002.0]]), {}),  # very different rows
+        (torch.tensor([[-INF, -INF, -INF], [0.0, -INF, 1.0]]), {}),  # a fully masked row
+        (torch.tensor([[-INF, -INF], [2.0, -INF]]), {"dim": 0}),
+    )
+    for x, kwargs in cases:
+        c = Call("softmax", x, **kwargs)
+        out = c.run(sub, mutants=SOFTMAX_MUTANTS)
+        want = ref_softmax(x, kwargs.get("dim", -1))
+        expect_close(out, want, c, dtype=x.dtype, mutants=SOFTMAX_MUTANTS)
+    for dtype in low_precision_dtypes():
+        x = (randn(g, 3, 5) * 8).to(dtype)  # exp(16) already overflows float16 without the max
+        x[0] = -INF
+        c = Call("softmax", x)
+        out = c.run(sub, mutants=SOFTMAX_MUTANTS)
+        expect_close(out, ref_softmax(x), c, dtype=dtype, mutants=SOFTMAX_MUTANTS)
+    c = Call("softmax", torch.empty(2, 3, 4, device="meta"), dim=1)
+    expect_meta(c.run(sub), c, (2, 3, 4), torch.float32)
+
+
+# ---- causal_mask -------------------------------------------------------------------------------
+
+
+def tril(n, diagonal=0):
+    return torch.ones(n, n, dtype=torch.bool).tril(diagonal)
+
+
+def triu(n, diagonal=0):
+    return torch.ones(n, n, dtype=torch.bool).triu(diagonal)
+
+
+CAUSAL_MUTANTS = (
+    ("causal-mask-inverted", lambda n, device=None: triu(n, 1)),
+    ("causal-off-by-one", lambda n, device=None: tril(n, -1)),
+    ("causal-off-by-one", lambda n, device=None: tril(n, 1)),
+    ("causal-upper-triangle", lambda n, device=None: triu(n)),
+)
+
+
+@exercise("causal_mask", lesson="04", points=1)
+def check_causal_mask(sub) -> None:
+    for n in (4, 1, 7):
+        c = Call("causal_mask", n)
+        expect_mask(c.run(sub, mutants=CAUSAL_MUTANTS), tril(n), c, mutants=CAUSAL_MUTANTS)
+    c = Call("causal_mask", 5, device="meta")
+    out = c.run(sub)
+    expect_meta(out, c, (5, 5), torch.bool, what="the mask")
+
+
+# ---- padding_mask ------------------------------------------------------------------------------
+
+
+def padding(lengths, max_len):
+    return torch.arange(max_len) < lengths[:, None]  # (1, max_len) vs (B, 1) -> (B, max_len)
+
+
+PADDING_MUTANTS = (
+    ("padding-mask-inverted", lambda lengths, max_len: ~padding(lengths, max_len)),
+    ("padding-off-by-one", lambda lengths, max_len: torch.arange(max_len) <= lengths[:, None]),
+    ("padding-off-by-one", lambda lengths, max_len: torch.arange(max_len) < lengths[:, None] - 1),
+    ("padding-mask-transposed", lambda lengths, max_len: padding(lengths, max_len).T),
+)
+
+
+@exercise("padding_mask", lesson="04", points=1)
+def check_padding_mask(sub) -> None:
+    cases = (
+        (torch.tensor([2, 4, 1]), 4),
+        (torch.tensor([3, 0]), 5),  # an empty sequence
+        (torch.tensor([5, 5, 2, 1], dtype=torch.int32), 5),
+    )
+    for lengths, max_len in cases:
+        c = Call("padding_mask", lengths, max_len)
+        out = c.run(sub, mutants=PADDING_MUTANTS)
+        expect_mask(
+            out, padding(lengths.long(), max_len), c, mutants=PADDING_MUTANTS, rows="sequence"
+        )
+    c = Call("padding_mask", torch.empty(3, dtype=torch.long, device="meta"), 6)
+    expect_meta(c.run(sub), c, (3, 6), torch.bool, what="the mask")
+
+
+# ---- masked_scores -----------------------------------------------------------------------------
+
+
+def masked(scores, mask, fill=-INF):
+    return scores.masked_fill(~mask, fill)
+
+
+MASKED_MUTANTS = (
+    ("mask-polarity-inverted", lambda s, m: s.masked_fill(m, -INF)),
+    ("masked-to-zero", lambda s, m: s * m),
+)
+
+
+def _finite_fill(out, scores, mask) -> float | None:
+    """The finite, very negative value masked positions hold, if that is what is wrong."""
+    mask = mask.expand_as(scores)
+    if not isinstance(out, torch.Tensor) or out.shape != scores.shape or not bool((~mask).any()):
+        return None
+    fills = out[~mask].double()
+    kept_ok = torch.equal(out[mask].double(), scores[mask].double())
+    if not kept_ok or not bool(fills.isfinite().all()) or float(fills.max()) > -1e3:
+        return None
+    return float(fills.min())
+
+
+@exercise("masked_scores", lesson="04", points=1)
+def check_masked_scores(sub) -> None:
+    g = generator(6)
+    fully = torch.tensor([[True, False, True, False], [False] * 4, [True] * 4])
+    cases = (
+        (randn(g, 3, 4), rand_mask(g, 3, 4)),
+        (randn(g, 3, 4), fully),  # a fully masked row is just -inf everywhere
+        (randn(g, 2, 3, 5), rand_mask(g, 2, 1, 5)),  # a padding-style mask, broadcast
+        (randn(g, 2, 4, 4), tril(4)),  # a causal mask broadcast over the batch
+    )
+    for dtype in (torch.float32, *low_precision_dtypes()):
+        for scores, mask in cases if dtype == torch.float32 else cases[:1]:
+            scores = scores.to(dtype)
+            c = Call("masked_scores", scores, mask)
+            out = c.run(sub, mutants=MASKED_MUTANTS)
+            want = masked(scores.double(), mask)
+            value = _finite_fill(out, scores, mask)
+            if value is not None:
+                # Does the same fill survive float16? -1e9 does not; finfo(dtype).min does.
+                c16 = Call("masked_scores", scores.half(), mask)
+                try:
+                    c16.run(sub)
+                    mistake = "finite-fill-value"
+                except CheckFailure as failure:
+                    mistake = failure.mistake or "finite-fill-value"
+                raise fail(
+                    f"{c}: masked-out scores are {fmt_num(value)}; they must be -inf, so that "
+                    "softmax gives them weight exactly 0 in every row and every float dtype.",
+                    mistake,
+                )
+            expect_close(out, want, c, dtype=dtype, mutants=MASKED_MUTANTS)
+    c = Call(
+        "masked_scores",
+        torch.empty(2, 3, 4, device="meta"),
+        torch.empty(3, 4, dtype=torch.bool, device="meta"),
+    )
+    expect_meta(c.run(sub), c, (2, 3, 4), torch.float32)

@@ -1,0 +1,259 @@
+"""Lesson 06: multi-head attention. ``split_heads``, ``merge_heads``, ``MultiHeadAttention``,
+``mha_num_parameters``.
+
+B batch, H heads, L positions, E head dim, D = H·E model dim.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from autograder.checks._compare import (
+    DTYPE_PROMOTED,
+    Call,
+    construct,
+    expect_close,
+    expect_layers,
+    expect_meta,
+    expect_tuple,
+    fail,
+    fmt_dtype,
+    fmt_type,
+    generator,
+    linear,
+    linear_state,
+    load_weights,
+    low_precision_dtypes,
+    randn,
+)
+from autograder.checks.l05_attention import (
+    ATTENTION_FORBID,
+    _fully_masked,
+    _knobs,
+    attend,
+    attention_mutants,
+    expect_attention,
+    no_full_rows,
+)
+from autograder.registry import exercise
+
+# ---- split_heads / merge_heads ------------------------------------------------------------------
+
+
+def split(x, h, how="ok"):
+    b, n, d = x.shape
+    if how == "no-transpose":
+        return x.reshape(b, h, n, d // h)
+    if how == "wrong-order":
+        return x.reshape(b, n, d // h, h).permute(0, 3, 1, 2)
+    return x.reshape(b, n, h, d // h).transpose(1, 2)  # (B, L, H, E) -> (B, H, L, E)
+
+
+def merge(x, how="ok"):
+    b, h, n, e = x.shape
+    if how == "no-transpose":
+        return x.reshape(b, n, h * e)
+    if how == "wrong-order":
+        return x.permute(0, 2, 3, 1).reshape(b, n, h * e)
+    return x.transpose(1, 2).reshape(b, n, h * e)  # (B, H, L, E) -> (B, L, H, E) -> (B, L, D)
+
+
+HOW = {"split-heads-no-transpose": "no-transpose", "wrong-head-order": "wrong-order"}
+SPLIT_MUTANTS = tuple((m, lambda x, h, how=how: split(x, h, how)) for m, how in HOW.items())
+MERGE_MUTANTS = (
+    ("merge-heads-no-transpose", lambda x: merge(x, "no-transpose")),
+    ("wrong-head-order", lambda x: merge(x, "wrong-order")),
+)
+
+
+@exercise("split_heads", lesson="06", points=1)
+def check_split_heads(sub) -> None:
+    g = generator(9)
+    for shape, h in (((2, 3, 8), 2), ((1, 4, 6), 3), ((2, 5, 4), 4), ((3, 2, 6), 1)):
+        x = randn(g, *shape)
+        c = Call("split_heads", x, h)
+        out = c.run(sub, mutants=SPLIT_MUTANTS)
+        expect_close(out, split(x.double(), h), c, dtype=x.dtype, mutants=SPLIT_MUTANTS)
+    for dtype in low_precision_dtypes():
+        x = randn(g, 2, 3, 8, dtype=dtype)
+        c = Call("split_heads", x, 4)
+        expect_close(c.run(sub), split(x.double(), 4), c, dtype=dtype)
+    c = Call("split_heads", torch.empty(2, 5, 12, device="meta"), 3)
+    expect_meta(c.run(sub), c, (2, 3, 5, 4), torch.float32)
+
+
+@exercise("merge_heads", lesson="06", points=1)
+def check_merge_heads(sub) -> None:
+    g = generator(10)
+    for shape in ((2, 2, 3, 4), (1, 3, 4, 2), (2, 4, 5, 1)):
+        x = randn(g, *shape)
+        c = Call("merge_heads", x)
+        out = c.run(sub, mutants=MERGE_MUTANTS)
+        expect_close(out, merge(x.double()), c, dtype=x.dtype, mutants=MERGE_MUTANTS)
+    for dtype in low_precision_dtypes():
+        x = randn(g, 2, 2, 3, 4, dtype=dtype)
+        c = Call("merge_heads", x)
+        expect_close(c.run(sub), merge(x.double()), c, dtype=dtype)
+    c = Call("merge_heads", torch.empty(2, 3, 5, 4, device="meta"))
+    expect_meta(c.run(sub), c, (2, 5, 12), torch.float32)
+
+
+# ---- MultiHeadAttention ------------------------------------------------------------------------
+
+
+def mha(state, h, query, key=None, value=None, mask=None, knobs=None):
+    """The contract's multi-head attention in float64, or a known mistake of it (``knobs``)."""
+    knobs = dict(knobs or {})
+    how_split, how_merge = knobs.pop("split", "ok"), knobs.pop("merge", "ok")
+    query = query.double()
+    if knobs.pop("ignore_kv", False) or key is None:
+        key = value = query  # self-attention
+    key, value = key.double(), value.double()
+    q, k, v = (
+        split(linear(t, state, f"w_{n}"), h, how_split)  # (B, L, D) -> (B, H, L, E)
+        for t, n in zip((query, key, value), "qkv", strict=True)
+    )
+    if knobs.pop("d_model_scale", False):
+        knobs["scale"] = query.shape[-1] ** -0.5
+    average = knobs.pop("average", False)
+    skip_wo = knobs.pop("skip_wo", False)
+    o, w = attend(q, k, v, mask, **_knobs(q, knobs))  # (B, H, Lq, E), (B, H, Lq, Lk)
+    o = merge(o, how_merge)
+    return (o if skip_wo else linear(o, state, "w_o")), (w.mean(1) if average else w)
+
+
+MHA_IDS = {
+    "no-scaling",
+    "scaled-by-dk",
+    "softmax-wrong-dim",
+    "fully-masked-nan",
+    "mask-polarity-inverted",
+    "mask-ignored",
+    "fill-overflows-fp16",
+    "finite-fill-value",
+}
+
+
+def mha_mutants(state, h):
+    def run(query, key=None, value=None, mask=None, knobs=None):
+        return mha(state, h, query, key, value, mask, knobs)
+
+    layouts = [(m, how, merge_how) for m, how in HOW.items() for merge_how in (how, "ok")]
+    return (
+        *attention_mutants(run, MHA_IDS),
+        *(
+            (m, lambda *a, kn=kn, **kw: run(*a, knobs=kn, **kw))
+            for m, kn in (
+                ("scaled-by-d-model", {"d_model_scale": True}),
+                ("missing-output-projection", {"skip_wo": True}),
+                ("weights-averaged-over-heads", {"average": True}),
+                ("cross-attention-ignores-kv", {"ignore_kv": True}),
+                *((m, {"split": s, "merge": mg}) for m, s, mg in layouts),
+                ("merge-heads-no-transpose", {"merge": "no-transpose"}),
+                ("wrong-head-order", {"merge": "wrong-order"}),
+            )
+        ),
+    )
+
+
+MHA_FORBID = ATTENTION_FORBID + ("aten._native_multi_head_attention",)
+
+
+@exercise("MultiHeadAttention", lesson="06", points=2, forbid=MHA_FORBID)
+def check_multi_head_attention(sub) -> None:
+    g = generator(11)
+    d = 8
+    cases = (  # (num_heads, bias, query shape, key/value length or None, mask)
+        (2, False, (2, 3, d), None, None),
+        (2, True, (2, 4, d), None, torch.ones(4, 4, dtype=torch.bool).tril()),
+        (4, False, (2, 3, d), 5, no_full_rows(g, 2, 1, 1, 5)),  # cross-attention, padding mask
+        (2, True, (1, 4, d), None, _fully_masked(4, 4)),
+    )
+    built = {}
+    for h, bias, qs, lk, mask in cases:
+        if (h, bias) not in built:
+            kwargs = {"bias": True} if bias else {}
+            obj, label = construct(sub, "MultiHeadAttention", d, h, **kwargs)
+            layers = {
+                f"w_{n}": {"type": "Linear", "in_features": d, "out_features": d, "bias": bias}
+                for n in "qkvo"
+            }
+            expect_layers(obj, label, layers, bias_mistake="projection-has-bias")
+            state = {}
+            for n in "qkvo":
+                state |= linear_state(g, f"w_{n}", d, d, bias=bias)
+            load_weights(obj, state, label, bias_mistake="projection-has-bias")
+            obj.eval()
+            built[h, bias] = obj, label, state
+        obj, label, state = built[h, bias]
+        mutants = mha_mutants(state, h)
+        query = randn(g, *qs)
+        kv = {} if lk is None else {"key": randn(g, qs[0], lk, d), "value": randn(g, qs[0], lk, d)}
+        kwargs = kv | ({} if mask is None else {"mask": mask})
+        c = Call(label, query, params="mha.forward", **kwargs)
+        out = c.run(obj, mutants=mutants)
+        want = mha(state, h, query, kv.get("key"), kv.get("value"), mask)
+        expect_attention(out, want, c, torch.float32, mutants)
+    obj, label, state = built[2, True]
+    for dtype in low_precision_dtypes():
+        obj.to(dtype)
+        query, mask = randn(g, 2, 3, d, dtype=dtype), no_full_rows(g, 3, 3)
+        c = Call(f"{label}.to({fmt_dtype(dtype)})", query, mask=mask, params="mha.forward")
+        low = {k: w.to(dtype) for k, w in state.items()}
+        out = c.run(obj, mutants=mha_mutants(state, 2))
+        expect_attention(out, mha(low, 2, query, mask=mask), c, dtype, DTYPE_PROMOTED)
+    obj.to(torch.float32)
+    obj.to("meta")
+    query = torch.empty(2, 3, d, device="meta")
+    kv = torch.empty(2, 5, d, device="meta")
+    mask = torch.empty(3, 5, dtype=torch.bool, device="meta")
+    c = Call(label + ".to('meta')", query, key=kv, value=kv, mask=mask, params="mha.forward")
+    out = expect_tuple(c.run(obj), c, 2, "a tuple (output, weights)")
+    expect_meta(out[0], c, (2, 3, d), torch.float32, what="output")
+    expect_meta(out[1], c, (2, 2, 3, 5), torch.float32, what="weights")
+
+
+# ---- mha_num_parameters ------------------------------------------------------------------------
+
+
+def num_parameters(d, h, bias=False, *, projections=4, with_bias=True, per_head=False):
+    n = projections * (d * d + (d if bias and with_bias else 0))
+    return n * h if per_head else n
+
+
+PARAM_MUTANTS = (
+    (
+        "params-forgot-output-projection",
+        lambda d, h, bias=False: num_parameters(d, h, bias, projections=3),
+    ),
+    ("params-forgot-biases", lambda d, h, bias=False: num_parameters(d, h, bias, with_bias=False)),
+    ("params-times-heads", lambda d, h, bias=False: num_parameters(d, h, bias, per_head=True)),
+    (
+        "params-times-heads",
+        lambda d, h, bias=False: (
+            num_parameters(d, h, bias, per_head=True, with_bias=False) + 4 * d * bias
+        ),
+    ),
+)
+
+
+@exercise("mha_num_parameters", lesson="06", points=1)
+def check_mha_num_parameters(sub) -> None:
+    for d, h, bias in ((8, 2, None), (8, 2, True), (12, 3, False), (512, 8, True)):
+        c = (
+            Call("mha_num_parameters", d, h)
+            if bias is None
+            else Call("mha_num_parameters", d, h, bias=bias)
+        )
+        value = c.run(sub)
+        want = num_parameters(d, h, bool(bias))
+        if isinstance(value, torch.Tensor):
+            raise fail(
+                f"{c} returned {fmt_type(value)}; expected the int {want}.",
+                "returns-tensor-not-number",
+            )
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise fail(f"{c} returned {fmt_type(value)} ({value!r}); expected the int {want}.")
+        if value != want:
+            mistake = next((m for m, fn in PARAM_MUTANTS if fn(d, h, bool(bias)) == value), None)
+            raise fail(f"{c} returned {value}; expected {want}.", mistake)

@@ -1,0 +1,180 @@
+"""Lesson 07: positions. ``sinusoidal_positional_encoding``, ``LearnedPositionalEmbedding``,
+``apply_rope``.
+
+P positions, D d_model (or head dim for RoPE), I = D/2 frequency pairs.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from autograder.checks._compare import (
+    DTYPE_PROMOTED,
+    Call,
+    construct,
+    diagnose,
+    expect_close,
+    expect_layers,
+    expect_meta,
+    expect_tensor,
+    fail,
+    fmt_dtype,
+    fmt_num,
+    generator,
+    load_weights,
+    low_precision_dtypes,
+    randn,
+)
+from autograder.registry import exercise
+
+# ---- sinusoidal_positional_encoding -------------------------------------------------------------
+
+
+def frequencies(d, base=10000.0, exponent=2.0):
+    """base^(-2i/d) for pair i (``exponent`` 1 or 4: the i-instead-of-2i mistakes)."""
+    i = torch.arange(d // 2, dtype=torch.float64)
+    return base ** (-exponent * i / d)  # (I,)
+
+
+def sinusoid(max_len, d, *, how="ok", exponent=2.0):
+    angle = torch.arange(max_len, dtype=torch.float64)[:, None] * frequencies(d, exponent=exponent)
+    sin, cos = angle.sin(), angle.cos()  # (P, I)
+    if how == "swapped":
+        sin, cos = cos, sin
+    if how == "halves":
+        return torch.cat([sin, cos], -1)  # (P, D)
+    return torch.stack([sin, cos], -1).reshape(max_len, d)  # (P, I, 2) -> (P, D) interleaved
+
+
+SINUSOID_MUTANTS = (
+    ("sin-cos-swapped", lambda n, d: sinusoid(n, d, how="swapped")),
+    ("frequency-exponent-i", lambda n, d: sinusoid(n, d, exponent=1.0)),
+    ("frequency-exponent-i", lambda n, d: sinusoid(n, d, exponent=4.0)),
+    ("sinusoid-concatenated", lambda n, d: sinusoid(n, d, how="halves")),
+)
+
+
+@exercise("sinusoidal_positional_encoding", lesson="07", points=1)
+def check_sinusoidal_positional_encoding(sub) -> None:
+    for max_len, d in ((4, 6), (1, 2), (10, 8), (50, 16)):
+        c = Call("sinusoidal_positional_encoding", max_len, d)
+        out = c.run(sub, mutants=SINUSOID_MUTANTS)
+        expect_close(out, sinusoid(max_len, d), c, dtype=torch.float32, mutants=SINUSOID_MUTANTS)
+    c = Call("sinusoidal_positional_encoding", 4, 5)
+    c.expect_error(sub, "ValueError", "d_model must be even", "no-value-error")
+
+
+# ---- LearnedPositionalEmbedding ----------------------------------------------------------------
+
+
+@exercise("LearnedPositionalEmbedding", lesson="07", points=2)
+def check_learned_positional_embedding(sub) -> None:
+    g = generator(12)
+    max_len, d = 6, 4
+    obj, label = construct(sub, "LearnedPositionalEmbedding", max_len, d)
+    layers = {"embedding": {"type": "Embedding", "num_embeddings": max_len, "embedding_dim": d}}
+    expect_layers(obj, label, layers)
+    table = randn(g, max_len, d)
+    load_weights(obj, {"embedding.weight": table}, label)
+    obj.eval()
+    for shape in ((2, 3, d), (1, max_len, d), (3, 1, d)):
+        x = randn(g, *shape)
+        n = shape[1]
+        mutants = (
+            ("positions-not-added", lambda x, n=n: table[:n].double()),
+            ("positions-not-added", lambda x, n=n: table[:n].double()[None]),
+            ("positions-not-added", lambda x, n=n: table[:n].double().expand(x.shape)),
+        )
+        c = Call(label, x, params="forward")
+        out = c.run(obj, mutants=mutants)
+        expect_close(out, x.double() + table[:n].double(), c, dtype=x.dtype, mutants=mutants)
+    c = Call(label, randn(g, 1, max_len + 1, d), params="forward")
+    c.expect_error(
+        obj, "ValueError", f"the sequence is longer than max_len={max_len}", "no-value-error"
+    )
+    for dtype in low_precision_dtypes():
+        obj.to(dtype)
+        x = randn(g, 2, 3, d, dtype=dtype)
+        c = Call(f"{label}.to({fmt_dtype(dtype)})", x, params="forward")
+        want = x.double() + table[:3].to(dtype).double()
+        expect_close(c.run(obj), want, c, dtype=dtype, mutants=DTYPE_PROMOTED)
+    obj.to(torch.float32)
+    obj.to("meta")
+    c = Call(label + ".to('meta')", torch.empty(2, 3, d, device="meta"), params="forward")
+    expect_meta(c.run(obj), c, (2, 3, d), torch.float32)
+
+
+# ---- apply_rope --------------------------------------------------------------------------------
+
+
+def rope(x, positions=None, base=10000.0, *, how="ok", exponent=2.0, sign=1.0):
+    """Rotate interleaved pairs (x[..., 2i], x[..., 2i+1]) by p · base^(-2i/d), in float64."""
+    x = x.double()
+    n, d = x.shape[-2], x.shape[-1]
+    p = torch.arange(n) if positions is None or how == "ignore-positions" else positions
+    angle = p.double()[:, None] * frequencies(d, base, exponent) * sign  # (P, I)
+    cos, sin = angle.cos(), angle.sin()
+    if how == "halves":  # GPT-NeoX: pairs (x[..., i], x[..., i + d/2])
+        a, b = x[..., : d // 2], x[..., d // 2 :]
+        return torch.cat([a * cos - b * sin, a * sin + b * cos], -1)
+    a, b = x[..., 0::2], x[..., 1::2]  # (..., P, I) each
+    return torch.stack([a * cos - b * sin, a * sin + b * cos], -1).flatten(-2)  # (..., P, D)
+
+
+def _rope_mutant(**knobs):
+    return lambda x, positions=None, base=10000.0: rope(x, positions, base, **knobs)
+
+
+ROPE_MUTANTS = (
+    ("rope-half-split", _rope_mutant(how="halves")),
+    ("rope-wrong-direction", _rope_mutant(sign=-1.0)),
+    ("rope-positions-ignored", _rope_mutant(how="ignore-positions")),
+    ("frequency-exponent-i", _rope_mutant(exponent=1.0)),
+    ("frequency-exponent-i", _rope_mutant(exponent=4.0)),
+)
+
+
+def _check_relative(sub, g) -> None:
+    """RoPE's point: after rotation, q·k depends only on the offset between their positions."""
+    x = randn(g, 2, 8)  # row 0 is a query, row 1 a key
+    dots = []
+    for positions in (torch.tensor([3, 1]), torch.tensor([10, 8])):
+        c = Call("apply_rope", x, positions=positions)
+        out = c.run(sub, mutants=ROPE_MUTANTS)
+        expect_tensor(out, c, shape=x.shape, dtype=x.dtype, mutants=ROPE_MUTANTS)
+        dots.append((c, out, float(out[0].double() @ out[1].double())))
+    (c1, out1, d1), (_, _, d2) = dots
+    if abs(d1 - d2) > 1e-4 * max(1.0, abs(d1)):
+        raise fail(
+            f"apply_rope must make q·k depend only on the offset between positions: q at 3 and "
+            f"k at 1 give q·k = {fmt_num(d1)}, q at 10 and k at 8 give {fmt_num(d2)} "
+            f"(same offset 2). Called as {c1}.",
+            diagnose(out1, c1, ROPE_MUTANTS),
+        )
+
+
+@exercise("apply_rope", lesson="07", points=2)
+def check_apply_rope(sub) -> None:
+    g = generator(13)
+    for shape, kwargs in (((3, 4), {}), ((2, 5, 6), {})):
+        x = randn(g, *shape)
+        c = Call("apply_rope", x, **kwargs)
+        out = c.run(sub, mutants=ROPE_MUTANTS)
+        expect_close(out, rope(x, **kwargs), c, dtype=x.dtype, mutants=ROPE_MUTANTS)
+    _check_relative(sub, g)
+    cases = (
+        ((2, 2, 3, 8), {"positions": torch.tensor([5, 6, 7])}),  # new tokens after a cache of 5
+        ((4, 6), {"positions": torch.tensor([0, 2, 4, 9])}),
+        ((2, 3, 8), {"base": 100.0}),
+    )
+    for shape, kwargs in cases:
+        x = randn(g, *shape)
+        c = Call("apply_rope", x, **kwargs)
+        out = c.run(sub, mutants=ROPE_MUTANTS)
+        expect_close(out, rope(x, **kwargs), c, dtype=x.dtype, mutants=ROPE_MUTANTS)
+    for dtype in low_precision_dtypes():
+        x = randn(g, 2, 4, 8, dtype=dtype)
+        c = Call("apply_rope", x)
+        expect_close(c.run(sub), rope(x), c, dtype=dtype, mutants=DTYPE_PROMOTED)
+    c = Call("apply_rope", torch.empty(2, 5, 8, device="meta"))
+    expect_meta(c.run(sub), c, (2, 5, 8), torch.float32)

@@ -1,0 +1,291 @@
+"""Lesson 08: the Transformer block. ``FeedForward``, ``TransformerBlock``, ``TinyTransformer``.
+
+B batch, L positions, D d_model, F d_ff, V vocabulary.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from autograder.checks._compare import (
+    Call,
+    construct,
+    expect_close,
+    expect_layers,
+    expect_meta,
+    expect_tensor,
+    fail,
+    fmt_dtype,
+    fmt_num,
+    generator,
+    linear,
+    linear_state,
+    load_weights,
+    low_precision_dtypes,
+    randn,
+)
+from autograder.checks.l05_attention import no_full_rows
+from autograder.checks.l06_multihead import MHA_FORBID, mha
+from autograder.registry import exercise
+
+# ---- FeedForward --------------------------------------------------------------------------------
+
+ACTIVATIONS = {
+    "relu": F.relu,
+    "none": lambda t: t,
+    "gelu": F.gelu,
+    "gelu-tanh": lambda t: F.gelu(t, approximate="tanh"),
+    "silu": F.silu,
+    "tanh": torch.tanh,
+}
+
+
+def feed_forward(state, x, prefix="", act="relu"):
+    h = ACTIVATIONS[act](linear(x.double(), state, prefix + "linear1"))  # (..., D) -> (..., F)
+    return linear(h, state, prefix + "linear2")  # (..., F) -> (..., D)
+
+
+def ff_state(g, d, d_ff, prefix=""):
+    return linear_state(g, prefix + "linear1", d, d_ff, True) | linear_state(
+        g, prefix + "linear2", d_ff, d, True
+    )
+
+
+def ff_mutants(state):
+    return (
+        ("ffn-missing-activation", lambda x: feed_forward(state, x, act="none")),
+        *(
+            ("ffn-wrong-activation", lambda x, a=a: feed_forward(state, x, act=a))
+            for a in ("gelu", "gelu-tanh", "silu", "tanh")
+        ),
+    )
+
+
+def expect_deterministic(obj, c, first, want):
+    """In eval mode dropout is off: a wrong output that changes from call to call is dropout."""
+    again = c.run(obj)
+    if isinstance(again, torch.Tensor) and isinstance(first, torch.Tensor):
+        if first.shape == again.shape and not torch.equal(first, again):
+            raise fail(
+                f"{c} after .eval() gave different outputs on two calls with the same input.",
+                "dropout-always-on",
+            )
+
+
+@exercise("FeedForward", lesson="08", points=2)
+def check_feed_forward(sub) -> None:
+    g = generator(14)
+    for d, d_ff, dropout, shape in ((4, 8, None, (2, 3, 4)), (6, 5, 0.5, (3, 6))):
+        args = (d, d_ff) if dropout is None else (d, d_ff, dropout)
+        obj, label = construct(sub, "FeedForward", *args)
+        layers = {
+            "linear1": {"type": "Linear", "in_features": d, "out_features": d_ff, "bias": True},
+            "linear2": {"type": "Linear", "in_features": d_ff, "out_features": d, "bias": True},
+        }
+        expect_layers(obj, label, layers)
+        state = ff_state(g, d, d_ff)
+        load_weights(obj, state, label)
+        obj.eval()
+        x = randn(g, *shape)
+        c = Call(label + ".eval()" if dropout else label, x, params="forward")
+        out = c.run(obj)
+        want = feed_forward(state, x)
+        if dropout:
+            expect_deterministic(obj, c, out, want)
+        expect_close(out, want, c, dtype=x.dtype, mutants=ff_mutants(state))
+    for dtype in low_precision_dtypes():
+        obj.to(dtype)
+        x = randn(g, 2, 3, d, dtype=dtype)
+        c = Call(f"{label}.to({fmt_dtype(dtype)})", x, params="forward")
+        low = {k: w.to(dtype) for k, w in state.items()}
+        expect_close(c.run(obj), feed_forward(low, x), c, dtype=dtype)
+    obj.to(torch.float32)
+    obj.to("meta")
+    c = Call(label + ".to('meta')", torch.empty(2, 3, d, device="meta"), params="forward")
+    expect_meta(c.run(obj), c, (2, 3, d), torch.float32)
+
+
+# ---- TransformerBlock --------------------------------------------------------------------------
+
+
+def block_state(g, d, d_ff):
+    state = {}
+    for n in "qkvo":
+        state |= linear_state(g, f"attn.w_{n}", d, d, bias=True)
+    state |= ff_state(g, d, d_ff, "ff.")
+    for n in ("norm1", "norm2"):
+        state[f"{n}.weight"] = 1.0 + 0.3 * randn(g, d)
+        state[f"{n}.bias"] = 0.3 * randn(g, d)
+    return state
+
+
+def block(state, h, x, mask=None, norm_first=True, knobs=()):
+    """The contract's block in float64; ``knobs`` switch on known mistakes."""
+    knobs = set(knobs)
+    x = x.double()
+    attn_state = {k.removeprefix("attn."): v for k, v in state.items() if k.startswith("attn.")}
+    norms = ("norm1", "norm1") if "norm1-twice" in knobs else ("norm1", "norm2")
+    norms = ("norm2", "norm2") if "norm2-twice" in knobs else norms
+
+    def ln(t, n):
+        w, b = state[f"{n}.weight"].to(t.dtype), state[f"{n}.bias"].to(t.dtype)
+        return F.layer_norm(t, t.shape[-1:], w, b, eps=1e-5)
+
+    def attn(t):
+        m = None if "mask-ignored" in knobs else (~mask if "mask-inverted" in knobs else mask)
+        return mha(attn_state, h, t, mask=m)[0]
+
+    def ff(t):
+        return feed_forward(state, t, "ff.", "none" if "no-activation" in knobs else "relu")
+
+    keep1 = 0.0 if "no-residual-1" in knobs else 1.0
+    keep2 = 0.0 if "no-residual-2" in knobs else 1.0
+    if norm_first != ("swapped" in knobs):  # Pre-LN
+        if "residual-normed" in knobs:
+            x = ln(x, norms[0])
+            x = x + attn(x)
+            x = ln(x, norms[1])
+            return x + ff(x)
+        x = keep1 * x + attn(ln(x, norms[0]))
+        return keep2 * x + ff(ln(x, norms[1]))
+    x = ln(keep1 * x + attn(x), norms[0])  # Post-LN
+    return ln(keep2 * x + ff(x), norms[1])
+
+
+BLOCK_KNOBS = (
+    ("pre-post-ln-swapped", {"swapped"}),
+    ("residual-missing", {"no-residual-1"}),
+    ("residual-missing", {"no-residual-2"}),
+    ("residual-missing", {"no-residual-1", "no-residual-2"}),
+    ("residual-from-normed-input", {"residual-normed"}),
+    ("same-norm-twice", {"norm1-twice"}),
+    ("same-norm-twice", {"norm2-twice"}),
+    ("mask-ignored", {"mask-ignored"}),
+    ("mask-polarity-inverted", {"mask-inverted"}),
+    ("ffn-missing-activation", {"no-activation"}),
+)
+
+
+def block_mutants(state, h, norm_first):
+    return tuple(
+        (m, lambda x, mask=None, kn=kn: block(state, h, x, mask, norm_first, kn))
+        for m, kn in BLOCK_KNOBS
+    )
+
+
+BLOCK_FORBID = MHA_FORBID + (
+    "torch.nn.TransformerEncoderLayer",
+    "torch.nn.TransformerEncoder",
+    "torch.nn.TransformerDecoderLayer",
+    "torch.nn.TransformerDecoder",
+    "torch.nn.Transformer",
+    "aten._transformer_encoder_layer_fwd",
+)
+
+
+@exercise("TransformerBlock", lesson="08", points=2, forbid=BLOCK_FORBID)
+def check_transformer_block(sub) -> None:
+    g = generator(15)
+    d, h, d_ff = 8, 2, 16
+    cases = (  # (constructor kwargs, norm_first, x shape, mask)
+        ({}, True, (2, 3, d), None),
+        ({"norm_first": False}, False, (2, 3, d), None),
+        ({}, True, (2, 4, d), torch.ones(4, 4, dtype=torch.bool).tril()),
+        ({"norm_first": False}, False, (1, 4, d), no_full_rows(g, 4, 4)),
+        ({"dropout": 0.5}, True, (2, 3, d), None),
+    )
+    for kwargs, norm_first, shape, mask in cases:
+        obj, label = construct(sub, "TransformerBlock", d, h, d_ff, **kwargs)
+        layers = {
+            "attn": {"type": "MultiHeadAttention"},
+            "ff": {"type": "FeedForward"},
+            "norm1": {"type": "LayerNorm", "normalized_shape": (d,)},
+            "norm2": {"type": "LayerNorm", "normalized_shape": (d,)},
+        }
+        expect_layers(obj, label, layers)
+        state = block_state(g, d, d_ff)
+        load_weights(obj, state, label)
+        obj.eval()
+        x = randn(g, *shape)
+        c = Call(label, x, params="forward", **({} if mask is None else {"mask": mask}))
+        mutants = block_mutants(state, h, norm_first)
+        out = c.run(obj, mutants=mutants)
+        want = block(state, h, x, mask, norm_first)
+        if "dropout" in kwargs:
+            expect_deterministic(obj, c, out, want)
+        expect_close(out, want, c, dtype=x.dtype, mutants=mutants)
+    for dtype in low_precision_dtypes():
+        obj.to(dtype)
+        x = randn(g, 2, 3, d, dtype=dtype)
+        c = Call(f"{label}.to({fmt_dtype(dtype)})", x, params="forward")
+        low = {k: w.to(dtype) for k, w in state.items()}
+        expect_close(c.run(obj), block(low, h, x), c, dtype=dtype, tol=(0.1, 0.1))
+    obj.to(torch.float32)
+    obj.to("meta")
+    mask = torch.empty(3, 3, dtype=torch.bool, device="meta")
+    c = Call(label + ".to('meta')", torch.empty(2, 3, d, device="meta"), mask=mask)
+    expect_meta(c.run(obj), c, (2, 3, d), torch.float32)
+
+
+# ---- TinyTransformer ---------------------------------------------------------------------------
+
+
+@exercise("TinyTransformer", lesson="08", points=2, forbid=BLOCK_FORBID, time_limit=40.0)
+def check_tiny_transformer(sub) -> None:
+    g = generator(16)
+    vocab, d, h, layers, d_ff, max_len = 11, 16, 2, 2, 32, 12
+    obj, label = construct(sub, "TinyTransformer", vocab, d, h, layers, d_ff, max_len)
+    info = obj.describe()
+    if not info.get("is_module"):
+        raise fail(f"{label} is a {info.get('type')}, not an nn.Module: subclass torch.nn.Module.")
+    least = layers * (4 * d * d + 2 * d * d_ff)  # the blocks' weight matrices alone
+    if info.get("num_parameters", 0) < least:
+        raise fail(
+            f"{label} has {info.get('num_parameters')} trainable parameters; its {layers} blocks "
+            f"alone need at least {least}.",
+            "layers-not-registered",
+        )
+    obj.eval()
+    tokens = torch.randint(0, vocab, (2, 7), generator=g)
+    c = Call(label, tokens, params="forward")
+    logits = expect_tensor(c.run(obj), c, shape=(2, 7, vocab), dtype=torch.float32, what="logits")
+    if bool((logits >= 0).all()) and torch.allclose(logits.sum(-1), torch.ones(2, 7), atol=1e-4):
+        raise fail(
+            f"{c}: every row of the output is a probability distribution (sums to 1).",
+            "logits-softmaxed",
+        )
+    changed = tokens.clone()
+    changed[:, 4:] = (changed[:, 4:] + 1) % vocab
+    c2 = Call(label, changed, params="forward")
+    logits2 = expect_tensor(c2.run(obj), c2, shape=(2, 7, vocab), what="logits")
+    diff = float((logits2[:, :4] - logits[:, :4]).abs().max())
+    if diff > 1e-4:
+        raise fail(
+            f"Changing the tokens at positions 4-6 changed the logits at positions 0-3 (by up to "
+            f"{fmt_num(diff)}): {label} must not see future tokens.",
+            "not-causal",
+        )
+    same = torch.full((1, 6), 3)
+    c3 = Call(label, same, params="forward")
+    logits3 = expect_tensor(c3.run(obj), c3, shape=(1, 6, vocab), what="logits")
+    if float((logits3 - logits3[:, :1]).abs().max()) < 1e-5:
+        raise fail(
+            f"{c3} with the same token at every position gives the same logits at every position: "
+            "the model can't tell positions apart.",
+            "positions-missing",
+        )
+    start = torch.randint(0, vocab, (16, 1), generator=g)
+    counting = (start + torch.arange(max_len)) % vocab  # (16, max_len): each token is the last + 1
+    losses = obj.fit(counting, 40, 3e-3)
+    if not losses or not losses[-1] < 0.6 * losses[0]:
+        shown = " → ".join(fmt_num(v) for v in (losses[:1] + losses[-1:]))
+        raise fail(
+            f"{label} does not learn to count (each token is the previous one + 1): the loss went "
+            f"{shown} in 40 AdamW steps. Check that every layer is registered and used."
+        )
+    obj.to("meta")
+    c = Call(
+        label + ".to('meta')", torch.empty(2, 5, dtype=torch.long, device="meta"), params="forward"
+    )
+    expect_meta(c.run(obj), c, (2, 5, vocab), torch.float32, what="logits")

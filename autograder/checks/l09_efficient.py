@@ -1,0 +1,264 @@
+"""Lesson 09: efficient attention. ``sliding_window_mask``, ``tiled_attention``, ``KVCache``.
+
+Lq queries, Lk keys, K d_k, V d_v, T block size.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from autograder.checks._compare import (
+    Call,
+    construct,
+    expect_close,
+    expect_mask,
+    expect_meta,
+    expect_tuple,
+    fail,
+    fmt_shape,
+    generator,
+    low_precision_dtypes,
+    method,
+    randn,
+)
+from autograder.checks.l05_attention import ATTENTION_FORBID, attend
+from autograder.registry import exercise
+
+INF = float("inf")
+
+# ---- sliding_window_mask ------------------------------------------------------------------------
+
+
+def window_mask(n, window, *, lo=0, width=None, both_ways=False):
+    i = torch.arange(n)[:, None]  # queries (L, 1)
+    j = torch.arange(n)[None, :]  # keys    (1, L)
+    offset = (i - j).abs() if both_ways else i - j  # (L, L)
+    return (offset >= lo) & (offset < (window if width is None else width))
+
+
+WINDOW_MUTANTS = (
+    ("causal-mask-inverted", lambda n, w: ~window_mask(n, w)),
+    ("window-off-by-one", lambda n, w: window_mask(n, w, width=w + 1)),
+    ("window-off-by-one", lambda n, w: window_mask(n, w, width=w - 1)),
+    ("window-off-by-one", lambda n, w: window_mask(n, w, lo=1, width=w + 1)),
+    ("window-not-causal", lambda n, w: window_mask(n, w, both_ways=True)),
+)
+
+
+@exercise("sliding_window_mask", lesson="09", points=1)
+def check_sliding_window_mask(sub) -> None:
+    for n, window in ((5, 2), (6, 3), (4, 1), (3, 5)):
+        c = Call("sliding_window_mask", n, window)
+        out = c.run(sub, mutants=WINDOW_MUTANTS)
+        expect_mask(out, window_mask(n, window), c, mutants=WINDOW_MUTANTS)
+
+
+# ---- tiled_attention ---------------------------------------------------------------------------
+
+
+def causal(lq, lk):
+    return torch.ones(lq, lk, dtype=torch.bool).tril()
+
+
+def reference(q, k, v, block_size=64, causal_=False):
+    mask = causal(q.shape[-2], k.shape[-2]) if causal_ else None
+    return attend(q.double(), k.double(), v.double(), mask)[0]
+
+
+def online(
+    q,
+    k,
+    v,
+    block_size=64,
+    causal=False,
+    *,
+    scale=None,
+    rescale_acc=True,
+    rescale_sum=True,
+    normalise=True,
+    drop_last=False,
+    local=None,
+):
+    """FlashAttention's online softmax over key blocks (queries tiled too when ``local`` is
+    "both"), with knobs for the known mistakes."""
+    scale = q.shape[-1] ** -0.5 if scale is None else scale
+    lq, lk = q.shape[-2], k.shape[-2]
+    out = torch.zeros(*q.shape[:-1], v.shape[-1], dtype=q.dtype)
+    q_blocks = range(0, lq, block_size) if local == "both" else (0,)
+    for qs in q_blocks:
+        qe = min(qs + block_size, lq) if local == "both" else lq
+        qb = q[..., qs:qe, :]
+        m = torch.full((*qb.shape[:-1], 1), -INF, dtype=q.dtype)  # running max   (..., Tq, 1)
+        s_sum = torch.zeros_like(m)  # running sum of exp                          (..., Tq, 1)
+        acc = torch.zeros(*qb.shape[:-1], v.shape[-1], dtype=q.dtype)  # weighted v (..., Tq, V)
+        stop = lk - lk % block_size if drop_last else lk
+        for ks in range(0, stop, block_size):
+            ke = min(ks + block_size, lk)
+            s = qb @ k[..., ks:ke, :].transpose(-2, -1) * scale  # (..., Tq, Tk)
+            if causal:
+                i = torch.arange(qs, qe)[:, None] - (qs if local == "both" else 0)
+                j = torch.arange(ks, ke)[None, :] - (ks if local else 0)
+                s = s.masked_fill(j > i, -INF)
+            m_new = torch.maximum(m, s.amax(-1, keepdim=True))
+            safe = torch.where(m_new.isneginf(), 0.0, m_new)
+            p = (s - safe).exp()
+            alpha = (m - safe).exp()  # rescales what was summed under the old max
+            s_sum = (alpha if rescale_sum else 1.0) * s_sum + p.sum(-1, keepdim=True)
+            acc = (alpha if rescale_acc else 1.0) * acc + p @ v[..., ks:ke, :]
+            m = m_new
+        out[..., qs:qe, :] = acc / s_sum if normalise else acc
+    return out
+
+
+def _online_mutant(**knobs):
+    return lambda q, k, v, block_size=64, causal=False: online(q, k, v, block_size, causal, **knobs)
+
+
+TILED_MUTANTS = (
+    ("online-softmax-no-rescale", _online_mutant(rescale_acc=False)),
+    ("online-softmax-no-rescale", _online_mutant(rescale_acc=False, rescale_sum=False)),
+    ("online-softmax-no-rescale", _online_mutant(rescale_sum=False)),
+    ("forgot-final-normalisation", _online_mutant(normalise=False)),
+    ("partial-block-dropped", _online_mutant(drop_last=True)),
+    ("causal-block-offset", _online_mutant(local="keys")),
+    ("causal-block-offset", _online_mutant(local="both")),
+    ("no-scaling", _online_mutant(scale=1.0)),
+    ("scaled-by-dk", lambda q, k, v, *a, **kw: online(q, k, v, *a, scale=1 / q.shape[-1], **kw)),
+)
+
+
+@exercise("tiled_attention", lesson="09", points=2, forbid=ATTENTION_FORBID, time_limit=30.0)
+def check_tiled_attention(sub) -> None:
+    g = generator(17)
+    name = "tiled_attention"
+    cases = (  # (q, k, v shapes, kwargs), smallest first
+        ((3, 4), (5, 4), (5, 3), {"block_size": 2}),
+        ((2, 2, 6, 4), (2, 2, 6, 4), (2, 2, 6, 4), {"block_size": 4}),
+        ((4, 4), (4, 4), (4, 2), {"block_size": 8}),  # one block
+        ((7, 4), (7, 4), (7, 3), {"block_size": 3, "causal": True}),
+        ((2, 9, 8), (2, 9, 8), (2, 9, 8), {"block_size": 4, "causal": True}),
+        ((1, 70, 8), (1, 100, 8), (1, 100, 4), {}),  # the default block size
+    )
+    for qs, ks, vs, kwargs in cases:
+        q, k, v = randn(g, *qs) * 2, randn(g, *ks) * 2, randn(g, *vs)
+        c = Call(name, q, k, v, **kwargs)
+        out = c.run(sub, mutants=TILED_MUTANTS)
+        want = reference(q, k, v, kwargs.get("block_size", 64), kwargs.get("causal", False))
+        expect_close(out, want, c, dtype=q.dtype, mutants=TILED_MUTANTS)
+    for dtype in low_precision_dtypes():
+        q, k, v = (randn(g, 2, 6, 8, dtype=dtype) for _ in range(3))
+        c = Call(name, q, k, v, block_size=4, causal=True)
+        expect_close(c.run(sub), reference(q, k, v, 4, True), c, dtype=dtype)
+    meta = [torch.empty(2, 6, 4, device="meta") for _ in range(3)]
+    for kwargs in ({"block_size": 4}, {"block_size": 4, "causal": True}):
+        c = Call(name, *meta, **kwargs)
+        expect_meta(c.run(sub), c, (2, 6, 4), torch.float32)
+    n, block = 384, 32  # Lq·Lk = 147456 elements, q/k/v 3072 each, a score tile 12288
+    for causal_ in (False, True):
+        q, k, v = (randn(g, 1, n, 8) for _ in range(3))
+        c = Call(name, q, k, v, block_size=block, causal=causal_)
+        out = c.run(sub, watch=True)
+        expect_close(out, reference(q, k, v, block, causal_), c, dtype=q.dtype)
+        trace = getattr(sub, "last_trace", None)
+        if trace is not None and trace.largest_numel >= n * n:
+            raise fail(
+                f"{c} created a tensor of shape {fmt_shape(trace.largest_shape)}: "
+                f"{trace.largest_numel} elements, as many as the full ({n}, {n}) score matrix "
+                "that tiling exists to avoid.",
+                "materialises-full-matrix",
+            )
+
+
+# ---- KVCache -----------------------------------------------------------------------------------
+
+
+def cache_mutants(history, k, v):
+    """What a wrong cache returns after ``history`` (earlier (k, v) pairs) and this append."""
+    ks = [h[0] for h in history] + [k]
+    vs = [h[1] for h in history] + [v]
+
+    def cat_all(dim, reverse=False):
+        def fn(*_):
+            order = slice(None, None, -1) if reverse else slice(None)
+            return torch.cat(ks[order], dim).double(), torch.cat(vs[order], dim).double()
+
+        return fn
+
+    return (
+        *(("kv-cache-wrong-dim", cat_all(d)) for d in (-1, 0, 1)),
+        ("kv-cache-not-stored", lambda *_: (k.double(), v.double())),
+        ("kv-cache-prepends", cat_all(-2, reverse=True)),
+    )
+
+
+def _expect_appends(sub, steps, label_extra=""):
+    obj, label = construct(sub, "KVCache")
+    history = []
+    append = method(obj, "append")
+    for k, v in steps:
+        c = Call(label + label_extra + ".append", k, v, params="append")
+        mutants = cache_mutants(history, k, v)
+        out = expect_tuple(c.run(append, mutants=mutants), c, 2, "a tuple (k_all, v_all)")
+        history.append((k, v))
+        want_k = torch.cat([h[0] for h in history], -2)  # (..., L_past + L_new, K)
+        want_v = torch.cat([h[1] for h in history], -2)
+        dtype = k.dtype
+        if k.device.type == "meta":
+            expect_meta(out[0], c, want_k.shape, dtype, what="k_all")
+            expect_meta(out[1], c, want_v.shape, dtype, what="v_all")
+            continue
+        expect_close(
+            out[0], want_k.double(), c, what="k_all", dtype=dtype, mutants=mutants, whole=out
+        )
+        expect_close(
+            out[1], want_v.double(), c, what="v_all", dtype=dtype, mutants=mutants, whole=out
+        )
+    return obj, label
+
+
+def _decode(g, sub, steps=6):
+    """Greedy decoding with a tiny one-layer model, with and without the learner's cache."""
+    vocab, d = 7, 8
+    emb, pos = randn(g, vocab, d).double(), randn(g, 16, d).double() * 0.5
+    w_q, w_k, w_v = (randn(g, d, d).double() * d**-0.5 for _ in range(3))
+    w_out = randn(g, d, vocab).double()
+
+    def logits_last(x):  # x (1, L, D) -> logits of the last position
+        q, k, v = x @ w_q, x @ w_k, x @ w_v
+        o = attend(q[:, -1:], k, v)[0]
+        return (o + x[:, -1:]) @ w_out
+
+    def embed(tokens, start):
+        return emb[tokens][None] + pos[start : start + len(tokens)]  # (1, L, D)
+
+    plain = [0]
+    for _ in range(steps):
+        plain.append(int(logits_last(embed(torch.tensor(plain), 0)).argmax()))
+    obj, label = construct(sub, "KVCache")
+    append = method(obj, "append")
+    cached = [0]
+    for t in range(steps):
+        x = embed(torch.tensor(cached[-1:]), t)  # only the newest token, at position t
+        c = Call(label + ".append", x @ w_k, x @ w_v, params="append")
+        k_all, v_all = expect_tuple(c.run(append), c, 2, "a tuple (k_all, v_all)")
+        o = attend(x @ w_q, k_all, v_all)[0]
+        cached.append(int(((o + x) @ w_out).argmax()))
+    if cached != plain:
+        raise fail(
+            f"Greedy decoding with your KVCache gave tokens {cached}, without a cache {plain} "
+            "(a one-layer model, one append per new token)."
+        )
+
+
+@exercise("KVCache", lesson="09", points=2)
+def check_kv_cache(sub) -> None:
+    g = generator(18)
+    steps = [(randn(g, 1, 2, 3, 4), randn(g, 1, 2, 3, 5)) for _ in range(2)]  # a prompt, twice
+    steps += [(randn(g, 1, 2, 1, 4), randn(g, 1, 2, 1, 5)) for _ in range(2)]  # then one token
+    _expect_appends(sub, steps)
+    _expect_appends(sub, [(randn(g, 2, 1, 4), randn(g, 2, 1, 4)) for _ in range(3)])  # (B, L, D)
+    _decode(g, sub)
+    for dtype in low_precision_dtypes():
+        _expect_appends(sub, [(randn(g, 1, 2, 3, 4, dtype=dtype),) * 2 for _ in range(2)])
+    meta = [(torch.empty(1, 2, n, 4, device="meta"),) * 2 for n in (3, 1)]
+    _expect_appends(sub, meta)
