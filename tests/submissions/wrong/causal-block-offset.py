@@ -1,0 +1,24 @@
+# grade: tiled_attention
+import torch
+
+
+def tiled_attention(q, k, v, block_size=64, causal=False):
+    scale = q.shape[-1] ** -0.5
+    Lq, Lk = q.shape[-2], k.shape[-2]
+    m = torch.full((*q.shape[:-1], 1), float("-inf"), device=q.device, dtype=q.dtype)
+    l = torch.zeros_like(m)
+    o = torch.zeros(*q.shape[:-1], v.shape[-1], device=q.device, dtype=q.dtype)
+    for start in range(0, Lk, block_size):
+        kb = k[..., start : start + block_size, :]
+        vb = v[..., start : start + block_size, :]
+        s = q @ kb.transpose(-2, -1) * scale
+        if causal:
+            block_mask = torch.ones(Lq, kb.shape[-2], dtype=torch.bool, device=q.device).tril()
+            s = s.masked_fill(~block_mask, float("-inf"))
+        m_new = torch.maximum(m, s.amax(-1, keepdim=True))
+        p = torch.exp(s - m_new)
+        alpha = torch.exp(m - m_new)
+        l = alpha * l + p.sum(-1, keepdim=True)
+        o = alpha * o + p @ vb
+        m = m_new
+    return o / l

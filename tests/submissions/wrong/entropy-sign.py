@@ -1,0 +1,6 @@
+# grade: softmax_entropy
+import torch
+
+
+def softmax_entropy(weights, dim=-1):
+    return torch.xlogy(weights, weights).sum(dim)

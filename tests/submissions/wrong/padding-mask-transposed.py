@@ -1,0 +1,7 @@
+# grade: padding_mask
+import torch
+
+
+def padding_mask(lengths, max_len):
+    positions = torch.arange(max_len, device=lengths.device)
+    return positions[:, None] < lengths[None, :]
