@@ -50,10 +50,29 @@ def _to_numpy(t) -> np.ndarray:
     return a
 
 
-def _png(fig: Figure) -> bytes:
+def _png(fig: Figure, dpi: int = 80) -> bytes:
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=80, bbox_inches="tight")
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
     return buf.getvalue()
+
+
+def _display_figures_in_ipython() -> None:
+    """Let IPython show a ``Figure`` as a PNG even when pyplot was never imported.
+
+    IPython learns to display figures only when pyplot activates the inline backend; figures
+    built directly, as here, would otherwise show as ``<Figure size ...>``.
+    """
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is not None:
+        png = shell.display_formatter.formatters["image/png"]
+        png.for_type(Figure, lambda fig: _png(fig, dpi=90))
+
+
+_display_figures_in_ipython()
 
 
 def _heatmap(
@@ -115,21 +134,25 @@ def plot_attention(
             head first.
         query_labels, key_labels: the tokens, ``T`` and ``S`` of them.
         mask: optional bool ``(T, S)`` (True = may attend); blocked cells are greyed out and
-            marked with ×.
+            marked with ×. (To draw a mask itself, pass it as ``matrix``: True cells are lit.)
         annotate: write the value in each cell (default: when the matrix is at most 12 x 12).
     """
+    is_mask = isinstance(matrix, torch.Tensor) and matrix.dtype == torch.bool
     a = _to_numpy(matrix)
     blocked = None
     if mask is not None:
         m = mask.detach().cpu().numpy() if isinstance(mask, torch.Tensor) else np.asarray(mask)
         blocked = ~np.broadcast_to(m.astype(bool), a.shape)
     if annotate is None:
-        annotate = max(a.shape) <= 12
+        annotate = max(a.shape) <= 12 and not is_mask
+    if is_mask:  # a bool mask: lit = may attend, no colour bar needed
+        cmap = "Blues"
     rows, cols = a.shape
     fig = Figure(figsize=(min(1.0 + 0.55 * cols, 7.0), min(0.8 + 0.45 * rows, 6.0)))
     ax = fig.add_subplot()
     image = _heatmap(ax, a, query_labels, key_labels, cmap=cmap, annotate=annotate, blocked=blocked)
-    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+    if not is_mask:
+        fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
     ax.set_xlabel("key")
     ax.set_ylabel("query")
     if title:
@@ -159,9 +182,9 @@ def plot_matrices(
         figsize=(min(1.2 + 0.35 * sum(widths) + 0.6 * len(arrays), 11.0), 0.9 + 0.32 * tallest)
     )
     axes = fig.subplots(1, len(arrays), gridspec_kw={"width_ratios": widths}, squeeze=False)[0]
-    limit = max(float(np.abs(a).max()) for a in arrays.values()) or 1.0
     for ax, (name, a) in zip(axes, arrays.items(), strict=True):
         labels = row_labels if row_labels is not None and len(row_labels) == a.shape[0] else None
+        limit = float(np.abs(a).max()) or 1.0  # each matrix on its own scale, 0 is white
         _heatmap(ax, a, labels, None, cmap=cmap, annotate=False, vmin=-limit, vmax=limit)
         ax.set_title(f"{name}  {tuple(a.shape)}", fontsize=9)
         ax.set_xticks([])
