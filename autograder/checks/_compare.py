@@ -56,6 +56,7 @@ PARAMS: dict[str, tuple[str, ...]] = {
     "sliding_window_mask": ("seq_len", "window"),
     "tiled_attention": ("q", "k", "v", "block_size", "causal"),
     "forward": ("x", "mask"),
+    "lm.forward": ("tokens",),
     "mha.forward": ("query", "key", "value", "mask"),
     "append": ("k", "v"),
 }
@@ -481,17 +482,16 @@ def ranges(indices: Sequence[int]) -> str:
     return ", ".join(parts)
 
 
-def mask_row_message(yours: torch.Tensor, want: torch.Tensor, row_name="query", col_name="keys"):
-    """'query 0 may attend to keys 0, yours allows keys 0-3' for the first differing row."""
-    diff = (yours != want).reshape(-1, want.shape[-1]).any(-1)
-    r = int(diff.nonzero()[0])
-    y_row = yours.reshape(-1, want.shape[-1])[r]
-    w_row = want.reshape(-1, want.shape[-1])[r]
-    idx = lambda m: m.nonzero().flatten().tolist()  # noqa: E731
-    return (
-        f"{row_name} {r} may attend to {col_name} {ranges(idx(w_row))}, "
-        f"yours allows {col_name} {ranges(idx(y_row))}"
-    )
+def mask_row_message(yours: torch.Tensor, want: torch.Tensor, rows: str = "query") -> str:
+    """The first row that differs, in words: 'query 0 may attend to keys 0, yours allows keys
+    0-3' (``rows="query"``) or 'sequence 1 has real tokens at 0-3, yours marks 0-4'."""
+    n = want.shape[-1]
+    r = int((yours != want).reshape(-1, n).any(-1).nonzero()[0])
+    y_row, w_row = yours.reshape(-1, n)[r], want.reshape(-1, n)[r]
+    y, w = ranges(y_row.nonzero().flatten().tolist()), ranges(w_row.nonzero().flatten().tolist())
+    if rows == "sequence":
+        return f"sequence {r} has real tokens at positions {w}, yours marks positions {y}"
+    return f"query {r} may attend to keys {w}, yours allows keys {y}"
 
 
 def expect_mask(out: Any, want: torch.Tensor, c: Call, *, mutants: Mutants = (), rows="query"):
@@ -504,10 +504,7 @@ def expect_mask(out: Any, want: torch.Tensor, c: Call, *, mutants: Mutants = (),
         raise fail(f"{c}: the mask has dtype {fmt_dtype(out.dtype)}, expected bool.", mistake)
     if want.device.type == "meta" or bool((out == want).all()):
         return out
-    if out.dim() >= 1 and rows == "query":
-        detail = mask_row_message(out, want)
-    else:
-        detail = excerpt(out, want)
+    detail = mask_row_message(out, want, rows) if out.dim() == 2 else excerpt(out, want)
     raise fail(f"{c}: {detail}.", diagnose(out, c, mutants))
 
 
@@ -588,10 +585,14 @@ def expect_layers(
             if key == "type":
                 if not str(got).endswith(value):
                     raise fail(f"{label}.{attr} is a {got}, expected a {value}.")
-            elif got != value:
+            elif _plain(got) != _plain(value):
                 mistake = bias_mistake if key == "bias" and got and not value else None
                 raise fail(f"{label}.{attr} has {key}={got}, expected {value}.", mistake)
     return d
+
+
+def _plain(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
 
 
 def _keys_after(label: str, message: str) -> list[str]:

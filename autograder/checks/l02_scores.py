@@ -26,10 +26,15 @@ def transpose_mutants(scale=lambda q: 1.0):
     """Mistakes in transposing k, each also scaled by ``scale(q)``."""
     return (
         ("forgot-transpose-k", lambda q, k: q @ k * scale(q)),
-        ("transpose-batch-dims", lambda q, k: q @ k.T * scale(q)),
+        ("transpose-batch-dims", lambda q, k: q @ _reversed(k) * scale(q)),
         ("transpose-batch-dims", lambda q, k: q @ k.t() * scale(q)),
         ("transpose-batch-dims", lambda q, k: q @ k.transpose(0, 1) * scale(q)),
     )
+
+
+def _reversed(k):
+    """k.T: for more than 2 dims it reverses them all (deprecated, with a warning)."""
+    return k.permute(*range(k.dim() - 1, -1, -1))
 
 
 SCORE_MUTANTS = transpose_mutants()

@@ -76,7 +76,7 @@ def check_dot_product_variance(sub) -> None:
         value = c.run(sub)
         if isinstance(value, torch.Tensor):
             raise fail(
-                f"{c} returned a tensor ({fmt_type(value)}); the contract asks for a float.",
+                f"{c} returned {fmt_type(value)}; the contract asks for a float.",
                 "returns-tensor-not-number",
             )
         if isinstance(value, bool) or not isinstance(value, (int, float)):

@@ -243,19 +243,20 @@ def check_self_attention(sub) -> None:
         (randn(g, 1, 4, d_model), _fully_masked(4, 4)),
     )
     for x, mask in cases:
-        c = Call(label, x, params="forward") if mask is None else Call(label, x, mask=mask)
+        c = Call(label, x, params="forward", **({} if mask is None else {"mask": mask}))
         out = c.run(obj, mutants=mutants)
         expect_attention(out, self_attention(state, x, mask), c, x.dtype, mutants)
     for dtype in low_precision_dtypes():
         obj.to(dtype)
         x, mask = randn(g, 2, 3, d_model, dtype=dtype), no_full_rows(g, 3, 3)
-        c = Call(f"{label}.to({fmt_dtype(dtype)})", x, mask=mask)
+        c = Call(f"{label}.to({fmt_dtype(dtype)})", x, mask=mask, params="forward")
         low = {k: w.to(dtype) for k, w in state.items()}
         expect_attention(c.run(obj, mutants=mutants), self_attention(low, x, mask), c, dtype, ())
     obj.to(torch.float32)
     obj.to("meta")
     x = torch.empty(2, 3, d_model, device="meta")
-    c = Call(label + ".to('meta')", x, mask=torch.empty(3, 3, dtype=torch.bool, device="meta"))
+    mask = torch.empty(3, 3, dtype=torch.bool, device="meta")
+    c = Call(label + ".to('meta')", x, mask=mask, params="forward")
     out = expect_tuple(c.run(obj), c, 2, "a tuple (output, weights)")
     expect_meta(out[0], c, (2, 3, d_v), torch.float32, what="output")
     expect_meta(out[1], c, (2, 3, 3), torch.float32, what="weights")

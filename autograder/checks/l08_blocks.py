@@ -224,7 +224,9 @@ def check_transformer_block(sub) -> None:
     obj.to(torch.float32)
     obj.to("meta")
     mask = torch.empty(3, 3, dtype=torch.bool, device="meta")
-    c = Call(label + ".to('meta')", torch.empty(2, 3, d, device="meta"), mask=mask)
+    c = Call(
+        label + ".to('meta')", torch.empty(2, 3, d, device="meta"), mask=mask, params="forward"
+    )
     expect_meta(c.run(obj), c, (2, 3, d), torch.float32)
 
 
@@ -248,7 +250,7 @@ def check_tiny_transformer(sub) -> None:
         )
     obj.eval()
     tokens = torch.randint(0, vocab, (2, 7), generator=g)
-    c = Call(label, tokens, params="forward")
+    c = Call(label, tokens, params="lm.forward")
     logits = expect_tensor(c.run(obj), c, shape=(2, 7, vocab), dtype=torch.float32, what="logits")
     if bool((logits >= 0).all()) and torch.allclose(logits.sum(-1), torch.ones(2, 7), atol=1e-4):
         raise fail(
@@ -257,7 +259,7 @@ def check_tiny_transformer(sub) -> None:
         )
     changed = tokens.clone()
     changed[:, 4:] = (changed[:, 4:] + 1) % vocab
-    c2 = Call(label, changed, params="forward")
+    c2 = Call(label, changed, params="lm.forward")
     logits2 = expect_tensor(c2.run(obj), c2, shape=(2, 7, vocab), what="logits")
     diff = float((logits2[:, :4] - logits[:, :4]).abs().max())
     if diff > 1e-4:
@@ -267,7 +269,7 @@ def check_tiny_transformer(sub) -> None:
             "not-causal",
         )
     same = torch.full((1, 6), 3)
-    c3 = Call(label, same, params="forward")
+    c3 = Call(label, same, params="lm.forward")
     logits3 = expect_tensor(c3.run(obj), c3, shape=(1, 6, vocab), what="logits")
     if float((logits3 - logits3[:, :1]).abs().max()) < 1e-5:
         raise fail(

@@ -1,0 +1,332 @@
+"""The checks' own machinery: their expected values, their helpers, their registration.
+
+The expected values a check compares with are computed in the judge (float64, no course_lib at
+grading time); here they are proved equal to torch's built-ins and to course_lib's reference, and
+course_lib's reference, run as a learner's file, passes every check.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import course_lib
+from autograder.checks import _compare as cmp
+from autograder.checks import (
+    l03_scaling,
+    l04_masks,
+    l05_attention,
+    l06_multihead,
+    l07_positions,
+    l08_blocks,
+    l09_efficient,
+)
+from autograder.judge import judge_source
+from autograder.mistakes import MISTAKES
+from autograder.registry import CheckFailure, all_exercises
+
+CONTRACT = (
+    "project_qkv QKVProjection attention_scores scaled_attention_scores dot_product_variance "
+    "softmax_entropy softmax causal_mask padding_mask masked_scores scaled_dot_product_attention "
+    "SelfAttention split_heads merge_heads MultiHeadAttention mha_num_parameters "
+    "sinusoidal_positional_encoding LearnedPositionalEmbedding apply_rope FeedForward "
+    "TransformerBlock TinyTransformer sliding_window_mask tiled_attention KVCache"
+).split()
+
+g = torch.Generator().manual_seed(0)
+
+
+def randn(*shape):
+    return torch.randn(*shape, generator=g, dtype=torch.float64)
+
+
+# ---- registration --------------------------------------------------------------------------------
+
+
+def test_every_contract_exercise_is_registered_with_points_and_its_lesson():
+    exercises = all_exercises()
+    assert list(exercises) == CONTRACT
+    for name, ex in exercises.items():
+        assert ex.points in (1, 2), name
+        module = ex.check.__module__.rsplit(".", 1)[-1]
+        assert module.startswith(f"l{ex.lesson}_"), (name, module)
+
+
+def test_forbidden_names_exist():
+    for ex in all_exercises().values():
+        for name in ex.forbid:
+            if name.startswith("aten."):
+                assert hasattr(torch.ops.aten, name.removeprefix("aten.")), name
+                continue
+            module, _, attr = name.rpartition(".")
+            obj = importlib.import_module(module.split(".")[0])
+            for part in name.split(".")[1:]:
+                obj = getattr(obj, part)
+            assert obj is not None, (name, attr)
+
+
+def test_builtins_are_forbidden_where_they_are_the_exercise():
+    ex = all_exercises()
+    assert {"torch.softmax", "torch.nn.functional.softmax", "aten._softmax"} <= set(
+        ex["softmax"].forbid
+    )
+    for name in ("scaled_dot_product_attention", "SelfAttention", "tiled_attention"):
+        assert "torch.nn.functional.scaled_dot_product_attention" in ex[name].forbid
+    assert "torch.nn.MultiheadAttention" in ex["MultiHeadAttention"].forbid
+    assert "torch.nn.TransformerEncoderLayer" in ex["TransformerBlock"].forbid
+
+
+def _module_mutants():
+    """Every (id, fn) mutant table the check modules define, tables built by factories too."""
+    state = {f"w_{n}.weight": torch.zeros(4, 4) for n in "qkvo"}
+    tables = [
+        l04_masks.SOFTMAX_MUTANTS,
+        l04_masks.CAUSAL_MUTANTS,
+        l04_masks.PADDING_MUTANTS,
+        l04_masks.MASKED_MUTANTS,
+        l03_scaling.SCALED_MUTANTS,
+        l03_scaling.ENTROPY_MUTANTS,
+        l05_attention.SDPA_MUTANTS,
+        l05_attention.self_attention_mutants(state),
+        l06_multihead.SPLIT_MUTANTS,
+        l06_multihead.MERGE_MUTANTS,
+        l06_multihead.PARAM_MUTANTS,
+        l06_multihead.mha_mutants(state, 2),
+        l07_positions.SINUSOID_MUTANTS,
+        l07_positions.ROPE_MUTANTS,
+        l08_blocks.block_mutants(state, 2, True),
+        l09_efficient.WINDOW_MUTANTS,
+        l09_efficient.TILED_MUTANTS,
+        l09_efficient.cache_mutants([], torch.zeros(1), torch.zeros(1)),
+    ]
+    return [m for table in tables for m in table]
+
+
+def test_every_mutant_names_a_catalogue_entry():
+    for mistake, fn in _module_mutants():
+        assert mistake in MISTAKES, mistake
+        assert callable(fn)
+
+
+def test_every_mistake_named_in_a_check_is_in_the_catalogue():
+    source = "\n".join(p.read_text() for p in Path(cmp.__file__).parent.glob("*.py"))
+    named = set(re.findall(r'(?:mistake=|fail\([^)]*?,\s*)"([a-z0-9-]+)"', source, re.S))
+    named |= set(re.findall(r'"([a-z0-9]+(?:-[a-z0-9]+)+)",\s*\n?\s*\)', source))
+    assert named, "the pattern found nothing"
+    assert named <= set(MISTAKES), named - set(MISTAKES)
+
+
+# ---- the expected values agree with torch and course_lib -----------------------------------------
+
+
+def test_reference_attention_is_sdpa_with_zero_rows_for_fully_masked_queries():
+    q, k, v = randn(2, 3, 4), randn(2, 5, 4), randn(2, 5, 6)
+    mask = torch.rand(2, 3, 5, generator=g) < 0.6
+    mask[0, 1] = False
+    out, w = l05_attention.ref_attention64(q, k, v, mask)
+    assert torch.allclose(out, F.scaled_dot_product_attention(q, k, v, attn_mask=mask))
+    assert torch.equal(w[0, 1], torch.zeros(5)) and not w.isnan().any()
+    assert torch.allclose(w.sum(-1)[mask.any(-1)], torch.ones(()).double())
+
+
+@pytest.mark.parametrize("bias", [False, True])
+def test_reference_mha_matches_nn_multihead_attention(bias):
+    d, h = 8, 2
+    ref = nn.MultiheadAttention(d, h, bias=bias, batch_first=True).double()
+    w_q, w_k, w_v = ref.in_proj_weight.detach().chunk(3)
+    state = {"w_q.weight": w_q, "w_k.weight": w_k, "w_v.weight": w_v}
+    state["w_o.weight"] = ref.out_proj.weight.detach()
+    if bias:
+        for n, b in zip("qkv", ref.in_proj_bias.detach().chunk(3), strict=True):
+            state[f"w_{n}.bias"] = b
+        state["w_o.bias"] = ref.out_proj.bias.detach()
+    query, kv = randn(2, 3, d), randn(2, 5, d)
+    mask = torch.rand(3, 5, generator=g) < 0.7
+    mask[:, 0] = True
+    want, want_w = ref(query, kv, kv, attn_mask=~mask, average_attn_weights=False)
+    out, w = l06_multihead.mha(state, h, query, kv, kv, mask)
+    assert torch.allclose(out, want.detach()) and torch.allclose(w, want_w.detach())
+
+
+@pytest.mark.parametrize("norm_first", [True, False])
+def test_reference_block_matches_transformer_encoder_layer(norm_first):
+    d, h, d_ff = 8, 2, 16
+    layer = nn.TransformerEncoderLayer(
+        d, h, d_ff, dropout=0.0, batch_first=True, norm_first=norm_first
+    ).double()
+    layer.eval()
+    state = l08_blocks.block_state(torch.Generator().manual_seed(1), d, d_ff)
+    w = {k: t.double() for k, t in state.items()}
+    with torch.no_grad():
+        attn = layer.self_attn
+        attn.in_proj_weight.copy_(torch.cat([w[f"attn.w_{n}.weight"] for n in "qkv"]))
+        attn.in_proj_bias.copy_(torch.cat([w[f"attn.w_{n}.bias"] for n in "qkv"]))
+        attn.out_proj.weight.copy_(w["attn.w_o.weight"])
+        attn.out_proj.bias.copy_(w["attn.w_o.bias"])
+        for ours, theirs in (("ff.linear1", layer.linear1), ("ff.linear2", layer.linear2)):
+            theirs.weight.copy_(w[f"{ours}.weight"])
+            theirs.bias.copy_(w[f"{ours}.bias"])
+        for n in ("norm1", "norm2"):
+            getattr(layer, n).weight.copy_(w[f"{n}.weight"])
+            getattr(layer, n).bias.copy_(w[f"{n}.bias"])
+    x = randn(2, 4, d)
+    mask = torch.ones(4, 4, dtype=torch.bool).tril()
+    want = layer(x, src_mask=~mask)
+    got = l08_blocks.block(state, h, x, mask, norm_first)
+    assert torch.allclose(got, want.detach(), atol=1e-10)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("block", [1, 3, 64])
+def test_reference_online_softmax_equals_attention(causal, block):
+    q, k, v = randn(2, 7, 4), randn(2, 7, 4), randn(2, 7, 3)
+    want = l09_efficient.reference(q, k, v, block, causal)
+    for local in (None, "both"):
+        if local is None or not causal:
+            got = l09_efficient.online(q, k, v, block, causal, local=local)
+            assert torch.allclose(got, want)
+    sdpa = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    assert torch.allclose(want, sdpa)
+
+
+def test_reference_positions_match_course_lib():
+    assert torch.allclose(
+        l07_positions.sinusoid(9, 6),
+        course_lib.sinusoidal_positional_encoding(9, 6).double(),
+        atol=1e-6,
+    )
+    x, pos = randn(2, 5, 8), torch.tensor([3, 4, 5, 9, 10])
+    for kwargs in ({}, {"positions": pos}, {"base": 100.0}):
+        assert torch.allclose(l07_positions.rope(x, **kwargs), course_lib.apply_rope(x, **kwargs))
+
+
+def test_reference_masks_and_counts_match_course_lib():
+    assert torch.equal(l04_masks.tril(5), course_lib.causal_mask(5))
+    lengths = torch.tensor([2, 0, 4])
+    assert torch.equal(l04_masks.padding(lengths, 4), course_lib.padding_mask(lengths, 4))
+    for n, w in ((5, 2), (3, 5), (4, 1)):
+        assert torch.equal(l09_efficient.window_mask(n, w), course_lib.sliding_window_mask(n, w))
+    for d, h, bias in ((8, 2, False), (12, 3, True)):
+        params = sum(p.numel() for p in nn.MultiheadAttention(d, h, bias=bias).parameters())
+        assert l06_multihead.num_parameters(d, h, bias) == params
+    p = torch.tensor([[1.0, 0.0, 0.0], [0.2, 0.3, 0.5]])
+    assert torch.allclose(l03_scaling.entropy(p), course_lib.softmax_entropy(p))
+    x = randn(2, 3, 8)
+    assert torch.equal(l06_multihead.split(x, 2), course_lib.split_heads(x, 2))
+    assert torch.equal(l06_multihead.merge(l06_multihead.split(x, 4)), x)
+
+
+def test_reference_softmax_zeros_fully_masked_rows():
+    x = torch.tensor([[float("-inf")] * 3, [0.0, float("-inf"), 1.0]])
+    got = cmp.ref_softmax(x)
+    assert torch.equal(got[0], torch.zeros(3).double())
+    assert torch.allclose(got[1], torch.softmax(x[1].double(), -1))
+
+
+# ---- helpers -------------------------------------------------------------------------------------
+
+
+def test_ranges_compress_indices():
+    assert cmp.ranges([]) == "none"
+    assert cmp.ranges([0, 1, 2, 5, 7, 8]) == "0-2, 5, 7-8"
+
+
+def test_mask_message_names_the_first_wrong_query():
+    want = l04_masks.tril(4)
+    message = cmp.mask_row_message(l04_masks.triu(4, 1), want)
+    assert message == "query 0 may attend to keys 0, yours allows keys 1-3"
+
+
+def test_same_treats_nan_and_inf_as_values_and_checks_shapes():
+    nan, inf = float("nan"), float("inf")
+    a = torch.tensor([1.0, nan, -inf])
+    assert cmp.same(a, a.double())
+    assert not cmp.same(a, torch.tensor([1.0, 0.0, -inf]).double())
+    assert not cmp.same(a, a[:2])
+    assert cmp.same((a, 3), (a.double(), 3)) and not cmp.same((a,), (a, a))
+    assert not cmp.same(True, 1) and cmp.same(2.0, 2)
+
+
+def test_diagnose_names_the_first_matching_mutant_and_skips_failing_ones():
+    x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+    c = cmp.Call("softmax", x)
+
+    def broken(*_):
+        raise RuntimeError("cannot")
+
+    mutants = (("softmax-unstable", broken), ("entropy-sign", lambda x: -x), ("no-scaling", -x))
+    assert cmp.diagnose(-x, c, mutants) == "entropy-sign"
+    assert cmp.diagnose(x, c, mutants) is None
+
+
+def test_errors_are_diagnosed_by_device_message_and_mutant():
+    meta = torch.empty(2, 3, device="meta")
+    c = cmp.Call("softmax", meta)
+    err = cmp.LearnerError(
+        "RuntimeError", "Tensor on device cpu is not on the expected device meta!"
+    )
+    assert cmp.diagnose_error(c, err) == "created-on-cpu"
+    overflow = cmp.LearnerError(
+        "RuntimeError", "value cannot be converted to type at::Half without overflow"
+    )
+    assert cmp.diagnose_error(cmp.Call("masked_scores", 1), overflow) == "fill-overflows-fp16"
+    q, k = torch.zeros(2, 3, 4), torch.zeros(2, 5, 4)
+    c = cmp.Call("attention_scores", q, k)
+    try:
+        q @ k
+    except RuntimeError as e:
+        err = cmp.LearnerError("RuntimeError", str(e))
+    mutants = (("forgot-transpose-k", lambda q, k: q @ k),)
+    assert cmp.diagnose_error(c, err, mutants) == "forgot-transpose-k"
+
+
+def test_fail_appends_the_mistake_title():
+    failure = cmp.fail("causal_mask(4): query 0 ...", "causal-mask-inverted")
+    assert isinstance(failure, CheckFailure)
+    assert failure.mistake == "causal-mask-inverted"
+    assert failure.message.endswith(MISTAKES["causal-mask-inverted"].title + ".")
+
+
+def test_call_reads_like_the_call():
+    c = cmp.Call("softmax", torch.zeros(2, 3, dtype=torch.float16), dim=0)
+    assert str(c) == "softmax(x: (2, 3) float16, dim=0)"
+    c = cmp.Call("padding_mask", torch.tensor([2, 4]), 5)
+    assert str(c) == "padding_mask(lengths: tensor([2, 4]), 5)"
+
+
+def test_excerpt_is_short_and_shows_yours_and_expected():
+    yours = torch.tensor([[0.25, 0.25, 0.25, 0.25], [0.5, 0.5, 0.0, 0.0]])
+    want = torch.tensor([[1.0, 0.0, 0.0, 0.0], [0.5, 0.5, 0.0, 0.0]]).double()
+    text = cmp.excerpt(yours, want)
+    assert len(text.splitlines()) == 3
+    assert "yours" in text and "expected" in text and "[0, 0]" in text
+
+
+# ---- course_lib's reference passes every check, run as a learner's file --------------------------
+
+ORDER = ["projections", "attention", "scaling", "masks", "multihead", "positions", "efficient"]
+
+
+def reference_source() -> str:
+    """course_lib's exercise modules as one learner file (their course_lib imports removed)."""
+    parts = ["from __future__ import annotations"]
+    for name in ORDER + ["blocks"]:
+        text = (Path(course_lib.__file__).parent / f"{name}.py").read_text()
+        text = re.sub(r"^from __future__ import annotations\n", "", text, flags=re.M)
+        text = re.sub(r"^from course_lib[\w.]* import \([^)]*\)\n", "", text, flags=re.M)
+        text = re.sub(r"^from course_lib[\w.]* import .*\n", "", text, flags=re.M)
+        parts.append(text)
+    return "\n\n".join(parts)
+
+
+def test_course_lib_reference_passes_every_check():
+    results = judge_source(reference_source(), label="course_lib_reference.py")
+    failed = {r.exercise: f"[{r.mistake}] {r.message}" for r in results if not r.passed}
+    assert not failed, failed
+    assert {r.exercise for r in results} == set(CONTRACT)

@@ -1,0 +1,87 @@
+"""The mutation gate: the checks must name every known mistake and pass every correct style.
+
+``tests/submissions/wrong/<id>[__variant].py`` is a learner-style wrong implementation (its
+``# grade: NAME`` line says which exercise it is for) that must fail with exactly mistake ``<id>``.
+It is judged after ``correct/plain.py``, as a later notebook cell overrides an earlier one, so it
+only holds the buggy definition. ``tests/submissions/correct/*.py`` are whole solutions in
+different styles (einsum, loops, bmm, where vs masked_fill, ...) that must pass every exercise.
+
+Everything runs through the real engine (``autograder.judge.judge_source``): sandbox, forbidden
+calls, time limits and all.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from autograder.judge import judge_source
+from autograder.mistakes import CATALOGUE, GENERIC_IDS, MISTAKES
+from autograder.registry import all_exercises
+
+SUBMISSIONS = Path(__file__).parent / "submissions"
+WRONG = sorted((SUBMISSIONS / "wrong").glob("*.py"))
+CORRECT = sorted((SUBMISSIONS / "correct").glob("*.py"))
+BASE = (SUBMISSIONS / "correct" / "plain.py").read_text()
+
+
+def expected_id(path: Path) -> str:
+    return path.stem.split("__")[0]
+
+
+def graded_exercise(path: Path) -> str:
+    match = re.search(r"^# grade: (\w+)$", path.read_text(), re.M)
+    assert match, f"{path.name} has no '# grade: NAME' line"
+    return match.group(1)
+
+
+def test_catalogue_has_at_least_40_conceptual_mistakes():
+    assert len(CATALOGUE) >= 40
+    assert not {m.id for m in CATALOGUE} & GENERIC_IDS
+
+
+def test_every_catalogue_entry_has_a_wrong_submission():
+    covered = {expected_id(p) for p in WRONG}
+    missing = sorted(m.id for m in CATALOGUE if m.id not in covered)
+    assert not missing, f"no wrong submission for: {missing}"
+
+
+def test_every_wrong_submission_is_a_catalogue_entry_for_its_exercise():
+    for path in WRONG:
+        mistake = MISTAKES.get(expected_id(path))
+        assert mistake is not None, f"{path.name}: no catalogue entry {expected_id(path)!r}"
+        assert graded_exercise(path) in mistake.exercises, (
+            f"{path.name}: {mistake.id} does not list {graded_exercise(path)} in its exercises"
+        )
+
+
+def test_catalogue_ids_are_stable_kebab_case_with_title_and_hint():
+    for m in MISTAKES.values():
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", m.id), m.id
+        assert m.title and not m.title.endswith("."), m.id
+        assert m.hint.endswith("."), m.id
+        assert set(m.exercises) <= set(all_exercises()), m.id
+
+
+@pytest.mark.parametrize("path", WRONG, ids=lambda p: p.stem)
+def test_wrong_submission_is_named(path: Path):
+    name = graded_exercise(path)
+    results = judge_source(BASE + "\n\n" + path.read_text(), only=[name])
+    assert [r.exercise for r in results] == [name]
+    result = results[0]
+    assert not result.passed, f"{path.name} passed {name}"
+    assert result.mistake == expected_id(path), (
+        f"{path.name}: expected {expected_id(path)}, got {result.mistake}\n{result.message}"
+    )
+    assert len(result.message.splitlines()) <= 5, result.message  # short, not a wall
+    assert MISTAKES[result.mistake].title in result.message
+
+
+@pytest.mark.parametrize("path", CORRECT, ids=lambda p: p.stem)
+def test_correct_submission_passes_every_exercise(path: Path):
+    results = judge_source(path.read_text())
+    failed = {r.exercise: f"[{r.mistake}] {r.message}" for r in results if not r.passed}
+    assert not failed, failed
+    assert {r.exercise for r in results} == set(all_exercises())
