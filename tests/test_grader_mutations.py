@@ -5,6 +5,7 @@
 It is judged after ``correct/plain.py``, as a later notebook cell overrides an earlier one, so it
 only holds the buggy definition. ``tests/submissions/correct/*.py`` are whole solutions in
 different styles (einsum, loops, bmm, where vs masked_fill, ...) that must pass every exercise.
+``tests/submissions/builtin/*.py`` call what the exercise forbids.
 
 Everything runs through the real engine (``autograder.judge.judge_source``): sandbox, forbidden
 calls, time limits and all.
@@ -24,6 +25,7 @@ from autograder.registry import all_exercises
 SUBMISSIONS = Path(__file__).parent / "submissions"
 WRONG = sorted((SUBMISSIONS / "wrong").glob("*.py"))
 CORRECT = sorted((SUBMISSIONS / "correct").glob("*.py"))
+BUILTIN = sorted((SUBMISSIONS / "builtin").glob("*.py"))
 BASE = (SUBMISSIONS / "correct" / "plain.py").read_text()
 
 
@@ -77,6 +79,16 @@ def test_wrong_submission_is_named(path: Path):
     )
     assert len(result.message.splitlines()) <= 5, result.message  # short, not a wall
     assert MISTAKES[result.mistake].title in result.message
+
+
+@pytest.mark.parametrize("path", BUILTIN, ids=lambda p: p.stem)
+def test_calling_the_builtin_or_the_reference_is_caught(path: Path):
+    """Each exercise forbids what it asks to build (the engine's own tests cover the mechanism;
+    this checks the exercises' forbid lists)."""
+    name = graded_exercise(path)
+    [result] = judge_source(BASE + "\n\n" + path.read_text(), only=[name])
+    expected = "uses-reference" if path.stem.endswith("__reference") else "uses-builtin"
+    assert (result.passed, result.mistake) == (False, expected), result.message
 
 
 @pytest.mark.parametrize("path", CORRECT, ids=lambda p: p.stem)

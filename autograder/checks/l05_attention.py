@@ -15,6 +15,7 @@ from autograder.checks._compare import (
     expect_layers,
     expect_meta,
     expect_tuple,
+    expect_unchanged,
     fmt_dtype,
     generator,
     linear,
@@ -162,11 +163,16 @@ def check_scaled_dot_product_attention(sub) -> None:
     cases = (  # (q, k, v shapes, mask shape or None), smallest first
         ((2, 4), (4, 4), (4, 3), None),
         ((3, 9), (5, 9), (5, 2), None),
+        "invariants",
         ((3, 4), (5, 4), (5, 3), (3, 5)),
         ((2, 3, 4), (2, 5, 4), (2, 5, 6), (2, 1, 5)),  # a padding mask, broadcast over queries
         ((2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 3), (3, 5)),  # broadcast over batch and heads
     )
-    for qs, ks, vs, ms in cases:
+    for case in cases:
+        if case == "invariants":  # what a mask means, before its exact values
+            check_mask_invariants(g, lambda *a: Call(name, *a), sub, SDPA_MUTANTS)
+            continue
+        qs, ks, vs, ms = case
         q, k, v = randn(g, *qs), randn(g, *ks), randn(g, *vs)
         args = (q, k, v) if ms is None else (q, k, v, no_full_rows(g, *ms))
         c = Call(name, *args)
@@ -189,6 +195,29 @@ def check_scaled_dot_product_attention(sub) -> None:
     out = expect_tuple(c.run(sub), c, 2, "a tuple (output, weights)")
     expect_meta(out[0], c, (2, 3, 6), torch.float32, what="output")
     expect_meta(out[1], c, (2, 3, 5), torch.float32, what="weights")
+
+
+def check_mask_invariants(g, make_call, target, mutants) -> None:
+    """Keys a mask hides must not matter: padded keys for every query, future keys under a causal
+    mask. ``make_call(q, k, v, mask)`` builds the Call run on ``target``."""
+    q, k, v = randn(g, 3, 4), randn(g, 5, 4), randn(g, 5, 3)
+    padding = torch.tensor([[True, True, True, False, False]])  # (1, Lk): keys 3-4 are padding
+    c = make_call(q, k, v, padding)
+    out = c.run(target, mutants=mutants)
+    k2, v2 = k.clone(), v.clone()
+    k2[3:], v2[3:] = randn(g, 2, 4) * 3, randn(g, 2, 3) * 3
+    other = make_call(q, k2, v2, padding).run(target, mutants=mutants)
+    why = "changing keys and values 3-4, which the padding mask hides from every query,"
+    expect_unchanged(c, out, other, (...,), why, mutants=mutants)
+    q, k, v = randn(g, 4, 4), randn(g, 4, 4), randn(g, 4, 3)
+    causal = torch.ones(4, 4, dtype=torch.bool).tril()
+    c = make_call(q, k, v, causal)
+    out = c.run(target, mutants=mutants)
+    k2, v2 = k.clone(), v.clone()
+    k2[3], v2[3] = randn(g, 4) * 3, randn(g, 3) * 3
+    other = make_call(q, k2, v2, causal).run(target, mutants=mutants)
+    why = "changing the last key and value, which a causal mask hides from queries 0-2,"
+    expect_unchanged(c, out, other, (slice(0, 3),), why, mutants=mutants, what="their output")
 
 
 def ref_attention64(q, k, v, mask=None):

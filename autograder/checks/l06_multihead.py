@@ -195,6 +195,7 @@ def check_multi_head_attention(sub) -> None:
         want = mha(state, h, query, kv.get("key"), kv.get("value"), mask)
         expect_attention(out, want, c, torch.float32, mutants)
     obj, label, state = built[2, True]
+    _check_permutation_equivariance(obj, label, g, d)
     for dtype in low_precision_dtypes():
         obj.to(dtype)
         query, mask = randn(g, 2, 3, d, dtype=dtype), no_full_rows(g, 3, 3)
@@ -211,6 +212,24 @@ def check_multi_head_attention(sub) -> None:
     out = expect_tuple(c.run(obj), c, 2, "a tuple (output, weights)")
     expect_meta(out[0], c, (2, 3, d), torch.float32, what="output")
     expect_meta(out[1], c, (2, 2, 3, 5), torch.float32, what="weights")
+
+
+def _check_permutation_equivariance(obj, label, g, d) -> None:
+    """Without positions or a mask, attention is order-blind: permuting the tokens permutes the
+    output (and both axes of the weights) the same way."""
+    x, perm = randn(g, 2, 4, d), torch.tensor([2, 0, 3, 1])
+    c = Call(label, x, params="mha.forward")
+    out = expect_tuple(c.run(obj), c, 2, "a tuple (output, weights)")
+    c2 = Call(label, x[:, perm], params="mha.forward")
+    other = expect_tuple(c2.run(obj), c2, 2, "a tuple (output, weights)")
+    want = (out[0][:, perm], out[1][:, :, perm][..., perm])
+    for what, a, b in zip(("output", "weights"), other, want, strict=True):
+        if a.shape == b.shape and not torch.allclose(a, b, atol=1e-5, rtol=1e-4):
+            raise fail(
+                f"{c2}: permuting the input tokens by {perm.tolist()} must permute the {what} "
+                "the same way (without positions or a mask attention ignores token order), "
+                "but it changed it in another way."
+            )
 
 
 # ---- mha_num_parameters ------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from autograder.checks._compare import (
     expect_layers,
     expect_meta,
     expect_tensor,
+    expect_unchanged,
     fail,
     fmt_dtype,
     fmt_num,
@@ -212,6 +213,20 @@ def check_transformer_block(sub) -> None:
         mutants = block_mutants(state, h, norm_first)
         out = c.run(obj, mutants=mutants)
         want = block(state, h, x, mask, norm_first)
+        if mask is not None and bool((mask == mask.tril()).all()):  # causal: the future is hidden
+            x2 = x.clone()
+            x2[:, -1] = randn(g, x.shape[0], d) * 3
+            other = Call(label, x2, mask=mask, params="forward").run(obj, mutants=mutants)
+            why = "changing the last token, which the causal mask hides from the others,"
+            expect_unchanged(
+                c,
+                out,
+                other,
+                (slice(None), slice(0, -1)),
+                why,
+                mutants=mutants,
+                what="their output",
+            )
         if "dropout" in kwargs:
             expect_deterministic(obj, c, out, want)
         expect_close(out, want, c, dtype=x.dtype, mutants=mutants)

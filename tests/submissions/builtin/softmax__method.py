@@ -1,0 +1,3 @@
+# grade: softmax
+def softmax(x, dim=-1):
+    return x.softmax(dim)
