@@ -176,6 +176,13 @@ CATALOGUE = (
         "The variance is the square of the standard deviation: use .var(), not .std().",
     ),
     Mistake(
+        "generator-ignored",
+        ("dot_product_variance",),
+        "The generator argument is ignored",
+        "Pass generator=generator to torch.randn, so that a seeded generator gives the same "
+        "samples (and the same estimate) every time.",
+    ),
+    Mistake(
         "returns-tensor-not-number",
         ("dot_product_variance", "mha_num_parameters"),
         "Returns a tensor where a plain Python number is asked for",

@@ -84,6 +84,8 @@ def fmt_value(x: Any) -> str:
         return f"{fmt_shape(x.shape)}{dtype}{where}"
     if isinstance(x, torch.dtype):
         return fmt_dtype(x)
+    if isinstance(x, torch.Generator):
+        return f"torch.Generator().manual_seed({x.initial_seed()})"
     if isinstance(x, float):
         return f"{x:g}"
     return repr(x)

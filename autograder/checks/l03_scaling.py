@@ -97,6 +97,16 @@ def check_dot_product_variance(sub) -> None:
     value = c.run(sub)
     if not isinstance(value, (int, float)) or abs(value - 8) > 0.1 * 8:
         raise fail(f"{c} (default num_samples) returned {fmt_type(value)} {value!r}; expected ≈ 8.")
+    calls = [
+        Call("dot_product_variance", 8, num_samples=2_000, generator=generator(5)) for _ in "ab"
+    ]
+    first, second = (c.run(sub) for c in calls)
+    if first != second:
+        raise fail(
+            f"{calls[0]} returned {fmt_num(first)}, then {fmt_num(second)} with a generator seeded "
+            "the same way: the samples must come from the generator you are given.",
+            "generator-ignored",
+        )
 
 
 # ---- softmax_entropy ---------------------------------------------------------------------------
