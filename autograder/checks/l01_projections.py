@@ -21,6 +21,7 @@ from autograder.checks._compare import (
     linear_state,
     load_weights,
     low_precision_dtypes,
+    on_meta,
     randn,
 )
 from autograder.registry import exercise
@@ -67,14 +68,15 @@ def check_project_qkv(sub) -> None:
         c = Call("project_qkv", x, *w)
         want = _project(x.double(), *(t.double() for t in w))
         _expect_qkv(c.run(sub), want, c, (), dtype)
-    x, w = (
-        torch.empty(2, 3, 4, device="meta"),
-        [torch.empty(4, d, device="meta") for d in (3, 3, 5)],
-    )
-    c = Call("project_qkv", x, *w)
-    out = expect_tuple(c.run(sub), c, 3, "a tuple (q, k, v)")
-    for name, o, d in zip(NAMES, out, (3, 3, 5), strict=True):
-        expect_meta(o, c, (2, 3, d), torch.float32, what=name)
+    with on_meta():  # meta tensors have shapes but no data
+        x, w = (
+            torch.empty(2, 3, 4, device="meta"),
+            [torch.empty(4, d, device="meta") for d in (3, 3, 5)],
+        )
+        c = Call("project_qkv", x, *w)
+        out = expect_tuple(c.run(sub), c, 3, "a tuple (q, k, v)")
+        for name, o, d in zip(NAMES, out, (3, 3, 5), strict=True):
+            expect_meta(o, c, (2, 3, d), torch.float32, what=name)
 
 
 def _qkv_layers(d_model, d_k, d_v):
@@ -120,9 +122,10 @@ def check_qkv_projection(sub) -> None:
         c = Call(f"{label}.to({fmt_dtype(dtype)})", x, params="forward")
         want = tuple(x.double() @ state[f"w_{n}.weight"].to(dtype).double().T for n in NAMES)
         _expect_qkv(c.run(obj), want, c, (), dtype)
-    obj.to(torch.float32)
-    obj.to("meta")
-    c = Call(label + ".to('meta')", torch.empty(2, 3, d_model, device="meta"), params="forward")
-    out = expect_tuple(c.run(obj), c, 3, "a tuple (q, k, v)")
-    for name, o, d in zip(NAMES, out, (d_k, d_k, d_v), strict=True):
-        expect_meta(o, c, (2, 3, d), torch.float32, what=name)
+    with on_meta():  # meta tensors have shapes but no data
+        obj.to(torch.float32)
+        obj.to("meta")
+        c = Call(label + ".to('meta')", torch.empty(2, 3, d_model, device="meta"), params="forward")
+        out = expect_tuple(c.run(obj), c, 3, "a tuple (q, k, v)")
+        for name, o, d in zip(NAMES, out, (d_k, d_k, d_v), strict=True):
+            expect_meta(o, c, (2, 3, d), torch.float32, what=name)

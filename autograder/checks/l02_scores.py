@@ -13,6 +13,7 @@ from autograder.checks._compare import (
     expect_meta,
     generator,
     low_precision_dtypes,
+    on_meta,
     randn,
 )
 from autograder.registry import exercise
@@ -61,9 +62,10 @@ def check_scores_like(sub, name, reference, mutants, cases) -> None:
         q, k = randn(g, 2, 3, 8, dtype=dtype), randn(g, 2, 5, 8, dtype=dtype)
         c = Call(name, q, k)
         expect_close(c.run(sub), reference(q.double(), k.double()), c, dtype=dtype)
-    q, k = torch.empty(2, 3, 4, device="meta"), torch.empty(2, 5, 4, device="meta")
-    c = Call(name, q, k)
-    expect_meta(c.run(sub), c, (2, 3, 5), torch.float32)
+    with on_meta():  # meta tensors have shapes but no data
+        q, k = torch.empty(2, 3, 4, device="meta"), torch.empty(2, 5, 4, device="meta")
+        c = Call(name, q, k)
+        expect_meta(c.run(sub), c, (2, 3, 5), torch.float32)
 
 
 @exercise("attention_scores", lesson="02", points=1)

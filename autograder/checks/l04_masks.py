@@ -16,6 +16,7 @@ from autograder.checks._compare import (
     fmt_num,
     generator,
     low_precision_dtypes,
+    on_meta,
     rand_mask,
     randn,
     ref_softmax,
@@ -103,8 +104,9 @@ def check_softmax(sub) -> None:
         c = Call("softmax", x)
         out = c.run(sub, mutants=SOFTMAX_MUTANTS)
         expect_close(out, ref_softmax(x), c, dtype=dtype, mutants=SOFTMAX_MUTANTS)
-    c = Call("softmax", torch.empty(2, 3, 4, device="meta"), dim=1)
-    expect_meta(c.run(sub), c, (2, 3, 4), torch.float32)
+    with on_meta():  # meta tensors have shapes but no data
+        c = Call("softmax", torch.empty(2, 3, 4, device="meta"), dim=1)
+        expect_meta(c.run(sub), c, (2, 3, 4), torch.float32)
 
 
 # ---- causal_mask -------------------------------------------------------------------------------
@@ -131,9 +133,10 @@ def check_causal_mask(sub) -> None:
     for n in (4, 1, 7):
         c = Call("causal_mask", n)
         expect_mask(c.run(sub, mutants=CAUSAL_MUTANTS), tril(n), c, mutants=CAUSAL_MUTANTS)
-    c = Call("causal_mask", 5, device="meta")
-    out = c.run(sub)
-    expect_meta(out, c, (5, 5), torch.bool, what="the mask")
+    with on_meta():  # meta tensors have shapes but no data
+        c = Call("causal_mask", 5, device="meta")
+        out = c.run(sub)
+        expect_meta(out, c, (5, 5), torch.bool, what="the mask")
 
 
 # ---- padding_mask ------------------------------------------------------------------------------
@@ -164,8 +167,9 @@ def check_padding_mask(sub) -> None:
         expect_mask(
             out, padding(lengths.long(), max_len), c, mutants=PADDING_MUTANTS, rows="sequence"
         )
-    c = Call("padding_mask", torch.empty(3, dtype=torch.long, device="meta"), 6)
-    expect_meta(c.run(sub), c, (3, 6), torch.bool, what="the mask")
+    with on_meta():  # meta tensors have shapes but no data
+        c = Call("padding_mask", torch.empty(3, dtype=torch.long, device="meta"), 6)
+        expect_meta(c.run(sub), c, (3, 6), torch.bool, what="the mask")
 
 
 # ---- masked_scores -----------------------------------------------------------------------------
@@ -224,9 +228,10 @@ def check_masked_scores(sub) -> None:
                     mistake,
                 )
             expect_close(out, want, c, dtype=dtype, mutants=MASKED_MUTANTS)
-    c = Call(
-        "masked_scores",
-        torch.empty(2, 3, 4, device="meta"),
-        torch.empty(3, 4, dtype=torch.bool, device="meta"),
-    )
-    expect_meta(c.run(sub), c, (2, 3, 4), torch.float32)
+    with on_meta():  # meta tensors have shapes but no data
+        c = Call(
+            "masked_scores",
+            torch.empty(2, 3, 4, device="meta"),
+            torch.empty(3, 4, dtype=torch.bool, device="meta"),
+        )
+        expect_meta(c.run(sub), c, (2, 3, 4), torch.float32)

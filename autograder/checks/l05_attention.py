@@ -22,6 +22,7 @@ from autograder.checks._compare import (
     linear_state,
     load_weights,
     low_precision_dtypes,
+    on_meta,
     rand_mask,
     randn,
     ref_softmax,
@@ -190,11 +191,12 @@ def check_scaled_dot_product_attention(sub) -> None:
     expect_attention(
         c.run(sub, mutants=SDPA_MUTANTS), ref_attention64(*args), c, None, SDPA_MUTANTS
     )
-    meta = [torch.empty(*s, device="meta") for s in ((2, 3, 4), (2, 5, 4), (2, 5, 6))]
-    c = Call(name, *meta, torch.empty(3, 5, dtype=torch.bool, device="meta"))
-    out = expect_tuple(c.run(sub), c, 2, "a tuple (output, weights)")
-    expect_meta(out[0], c, (2, 3, 6), torch.float32, what="output")
-    expect_meta(out[1], c, (2, 3, 5), torch.float32, what="weights")
+    with on_meta():  # meta tensors have shapes but no data
+        meta = [torch.empty(*s, device="meta") for s in ((2, 3, 4), (2, 5, 4), (2, 5, 6))]
+        c = Call(name, *meta, torch.empty(3, 5, dtype=torch.bool, device="meta"))
+        out = expect_tuple(c.run(sub), c, 2, "a tuple (output, weights)")
+        expect_meta(out[0], c, (2, 3, 6), torch.float32, what="output")
+        expect_meta(out[1], c, (2, 3, 5), torch.float32, what="weights")
 
 
 def check_mask_invariants(g, make_call, target, mutants) -> None:
@@ -281,11 +283,12 @@ def check_self_attention(sub) -> None:
         c = Call(f"{label}.to({fmt_dtype(dtype)})", x, mask=mask, params="forward")
         low = {k: w.to(dtype) for k, w in state.items()}
         expect_attention(c.run(obj, mutants=mutants), self_attention(low, x, mask), c, dtype, ())
-    obj.to(torch.float32)
-    obj.to("meta")
-    x = torch.empty(2, 3, d_model, device="meta")
-    mask = torch.empty(3, 3, dtype=torch.bool, device="meta")
-    c = Call(label + ".to('meta')", x, mask=mask, params="forward")
-    out = expect_tuple(c.run(obj), c, 2, "a tuple (output, weights)")
-    expect_meta(out[0], c, (2, 3, d_v), torch.float32, what="output")
-    expect_meta(out[1], c, (2, 3, 3), torch.float32, what="weights")
+    with on_meta():  # meta tensors have shapes but no data
+        obj.to(torch.float32)
+        obj.to("meta")
+        x = torch.empty(2, 3, d_model, device="meta")
+        mask = torch.empty(3, 3, dtype=torch.bool, device="meta")
+        c = Call(label + ".to('meta')", x, mask=mask, params="forward")
+        out = expect_tuple(c.run(obj), c, 2, "a tuple (output, weights)")
+        expect_meta(out[0], c, (2, 3, d_v), torch.float32, what="output")
+        expect_meta(out[1], c, (2, 3, 3), torch.float32, what="weights")

@@ -24,6 +24,7 @@ from autograder.checks._compare import (
     linear_state,
     load_weights,
     low_precision_dtypes,
+    on_meta,
     randn,
 )
 from autograder.checks.l05_attention import (
@@ -78,8 +79,9 @@ def check_split_heads(sub) -> None:
         x = randn(g, 2, 3, 8, dtype=dtype)
         c = Call("split_heads", x, 4)
         expect_close(c.run(sub), split(x.double(), 4), c, dtype=dtype)
-    c = Call("split_heads", torch.empty(2, 5, 12, device="meta"), 3)
-    expect_meta(c.run(sub), c, (2, 3, 5, 4), torch.float32)
+    with on_meta():  # meta tensors have shapes but no data
+        c = Call("split_heads", torch.empty(2, 5, 12, device="meta"), 3)
+        expect_meta(c.run(sub), c, (2, 3, 5, 4), torch.float32)
 
 
 @exercise("merge_heads", lesson="06", points=1)
@@ -94,8 +96,9 @@ def check_merge_heads(sub) -> None:
         x = randn(g, 2, 2, 3, 4, dtype=dtype)
         c = Call("merge_heads", x)
         expect_close(c.run(sub), merge(x.double()), c, dtype=dtype)
-    c = Call("merge_heads", torch.empty(2, 3, 5, 4, device="meta"))
-    expect_meta(c.run(sub), c, (2, 5, 12), torch.float32)
+    with on_meta():  # meta tensors have shapes but no data
+        c = Call("merge_heads", torch.empty(2, 3, 5, 4, device="meta"))
+        expect_meta(c.run(sub), c, (2, 5, 12), torch.float32)
 
 
 # ---- MultiHeadAttention ------------------------------------------------------------------------
@@ -203,15 +206,16 @@ def check_multi_head_attention(sub) -> None:
         low = {k: w.to(dtype) for k, w in state.items()}
         out = c.run(obj, mutants=mha_mutants(state, 2))
         expect_attention(out, mha(low, 2, query, mask=mask), c, dtype, DTYPE_PROMOTED)
-    obj.to(torch.float32)
-    obj.to("meta")
-    query = torch.empty(2, 3, d, device="meta")
-    kv = torch.empty(2, 5, d, device="meta")
-    mask = torch.empty(3, 5, dtype=torch.bool, device="meta")
-    c = Call(label + ".to('meta')", query, key=kv, value=kv, mask=mask, params="mha.forward")
-    out = expect_tuple(c.run(obj), c, 2, "a tuple (output, weights)")
-    expect_meta(out[0], c, (2, 3, d), torch.float32, what="output")
-    expect_meta(out[1], c, (2, 2, 3, 5), torch.float32, what="weights")
+    with on_meta():  # meta tensors have shapes but no data
+        obj.to(torch.float32)
+        obj.to("meta")
+        query = torch.empty(2, 3, d, device="meta")
+        kv = torch.empty(2, 5, d, device="meta")
+        mask = torch.empty(3, 5, dtype=torch.bool, device="meta")
+        c = Call(label + ".to('meta')", query, key=kv, value=kv, mask=mask, params="mha.forward")
+        out = expect_tuple(c.run(obj), c, 2, "a tuple (output, weights)")
+        expect_meta(out[0], c, (2, 3, d), torch.float32, what="output")
+        expect_meta(out[1], c, (2, 2, 3, 5), torch.float32, what="weights")
 
 
 def _check_permutation_equivariance(obj, label, g, d) -> None:

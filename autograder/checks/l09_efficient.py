@@ -19,6 +19,7 @@ from autograder.checks._compare import (
     generator,
     low_precision_dtypes,
     method,
+    on_meta,
     randn,
 )
 from autograder.checks.l05_attention import ATTENTION_FORBID, attend
@@ -149,10 +150,11 @@ def check_tiled_attention(sub) -> None:
         q, k, v = (randn(g, 2, 6, 8, dtype=dtype) for _ in range(3))
         c = Call(name, q, k, v, block_size=4, causal=True)
         expect_close(c.run(sub), reference(q, k, v, 4, True), c, dtype=dtype)
-    meta = [torch.empty(2, 6, 4, device="meta") for _ in range(3)]
-    for kwargs in ({"block_size": 4}, {"block_size": 4, "causal": True}):
-        c = Call(name, *meta, **kwargs)
-        expect_meta(c.run(sub), c, (2, 6, 4), torch.float32)
+    with on_meta():  # meta tensors have shapes but no data
+        meta = [torch.empty(2, 6, 4, device="meta") for _ in range(3)]
+        for kwargs in ({"block_size": 4}, {"block_size": 4, "causal": True}):
+            c = Call(name, *meta, **kwargs)
+            expect_meta(c.run(sub), c, (2, 6, 4), torch.float32)
     n, block = 384, 32  # Lq·Lk = 147456 elements, q/k/v 3072 each, a score tile 12288
     for causal_ in (False, True):
         q, k, v = (randn(g, 1, n, 8) for _ in range(3))
@@ -260,5 +262,6 @@ def check_kv_cache(sub) -> None:
     _decode(g, sub)
     for dtype in low_precision_dtypes():
         _expect_appends(sub, [(randn(g, 1, 2, 3, 4, dtype=dtype),) * 2 for _ in range(2)])
-    meta = [(torch.empty(1, 2, n, 4, device="meta"),) * 2 for n in (3, 1)]
-    _expect_appends(sub, meta)
+    with on_meta():  # meta tensors have shapes but no data
+        meta = [(torch.empty(1, 2, n, 4, device="meta"),) * 2 for n in (3, 1)]
+        _expect_appends(sub, meta)

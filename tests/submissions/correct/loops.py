@@ -83,8 +83,8 @@ def causal_mask(seq_len, device=None):
 
 def padding_mask(lengths, max_len):
     mask = torch.zeros(lengths.shape[0], max_len, dtype=torch.bool, device=lengths.device)
-    for pos in range(max_len):
-        mask[:, pos] = lengths > pos
+    for b, n in enumerate(lengths.tolist()):
+        mask[b, :n] = True
     return mask
 
 
