@@ -286,11 +286,15 @@ def test_errors_are_diagnosed_by_device_message_and_mutant():
     assert cmp.diagnose_error(c, err, mutants) == "forgot-transpose-k"
 
 
-def test_fail_appends_the_mistake_title():
+def test_fail_carries_a_known_mistake_and_rejects_unknown_ids():
     failure = cmp.fail("causal_mask(4): query 0 ...", "causal-mask-inverted")
     assert isinstance(failure, CheckFailure)
-    assert failure.mistake == "causal-mask-inverted"
-    assert failure.message.endswith(MISTAKES["causal-mask-inverted"].title + ".")
+    assert (failure.message, failure.mistake) == (
+        "causal_mask(4): query 0 ...",
+        "causal-mask-inverted",
+    )
+    with pytest.raises(KeyError):
+        cmp.fail("...", "no-such-mistake")
 
 
 def test_call_reads_like_the_call():

@@ -174,13 +174,12 @@ class Call:
 # ---- failing -----------------------------------------------------------------------------------
 
 
-def looks_like(mistake: str | None) -> str:
-    return f" Looks like: {get_mistake(mistake).title}." if mistake else ""
-
-
 def fail(message: str, mistake: str | None = None) -> CheckFailure:
-    """A CheckFailure whose message ends by naming the mistake, if any (``raise fail(...)``)."""
-    return CheckFailure(message + looks_like(mistake), mistake=mistake)
+    """A CheckFailure (``raise fail(...)``). The report adds the mistake's title and hint, so the
+    message only says what was checked and shows the smallest failing example."""
+    if mistake is not None:
+        get_mistake(mistake)  # a KeyError here is a typo in a check
+    return CheckFailure(message, mistake=mistake)
 
 
 def first_line(text: str, limit: int = 160) -> str:
@@ -221,9 +220,13 @@ ERROR_PREDICATES: tuple[tuple[str, Callable[[LearnerError], bool]], ...] = (
 
 
 def learner_failed(c: Call, err: LearnerError, mutants: Mutants = ()) -> CheckFailure:
-    """The failure for ``c`` raising ``err``, naming the mistake when one explains the error."""
+    """The failure for ``c`` raising ``err``, naming the mistake when one explains the error
+    (and showing where in the learner's code it was raised when none does)."""
     mistake = diagnose_error(c, err, mutants)
-    return fail(f"{c} raised {err.kind}: {first_line(err.message)}", mistake)
+    where = (
+        "" if mistake or not err.traceback else "\n" + "\n".join(err.traceback.splitlines()[-3:])
+    )
+    return fail(f"{c} raised {err.kind}: {first_line(err.message)}{where}", mistake)
 
 
 def diagnose_error(c: Call, err: LearnerError, mutants: Mutants = ()) -> str | None:
