@@ -270,6 +270,14 @@ class Sandbox:
         return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
 
     @staticmethod
+    def raised_by_learner(e):
+        """Was ``e`` raised by the learner's own line (not by torch, deeper down)?"""
+        tb = e.__traceback__
+        while tb is not None and tb.tb_next is not None:
+            tb = tb.tb_next
+        return tb is not None and tb.tb_frame.f_code.co_filename.startswith("<")
+
+    @staticmethod
     def learner_traceback(e):
         frames = [
             f
@@ -297,11 +305,14 @@ class Sandbox:
             return self.watched_call(req)
         obj = self.handles[req["target"]]
         if op == "load_state_dict":
-            return self.learner_call(lambda: obj.load_state_dict(req["state_dict"], strict=True))
+            self.learner_call(lambda: obj.load_state_dict(req["state_dict"], strict=True))
+            return {"value": None}
         if op == "describe":
-            return describe(obj)
+            return {"value": describe(obj)}
         if op == "fit":
-            return self.learner_call(lambda: fit(obj, req["tokens"], req["steps"], req["lr"]))
+            return {
+                "value": self.learner_call(lambda: fit(obj, req["tokens"], req["steps"], req["lr"]))
+            }
         raise ValueError(f"unknown request {op!r}")
 
     def learner_call(self, fn):
@@ -482,6 +493,7 @@ def main(conn, setup):
                     "kind": type(e).__name__,
                     "message": str(e)[:2000],
                     "traceback": box.learner_traceback(e),
+                    "raised_by_learner": Sandbox.raised_by_learner(e),
                 }
             }
         send(conn, reply)

@@ -326,7 +326,7 @@ class Submission:
             kind, message = str(err.get("kind", "Error")), str(err.get("message", ""))
             if kind == "MemoryError" or "can't allocate memory" in message:
                 raise LearnerOutOfMemory(message.splitlines()[0][:200] if message else kind)
-            if kind == "NotImplementedError":
+            if kind == "NotImplementedError" and err.get("raised_by_learner"):
                 raise NotWrittenYet(message)
             if kind in ("SystemExit", "KeyboardInterrupt"):
                 raise LearnerCrashed(
