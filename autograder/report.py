@@ -37,7 +37,7 @@ def human(file: str, results: list[Result]) -> str:
             lines.append(_indent(r.message))
             hint = mistake_line(r.mistake)
             if hint:
-                lines.append(_indent(textwrap.fill(hint, 92)))
+                lines.append(_indent(textwrap.fill(hint, 92, break_on_hyphens=False)))
     score = sum(r.points for r in results)
     total = sum(r.max_points for r in results)
     passed = sum(r.passed for r in results)
