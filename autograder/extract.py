@@ -111,9 +111,7 @@ def from_file(path: str | Path) -> LearnerCode:
     """Read a ``.py`` file or an ``.ipynb`` notebook; never modifies it."""
     path = Path(path)
     if not path.is_file():
-        raise ExtractError(
-            f"{path}: no such file. Give the path of a .py file or .ipynb notebook."
-        )
+        raise ExtractError(f"{path}: no such file. Give the path of a .py file or .ipynb notebook.")
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:

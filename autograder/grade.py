@@ -59,9 +59,7 @@ class GradeTable:
 def find_notebooks(root: Path) -> list[tuple[str, Path]]:
     """``(student, path)`` for every notebook in nbgrader's submitted layout, sorted."""
     if not root.is_dir():
-        raise GradeError(
-            f"{root}: no such folder. Give the folder with one folder per student."
-        )
+        raise GradeError(f"{root}: no such folder. Give the folder with one folder per student.")
     found = sorted(
         (p.relative_to(root).parts[0], p)
         for p in root.glob("*/*/*.ipynb")

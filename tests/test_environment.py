@@ -18,8 +18,7 @@ def _pins(lines):
 
 def test_requirements_pin_every_package_exactly():
     lines = [
-        ln.split("#", 1)[0].strip()
-        for ln in (ROOT / "requirements.txt").read_text().splitlines()
+        ln.split("#", 1)[0].strip() for ln in (ROOT / "requirements.txt").read_text().splitlines()
     ]
     packages = [ln for ln in lines if ln]
     assert packages, "requirements.txt lists no package"
