@@ -181,7 +181,14 @@ class Sandbox:
         self.refusals = []  # what the audit hook refused during the current call
         self.workdir = setup["workdir"]
         blocked = [os.path.dirname(sys.modules["autograder"].__file__)]
-        blocked += [sys.modules[m].__file__ for m in REFERENCE_MODULES if m in sys.modules]
+        for name in REFERENCE_MODULES:  # the source and its compiled copy in __pycache__
+            if name in sys.modules:
+                folder, file = os.path.split(sys.modules[name].__file__)
+                stem = file.removesuffix(".py")
+                blocked += [
+                    os.path.join(folder, file),
+                    os.path.join(folder, "__pycache__", stem + "."),
+                ]
         self.blocked_reads = tuple(os.path.realpath(p) for p in blocked)
 
     # -- lock-down ---------------------------------------------------------------------------
