@@ -30,6 +30,7 @@ import resource
 import sys
 import traceback
 from contextlib import nullcontext
+from functools import partial
 
 import torch
 from torch.overrides import TorchFunctionMode
@@ -310,6 +311,8 @@ class Sandbox:
         op = req["op"]
         if op == "call" or op == "new":
             return self.watched_call(req)
+        if op == "get":  # a learner's global, e.g. the answer to a question
+            return {"value": self.ns.get(req["target"])}
         obj = self.handles[req["target"]]
         if op == "load_state_dict":
             self.learner_call(lambda: obj.load_state_dict(req["state_dict"], strict=True))
@@ -492,8 +495,8 @@ def main(conn, setup):
             return
         try:
             reply = box.serve(req)
-            if "value" in reply:
-                reply["value"] = to_plain(reply["value"])
+            if "value" in reply:  # learner code (a __repr__, say) may run here too
+                reply["value"] = box.learner_call(partial(to_plain, reply["value"]))
         except BaseException as e:  # the learner's exception, reported, never fatal
             reply = {
                 "error": {

@@ -42,7 +42,7 @@ class Cell:
 class LearnerCode:
     file: str
     cells: list[Cell]
-    defined: set[str]  # top-level names the kept statements bind (what could be an exercise)
+    defined: set[str]  # top-level names the kept statements define (what could be an exercise)
     problems: list[str] = field(default_factory=list)  # cells that could not be parsed
 
     def names(self, among: set[str] | dict) -> list[str]:
@@ -59,11 +59,15 @@ def _strip_magics(source: str) -> str | None:
 
 
 def _bound_names(node: ast.stmt) -> set[str]:
-    """Top-level names a kept statement binds: ``def f``, ``class C``, ``f = ...``, ``import f``."""
+    """Names a kept statement defines: ``def f``, ``class C``, ``f = ...``.
+
+    Imports don't count: a lesson that imports the reference ``QKVProjection`` for a demo has
+    not submitted it (and ``check(name)`` or ``--only name`` still judge an imported name).
+    """
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
         return {node.name}
     if isinstance(node, ast.Import | ast.ImportFrom):
-        return {(a.asname or a.name).split(".")[0] for a in node.names}
+        return set()
     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
     return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
 

@@ -2,7 +2,8 @@
 
 Each notebook is judged in its own sandbox (a broken or hostile one fails only its own
 exercises); several are judged at once; nothing under ``SUBMISSIONS_DIR`` is written. The result
-is a CSV of points per student and exercise, and a feedback file per student beside it
+is a CSV of points per student and exercise (and conceptual question, as ``answer_<id>``),
+and a feedback file per student beside it
 (``<out>_feedback/<student>.txt``). Grading is deterministic: a re-run gives the same table.
 """
 
@@ -18,6 +19,7 @@ from tqdm import tqdm
 from autograder import report
 from autograder.extract import ExtractError, from_file
 from autograder.judge import NothingToGrade, Result, judge_code
+from autograder.questions import QUESTIONS
 from autograder.registry import all_exercises
 from autograder.sandbox import warm_up
 
@@ -76,7 +78,7 @@ def find_notebooks(root: Path) -> list[tuple[str, Path]]:
 def grade_notebook(student: str, path: Path, root: Path, time_limit=None) -> Graded:
     graded = Graded(student, str(path.relative_to(root / student)))
     try:
-        graded.results = judge_code(from_file(path), time_limit=time_limit)
+        graded.results = judge_code(from_file(path), time_limit=time_limit, questions=True)
     except (ExtractError, NothingToGrade) as e:
         graded.error = str(e)
     except Exception as e:  # never let one submission stop the class
@@ -89,7 +91,8 @@ def _write_csv(table: GradeTable, exercises: list[str]) -> None:
     for g in table.rows:
         for r in g.results:
             points[g.student][r.exercise] = points[g.student].get(r.exercise, 0.0) + r.points
-    used = [e for e in exercises if any(e in p for p in points.values())]
+    columns = exercises + [f"answer_{qid}" for qid in QUESTIONS]
+    used = [e for e in columns if any(e in p for p in points.values())]
     maxima = {}
     for g in table.rows:
         for r in g.results:

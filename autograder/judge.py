@@ -107,14 +107,50 @@ def judge_one(sub: Submission, ex: Exercise, time_limit: float | None = None) ->
     return Result(ex.name, True, ex.points, ex.points, "all checks passed", None)
 
 
+QUESTION_TIME_LIMIT = 5.0  # seconds to read one answer out of the sandbox
+
+
+def judge_answers(sub: Submission, ids: list[str]) -> list[Result]:
+    """Grade the answers to the lessons' conceptual questions (``answer_02_1 = ...``)."""
+    from autograder.questions import QUESTIONS, grade_answer
+
+    results = []
+    for qid in ids:
+        question, name = QUESTIONS[qid], f"answer_{qid}"
+        try:
+            sub.begin(replace(_ANSWER, name=name, time_limit=QUESTION_TIME_LIMIT))
+            verdict = grade_answer(qid, sub.get(name))
+        except LearnerProblem as problem:
+            results.append(Result(name, False, 0.0, question.points, str(problem), None))
+            continue
+        points = question.points if verdict.correct else 0.0
+        results.append(
+            Result(name, verdict.correct, points, question.points, verdict.message, None)
+        )
+    return results
+
+
+_ANSWER = Exercise("answer", "", lambda sub: None)
+
+
 def judge_code(
     code: LearnerCode,
     only: Iterable[str] | None = None,
     on_result: Callable[[Result], None] | None = None,
     time_limit: float | None = None,
+    questions: bool = False,
 ) -> list[Result]:
-    """Judge every exercise ``code`` defines (or just ``only``), in contract order."""
+    """Judge every exercise ``code`` defines (or just ``only``), in contract order.
+
+    With ``questions``, the answers it gives to the lessons' conceptual questions too (as results
+    named ``answer_<id>``), as a class's grade table has them.
+    """
     exercises = all_exercises()
+    answered = []
+    if questions and not only:
+        from autograder.questions import QUESTIONS
+
+        answered = [qid for qid in QUESTIONS if f"answer_{qid}" in code.defined]
     if only:
         unknown = [n for n in only if n not in exercises]
         if unknown:
@@ -124,7 +160,7 @@ def judge_code(
         names = [n for n in exercises if n in set(only)]
     else:
         names = code.names(exercises)
-    if not names:
+    if not names and not answered:
         detail = f" ({'; '.join(code.problems)})" if code.problems else ""
         raise NothingToGrade(
             f"{code.file}: no exercise found{detail}. The grader looks for the functions and "
@@ -145,6 +181,7 @@ def judge_code(
             results.append(result)
             if on_result:
                 on_result(result)
+        results += judge_answers(sub, answered)
     return results
 
 

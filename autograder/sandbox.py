@@ -350,6 +350,10 @@ class Submission:
             {"op": "call", "target": name, "args": args, "kwargs": kwargs, "watch": watch}
         )
 
+    def get(self, name: str) -> Any:
+        """The value of the learner's global ``name`` (None if it is not defined)."""
+        return self._request({"op": "get", "target": name})
+
     def new(self, name: str, *args, **kwargs) -> RemoteObject:
         """Construct the learner's class ``name`` in the sandbox."""
         handle = self._request({"op": "new", "target": name, "args": args, "kwargs": kwargs})

@@ -173,9 +173,9 @@ def test_a_cell_that_raises_is_reported_and_the_rest_still_graded(tmp_path):
 
 
 # -- isolation: hostile submissions ------------------------------------------------------------
-def hostile(name, **options):
+def hostile(name, only=None, **options):
     start = time.monotonic()
-    results = by_name(judge_file(HOSTILE / name, **options))
+    results = by_name(judge_file(HOSTILE / name, only, **options))
     return results, time.monotonic() - start
 
 
@@ -234,7 +234,7 @@ def test_the_reference_under_another_name_gets_no_points():
 
 
 def test_importing_the_reference_by_alias_gets_no_points():
-    results, _ = hostile("imports_reference_by_alias.py")
+    results, _ = hostile("imports_reference_by_alias.py", only=["causal_mask", "attention_scores"])
     assert results["causal_mask"].mistake == "uses-reference"
     assert results["attention_scores"].mistake == "uses-reference"
 
@@ -262,6 +262,11 @@ def test_learner_code_never_runs_as_root_where_python_is_readable():
         "    return q @ k.transpose(-2, -1)\n"
     )
     assert by_name(judge_source(src))["attention_scores"].passed
+
+
+def test_an_imported_helper_is_not_taken_for_a_submitted_exercise(tmp_path):
+    src = "from course_lib.projections import QKVProjection\n" + GOOD
+    assert set(by_name(judge_source(src))) == {"causal_mask", "attention_scores"}
 
 
 def test_learner_output_and_files_stay_in_a_private_working_directory():

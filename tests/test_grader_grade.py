@@ -51,8 +51,8 @@ def read_grades(path: Path) -> dict[str, dict[str, str]]:
 
 def test_a_class_with_hostile_and_broken_submissions_is_graded_fairly(tmp_path):
     root = tmp_path / "submitted"
-    submit(root, "ada", CORRECT)
-    submit(root, "bob", INVERTED)
+    submit(root, "ada", CORRECT, "answer_04_1 = 21  # True entries of causal_mask(6)")
+    submit(root, "bob", INVERTED, "answer_04_1 = 36")
     submit(root, "eve", (HOSTILE / "infinite_loop.py").read_text())
     submit(root, "mal", (HOSTILE / "exits_early.py").read_text())
     submit(root, "oom", (HOSTILE / "memory_bomb.py").read_text())
@@ -67,6 +67,7 @@ def test_a_class_with_hostile_and_broken_submissions_is_graded_fairly(tmp_path):
     assert set(grades) == {"ada", "bob", "eve", "mal", "oom", "zed"}
     assert grades["ada"]["causal_mask"] == "1" and grades["ada"]["total"] == grades["ada"]["max"]
     assert grades["bob"]["causal_mask"] == "0" and grades["bob"]["attention_scores"] == "1"
+    assert grades["ada"]["answer_04_1"] == "1" and grades["bob"]["answer_04_1"] == "0"
     assert grades["eve"]["causal_mask"] == "0" and grades["eve"]["attention_scores"] == "1"
     assert grades["mal"]["total"] == "0" and grades["oom"]["total"] == "0"
     assert grades["zed"]["total"] == "0"
@@ -75,6 +76,7 @@ def test_a_class_with_hostile_and_broken_submissions_is_graded_fairly(tmp_path):
     feedback = table.feedback_dir
     assert sorted(p.stem for p in feedback.glob("*.txt")) == sorted(grades)
     assert "PASS  causal_mask" in (feedback / "ada.txt").read_text()
+    assert "Question 04.1: not quite" in (feedback / "bob.txt").read_text()
     assert "did not finish within 3 s" in (feedback / "eve.txt").read_text()
     assert "not valid JSON" in (feedback / "zed.txt").read_text()
 
