@@ -4,6 +4,10 @@ Tests marked ``@pytest.mark.gpu`` need a CUDA or MPS device; without one they ar
 reason that says so (never silently passed).
 """
 
+import os
+import sys
+from pathlib import Path
+
 import pytest
 import torch
 from torch import nn
@@ -74,3 +78,10 @@ def copy_mha_weights(ours: nn.Module, theirs: nn.MultiheadAttention) -> None:
 def load_mha_weights():
     """The function :func:`copy_mha_weights`, for tests that compare with torch's modules."""
     return copy_mha_weights
+
+
+@pytest.fixture
+def venv_on_path(monkeypatch):
+    """The kernel (``python3`` runs ``python``) and nbgrader (``alembic``) come from this venv."""
+    monkeypatch.setenv("PATH", str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
+    monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel's inline backend, as in Jupyter

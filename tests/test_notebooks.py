@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 import importlib.util
 import math
-import os
 import shutil
 import subprocess
 import sys
@@ -212,13 +211,6 @@ def test_committed_notebooks_match_a_fresh_release(tmp_path):
 
 
 # -- running them --------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def venv_on_path(monkeypatch):
-    """The kernel (``python3`` runs ``python``) and nbgrader (``alembic``) come from this venv."""
-    monkeypatch.setenv("PATH", str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
-    monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel's inline backend, as in Jupyter
 
 
 def problems_in(nb, allow_errors: bool = False) -> list[str]:

@@ -1,0 +1,69 @@
+"""The check a learner runs below an exercise names the lesson's common mistakes, in a real kernel.
+
+For each lesson, a kernel runs the lesson's own set-up cell, then for each exercise a learner's
+wrong version (a file of tests/submissions/wrong/) and the lesson's ``check(...)`` cell. Each check
+must print a short verdict with the mistake's id, no traceback and nothing on stderr, and answer
+quickly (how quickly is measured by ``make bench``, not here).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parents[1]
+WRONG = Path(__file__).parent / "submissions" / "wrong"
+
+COMMON_MISTAKES = {
+    "01_projections": {
+        "project_qkv": "project-transposed-weights",
+        "QKVProjection": "projection-has-bias",
+    },
+    "02_qkt": {"attention_scores": "forgot-transpose-k"},
+    "03_scaling": {
+        "dot_product_variance": "variance-elementwise",
+        "softmax_entropy": "entropy-log2",
+        "scaled_attention_scores": "scaled-by-dk",
+    },
+    "04_softmax_masks": {
+        "softmax": "softmax-unstable",
+        "causal_mask": "causal-upper-triangle",
+        "padding_mask": "padding-mask-inverted",
+        "masked_scores": "fill-overflows-fp16",
+    },
+}
+
+
+def setup_cell(assignment: str) -> str:
+    """The lesson's first code cell: its imports, `check` among them."""
+    nb = nbformat.read(ROOT / "notebooks" / assignment / f"{assignment}.ipynb", as_version=4)
+    return next(c.source for c in nb.cells if c.cell_type == "code" and "import" in c.source)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", sorted(COMMON_MISTAKES))
+def test_check_cells_name_the_lessons_common_mistakes(assignment, venv_on_path):
+    mistakes = COMMON_MISTAKES[assignment]
+    cells = [setup_cell(assignment)]
+    for name, mistake in mistakes.items():
+        cells.append((WRONG / f"{mistake}.py").read_text())
+        cells.append(f"check({name})")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
+    NotebookClient(
+        nb,
+        timeout=120,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(ROOT / "notebooks" / assignment)}},
+    ).execute()
+
+    for i, (name, mistake) in enumerate(mistakes.items()):
+        outputs = nb.cells[2 + 2 * i].outputs
+        assert all(o.output_type == "stream" and o.name == "stdout" for o in outputs), outputs
+        text = "".join(o.text for o in outputs)
+        assert text.startswith(f"✘ {name}"), text
+        assert f"[{mistake}]" in text, text
+        assert "Traceback" not in text and len(text.splitlines()) <= 8, text
