@@ -15,8 +15,6 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import nbformat
-
 KEPT = (
     ast.Import,
     ast.ImportFrom,
@@ -123,6 +121,8 @@ def from_file(path: str | Path) -> LearnerCode:
     if not text.strip():
         raise ExtractError(f"{path}: the file is empty. Save your work and try again.")
     if path.suffix == ".ipynb":
+        import nbformat  # only for notebooks: it takes longer to import than a .py takes to grade
+
         try:
             nb = nbformat.reads(text, as_version=4)
         except (json.JSONDecodeError, nbformat.reader.NotJSONError) as e:
