@@ -31,8 +31,9 @@ $(BIN)/.installed: requirements.txt pyproject.toml
 
 install: $(BIN)/.installed
 
+# As root (containers, cloud boxes) Jupyter refuses to start without --allow-root.
 lab: install
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 test: install
 	$(PY) -m pytest -n 2
