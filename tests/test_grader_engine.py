@@ -239,6 +239,12 @@ def test_importing_the_reference_by_alias_gets_no_points():
     assert results["attention_scores"].mistake == "uses-reference"
 
 
+def test_the_reference_run_in_a_thread_of_ones_own_gets_no_points():
+    results, _ = hostile("uses_reference_in_a_thread.py")
+    assert results["causal_mask"].mistake == "tampering"
+    assert "does not allow starting threads" in results["causal_mask"].message
+
+
 def test_switching_off_the_watch_on_forbidden_calls_is_refused():
     results, _ = hostile("disables_watch.py")
     assert not results["softmax"].passed
