@@ -75,7 +75,6 @@ class Refused(PermissionError):
 
 
 NOBODY = 65534
-MAX_REPLY = 256 * 2**20
 
 
 def _readable_by_others(path: str) -> bool:
@@ -172,8 +171,9 @@ class Guard(TorchFunctionMode):
 
 
 class Sandbox:
-    def __init__(self, conn, setup):
-        self.conn = conn
+    """The learner's namespace, the objects the judge made in it, and the locks around them."""
+
+    def __init__(self, setup):
         self.rules = Rules(setup["forbid"])
         self.ns = {"__name__": "__main__", "__builtins__": builtins}
         self.handles = {}
@@ -496,7 +496,7 @@ def send(conn, message):
 
 def main(conn, setup):
     """The sandbox process: lock down, load the learner's code, then serve the judge."""
-    box = Sandbox(conn, setup)
+    box = Sandbox(setup)
     box.lock_down(setup["memory_limit"])
     defined, problems = box.run_code(setup["cells"])
     send(conn, {"loaded": True, "defined": defined, "problems": problems})

@@ -1,10 +1,10 @@
 """The seam between the judge and the learner's code: a ``Submission``.
 
 The learner's code runs in a child process forked from a warm server that has torch loaded
-(``multiprocessing``'s fork server, preloading :mod:`autograder._worker`), never in the judge. The
+(:mod:`autograder._zygote`, which imports :mod:`autograder._worker` once), never in the judge. The
 judge calls into it through a ``Submission``::
 
-    with Submission(code, forbid) as sub:
+    with Submission(cells, forbid) as sub:
         sub.begin(exercise)                     # its time limit and its forbidden calls apply
         mask = sub.call("causal_mask", 4)       # a tensor, computed in the sandbox
         mha = sub.new("MultiHeadAttention", 8, 2)
@@ -15,6 +15,9 @@ What comes back is plain data (tensors, numbers, containers) read with ``torch.l
 weights_only=True)``: a reply can never run code in the judge. A call that raises, runs past the
 time limit, dies, or uses what the exercise forbids raises a :class:`LearnerProblem`; after a
 timeout or a crash the next exercise gets a fresh sandbox.
+
+Set ``AUTOGRADER_KEEP_SANDBOX=1`` to keep each sandbox's working directory (with ``output.txt``,
+what the learner's code printed) for debugging.
 """
 
 from __future__ import annotations
