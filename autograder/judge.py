@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
 
 from autograder.extract import LearnerCode, from_file, from_sources
@@ -110,33 +110,39 @@ def judge_one(sub: Submission, ex: Exercise, time_limit: float | None = None) ->
 QUESTION_TIME_LIMIT = 5.0  # seconds to read one answer out of the sandbox
 
 
+_ANSWER = Exercise("answer", "", lambda sub: None, time_limit=QUESTION_TIME_LIMIT)
+
+
+def _question(qid: str) -> Exercise:
+    """A question, dressed as an exercise: ``answer_<id>``, its points, a short time limit."""
+    from autograder.questions import QUESTIONS
+
+    return replace(_ANSWER, name=f"answer_{qid}", points=QUESTIONS[qid].points)
+
+
 def judge_answers(sub: Submission, ids: list[str]) -> list[Result]:
     """Grade the answers to the lessons' conceptual questions (``answer_02_1 = ...``)."""
-    from autograder.questions import QUESTIONS, grade_answer
+    from autograder.questions import grade_answer
 
     results = []
     for qid in ids:
-        question, name = QUESTIONS[qid], f"answer_{qid}"
+        question = _question(qid)
         try:
-            sub.begin(replace(_ANSWER, name=name, time_limit=QUESTION_TIME_LIMIT))
-            verdict = grade_answer(qid, sub.get(name))
+            sub.begin(question)
+            verdict = grade_answer(qid, sub.get(question.name))
         except LearnerProblem as problem:
-            results.append(Result(name, False, 0.0, question.points, str(problem), None))
+            results.append(_failure(question, str(problem), None))
             continue
         points = question.points if verdict.correct else 0.0
         results.append(
-            Result(name, verdict.correct, points, question.points, verdict.message, None)
+            Result(question.name, verdict.correct, points, question.points, verdict.message, None)
         )
     return results
-
-
-_ANSWER = Exercise("answer", "", lambda sub: None)
 
 
 def judge_code(
     code: LearnerCode,
     only: Iterable[str] | None = None,
-    on_result: Callable[[Result], None] | None = None,
     time_limit: float | None = None,
     questions: bool = False,
 ) -> list[Result]:
@@ -168,19 +174,15 @@ def judge_code(
             "level of a cell or file."
         )
     cells = [(c.label, c.source) for c in code.cells]
-    results = []
     try:
         sub = Submission(cells, forbidden_names(exercises))
     except LearnerProblem as problem:  # the definitions themselves hang or kill the sandbox
-        message, mistake = _explain(exercises[names[0]], problem)
+        message, mistake = _explain(replace(_ANSWER, name="your code"), problem)
         message = "Loading your code failed: " + message.split(": ", 1)[-1]
-        return [_failure(exercises[n], message, mistake) for n in names]
+        failed = [_failure(exercises[n], message, mistake) for n in names]
+        return failed + [_failure(_question(q), message, mistake) for q in answered]
     with sub:
-        for name in names:
-            result = judge_one(sub, exercises[name], time_limit)
-            results.append(result)
-            if on_result:
-                on_result(result)
+        results = [judge_one(sub, exercises[name], time_limit) for name in names]
         results += judge_answers(sub, answered)
     return results
 

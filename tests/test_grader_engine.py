@@ -204,6 +204,15 @@ def test_exiting_early_is_a_failure_not_a_success():
     assert not results["attention_scores"].passed
 
 
+def test_exiting_while_the_code_loads_fails_every_exercise_with_a_clear_message():
+    src = GOOD + "\nanswer_04_1 = 21\nstop = __import__('os')._exit(0)\n"
+    results = judge_source(src, questions=True)
+    assert [r.exercise for r in results] == ["attention_scores", "causal_mask", "answer_04_1"]
+    for r in results:
+        assert not r.passed and r.mistake == "crashed"
+        assert r.message.startswith("Loading your code failed: your code ended the process")
+
+
 def test_a_printed_fake_report_is_not_mistaken_for_results():
     proc = run_cli("check", HOSTILE / "fake_report.py", "--json")
     assert proc.returncode == 1
