@@ -26,12 +26,14 @@ import io
 import linecache
 import os
 import pickle
+import pkgutil
 import resource
 import sys
 import traceback
 from contextlib import nullcontext
 from functools import partial
 
+import matplotlib
 import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -47,18 +49,12 @@ REFERENCE_MODULES = (
     "course_lib.blocks",
     "course_lib.efficient",
 )
-for _name in ("course_lib",) + REFERENCE_MODULES:
-    try:
-        importlib.import_module(_name)
-    except ImportError:  # a module not written yet: nothing to protect
-        pass
-try:  # notebooks import plots from course_lib.viz; preloading makes their cells cheap to re-run
-    import matplotlib
+for _name in REFERENCE_MODULES:
+    importlib.import_module(_name)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot  # noqa: F401
-except ImportError:
-    pass
+# Notebooks import plots from course_lib.viz; preloading matplotlib makes their cells cheap.
+matplotlib.use("Agg")
+import matplotlib.pyplot  # noqa: E402, F401
 
 
 def _warm_up() -> None:
@@ -97,29 +93,13 @@ class Rules:
     def __init__(self, forbid: dict[str, list[str]]):
         self.by_exercise = {ex: self._resolve(names) for ex, names in forbid.items()}
 
-    @staticmethod
-    def _lookup(dotted: str):
-        parts = dotted.split(".")
-        for cut in range(len(parts), 0, -1):
-            try:
-                obj = importlib.import_module(".".join(parts[:cut]))
-            except ImportError:
-                continue
-            for attr in parts[cut:]:
-                obj = getattr(obj, attr)
-            return obj
-        raise ImportError(dotted)
-
     def _resolve(self, names):
         objects, codes, ops = {}, {}, {}
         for dotted in names:
             if dotted.startswith("aten."):
                 ops["aten::" + dotted[5:]] = dotted
                 continue
-            try:
-                obj = self._lookup(dotted)
-            except (ImportError, AttributeError):
-                continue  # e.g. a reference not written yet
+            obj = pkgutil.resolve_name(dotted)
             members = vars(obj).values() if isinstance(obj, type) else [obj]
             for member in members:
                 member = getattr(member, "__func__", member)

@@ -6,16 +6,13 @@ import json
 import textwrap
 
 from autograder.judge import Result
+from autograder.mistakes import MISTAKES
 
 
 def mistake_line(mistake: str | None) -> str | None:
     """'Looks like: <title> [id]. <hint>' for a catalogue id, or None."""
     if mistake is None:
         return None
-    try:
-        from autograder.mistakes import MISTAKES
-    except ImportError:  # the catalogue not installed: the id alone still helps
-        return f"Looks like: [{mistake}]"
     entry = MISTAKES.get(mistake)
     if entry is None:
         return f"Looks like: [{mistake}]"

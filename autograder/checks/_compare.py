@@ -23,15 +23,7 @@ import torch
 
 from autograder.mistakes import get as get_mistake
 from autograder.registry import CheckFailure
-from autograder.sandbox import LearnerError, LearnerProblem
-
-try:  # the engine reports a NotImplementedError as the blank exercise
-    from autograder.sandbox import NotWrittenYet
-except ImportError:  # pragma: no cover - an engine without it
-
-    class NotWrittenYet(LearnerProblem):  # type: ignore[no-redef]
-        pass
-
+from autograder.sandbox import LearnerError, NotWrittenYet
 
 Mutant = tuple[str, Callable[..., Any]]
 Mutants = Sequence[Mutant]
