@@ -20,6 +20,7 @@ import torch
 import torch.nn.functional as F
 
 from course_lib import MemoryTracker, scaled_dot_product_attention, tiled_attention
+from course_lib.device import time_alternately
 
 SPEED_SHAPE = (8, 512, 64)  # (B, L, d)
 SPEED_TARGET = 1.5  # reference time / torch time
@@ -37,14 +38,7 @@ def bench_speed() -> bool:
             q, k, v
         ),
     }
-    times: dict[str, list[float]] = {name: [] for name in functions}
-    with torch.no_grad():
-        for round_ in range(SPEED_ROUNDS + 3):  # alternate, so both see the same machine load
-            for name, function in functions.items():
-                start = time.perf_counter()
-                function()
-                if round_ >= 3:  # the first rounds warm up
-                    times[name].append(time.perf_counter() - start)
+    times = time_alternately(functions, SPEED_ROUNDS, warm_up=3)
     ours, theirs = (times[name] for name in functions)
     best = min(ours) / min(theirs)
     median = statistics.median(ours) / statistics.median(theirs)

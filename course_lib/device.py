@@ -10,7 +10,6 @@ check passes (1 otherwise).
 """
 
 import argparse
-import math
 import os
 import platform
 import sys
@@ -146,6 +145,26 @@ def check_reference(device: torch.device | str, dtype: torch.dtype) -> list[Chec
     return results
 
 
+def time_alternately(functions, repeats: int, device="cpu", warm_up: int = 2):
+    """Seconds of each of ``functions`` (a dict name -> callable), ``repeats`` samples each.
+
+    The functions run in turn, round after round, so that all of them see the same machine
+    load; the first ``warm_up`` rounds are not counted.
+    """
+    device = torch.device(device)
+    samples: dict[str, list[float]] = {name: [] for name in functions}
+    with torch.no_grad():
+        for round_ in range(warm_up + repeats):
+            for name, function in functions.items():
+                _synchronize(device)
+                start = time.perf_counter()
+                function()
+                _synchronize(device)
+                if round_ >= warm_up:
+                    samples[name].append(time.perf_counter() - start)
+    return samples
+
+
 def speed_comparison(
     device: torch.device | str,
     dtype: torch.dtype = torch.float32,
@@ -156,22 +175,16 @@ def speed_comparison(
     on ``(B, L, d) = shape``, measured alternately."""
     from course_lib.attention import scaled_dot_product_attention
 
-    device = torch.device(device)
     q, k, v = (torch.randn(shape, device=device, dtype=dtype) for _ in "qkv")
-    functions = {
-        "reference": lambda: scaled_dot_product_attention(q, k, v),
-        "torch": lambda: F.scaled_dot_product_attention(q, k, v),
-    }
-    times = {name: math.inf for name in functions}
-    with torch.no_grad():
-        for _ in range(repeats + 2):  # the first rounds warm up
-            for name, function in functions.items():
-                _synchronize(device)
-                start = time.perf_counter()
-                function()
-                _synchronize(device)
-                times[name] = min(times[name], time.perf_counter() - start)
-    return times["reference"], times["torch"]
+    times = time_alternately(
+        {
+            "reference": lambda: scaled_dot_product_attention(q, k, v),
+            "torch": lambda: F.scaled_dot_product_attention(q, k, v),
+        },
+        repeats,
+        device,
+    )
+    return min(times["reference"]), min(times["torch"])
 
 
 def main(argv: list[str] | None = None) -> int:
