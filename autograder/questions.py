@@ -349,6 +349,19 @@ _add(
 )
 
 
+# Questions of the lessons whose folder in autograder/lessons/ has a questions.py.
+def _add_lesson_questions() -> None:
+    from autograder import lessons
+
+    for lesson in lessons.lessons():
+        module = lessons.load(lesson, "questions")
+        for q in getattr(module, "QUESTIONS", ()):
+            _add(q)
+
+
+_add_lesson_questions()
+
+
 # -- reading and judging answers ---------------------------------------------------------------
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
