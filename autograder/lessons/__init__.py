@@ -1,9 +1,17 @@
 """One folder per lesson, named exactly like the lesson's folder in ``solutions/``.
 
-A lesson folder holds what the grader knows about that lesson: ``questions.py`` (its conceptual
-questions, a list ``QUESTIONS`` of :class:`autograder.questions.Question`) and, as the
-restructuring goes on, its checks and its known mistakes. Folder names start with a digit, so they
-are imported by name through :func:`load`, never with an ``import`` statement.
+A lesson folder holds what the grader knows about that lesson, each file found by name:
+
+- ``checks.py``     the check of each of its exercises, marked ``@exercise(name)`` (built with
+                    ``autograder.kit``; the exercises themselves are rows of
+                    ``autograder.contract``);
+- ``mistakes.py``   ``MISTAKES``, the known mistakes first diagnosed in this lesson
+                    (:class:`autograder.mistakes.Mistake`);
+- ``questions.py``  ``QUESTIONS``, its conceptual questions
+                    (:class:`autograder.questions.Question`).
+
+Folder names start with a digit, so they are imported by name through :func:`load`, never with an
+``import`` statement; a lesson never imports another lesson (shared helpers are in the kit).
 """
 
 from __future__ import annotations

@@ -8,9 +8,11 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from autograder.checks._compare import (
+from autograder.kit import (
+    MHA_FORBID,
     Call,
     construct,
+    exercise,
     expect_close,
     expect_layers,
     expect_meta,
@@ -24,12 +26,11 @@ from autograder.checks._compare import (
     linear_state,
     load_weights,
     low_precision_dtypes,
+    mha,
+    no_full_rows,
     on_meta,
     randn,
 )
-from autograder.checks.l05_attention import no_full_rows
-from autograder.checks.l06_multihead import MHA_FORBID, mha
-from autograder.registry import exercise
 
 # ---- FeedForward --------------------------------------------------------------------------------
 
@@ -75,7 +76,7 @@ def expect_deterministic(obj, c, first, want):
             )
 
 
-@exercise("FeedForward", lesson="08", points=2)
+@exercise("FeedForward")
 def check_feed_forward(sub) -> None:
     g = generator(14)
     for d, d_ff, dropout, shape in ((4, 8, None, (2, 3, 4)), (6, 5, 0.5, (3, 6))):
@@ -187,7 +188,7 @@ BLOCK_FORBID = MHA_FORBID + (
 )
 
 
-@exercise("TransformerBlock", lesson="08", points=2, forbid=BLOCK_FORBID)
+@exercise("TransformerBlock", forbid=BLOCK_FORBID)
 def check_transformer_block(sub) -> None:
     g = generator(15)
     d, h, d_ff = 8, 2, 16
@@ -251,7 +252,7 @@ def check_transformer_block(sub) -> None:
 # ---- TinyTransformer ---------------------------------------------------------------------------
 
 
-@exercise("TinyTransformer", lesson="08", points=2, forbid=BLOCK_FORBID, time_limit=40.0)
+@exercise("TinyTransformer", forbid=BLOCK_FORBID, time_limit=40.0)
 def check_tiny_transformer(sub) -> None:
     g = generator(16)
     vocab, d, h, layers, d_ff, max_len = 11, 16, 2, 2, 32, 12

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import torch
 
-from autograder.checks._compare import (
+from autograder.kit import (
     DTYPE_PROMOTED,
     Call,
     construct,
     diagnose,
+    exercise,
     expect_close,
     expect_layers,
     expect_meta,
@@ -26,7 +27,6 @@ from autograder.checks._compare import (
     on_meta,
     randn,
 )
-from autograder.registry import exercise
 
 # ---- sinusoidal_positional_encoding -------------------------------------------------------------
 
@@ -55,7 +55,7 @@ SINUSOID_MUTANTS = (
 )
 
 
-@exercise("sinusoidal_positional_encoding", lesson="07", points=1)
+@exercise("sinusoidal_positional_encoding")
 def check_sinusoidal_positional_encoding(sub) -> None:
     for max_len, d in ((4, 6), (1, 2), (10, 8), (50, 16)):
         c = Call("sinusoidal_positional_encoding", max_len, d)
@@ -68,7 +68,7 @@ def check_sinusoidal_positional_encoding(sub) -> None:
 # ---- LearnedPositionalEmbedding ----------------------------------------------------------------
 
 
-@exercise("LearnedPositionalEmbedding", lesson="07", points=2)
+@exercise("LearnedPositionalEmbedding")
 def check_learned_positional_embedding(sub) -> None:
     g = generator(12)
     max_len, d = 6, 4
@@ -155,7 +155,7 @@ def _check_relative(sub, g) -> None:
         )
 
 
-@exercise("apply_rope", lesson="07", points=2)
+@exercise("apply_rope")
 def check_apply_rope(sub) -> None:
     g = generator(13)
     for shape, kwargs in (((3, 4), {}), ((2, 5, 6), {})):

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import torch
 
-from autograder.checks._compare import (
+from autograder.kit import (
     Call,
+    CheckFailure,
+    exercise,
     expect_close,
     expect_mask,
     expect_meta,
@@ -21,7 +23,6 @@ from autograder.checks._compare import (
     randn,
     ref_softmax,
 )
-from autograder.registry import CheckFailure, exercise
 
 INF = float("inf")
 
@@ -31,10 +32,6 @@ INF = float("inf")
 def _plain_softmax(x, dim=-1, shift=None):
     e = (x - (x.amax(dim, keepdim=True) if shift is None else shift)).exp()
     return e / e.sum(dim, keepdim=True)
-
-
-def _other_dims(x, dim):
-    return [d for d in range(x.dim()) if d != dim % x.dim()]
 
 
 def _no_keepdim(x, dim, shift):
@@ -80,7 +77,7 @@ SOFTMAX_FORBID = (
 )
 
 
-@exercise("softmax", lesson="04", points=1, forbid=SOFTMAX_FORBID)
+@exercise("softmax", forbid=SOFTMAX_FORBID)
 def check_softmax(sub) -> None:
     g = generator(5)
     cases = (
@@ -128,7 +125,7 @@ CAUSAL_MUTANTS = (
 )
 
 
-@exercise("causal_mask", lesson="04", points=1)
+@exercise("causal_mask")
 def check_causal_mask(sub) -> None:
     for n in (4, 1, 7):
         c = Call("causal_mask", n)
@@ -154,7 +151,7 @@ PADDING_MUTANTS = (
 )
 
 
-@exercise("padding_mask", lesson="04", points=1)
+@exercise("padding_mask")
 def check_padding_mask(sub) -> None:
     cases = (
         (torch.tensor([2, 4, 1]), 4),
@@ -197,7 +194,7 @@ def _finite_fill(out, scores, mask) -> float | None:
     return float(fills.min())
 
 
-@exercise("masked_scores", lesson="04", points=1)
+@exercise("masked_scores")
 def check_masked_scores(sub) -> None:
     g = generator(6)
     fully = torch.tensor([[True, False, True, False], [False] * 4, [True] * 4])

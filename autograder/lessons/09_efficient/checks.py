@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import torch
 
-from autograder.checks._compare import (
+from autograder.kit import (
+    ATTENTION_FORBID,
     Call,
+    attend,
     construct,
+    exercise,
     expect_close,
     expect_mask,
     expect_meta,
@@ -22,8 +25,6 @@ from autograder.checks._compare import (
     on_meta,
     randn,
 )
-from autograder.checks.l05_attention import ATTENTION_FORBID, attend
-from autograder.registry import exercise
 
 INF = float("inf")
 
@@ -46,7 +47,7 @@ WINDOW_MUTANTS = (
 )
 
 
-@exercise("sliding_window_mask", lesson="09", points=1)
+@exercise("sliding_window_mask")
 def check_sliding_window_mask(sub) -> None:
     for n, window in ((5, 2), (6, 3), (4, 1), (3, 5)):
         c = Call("sliding_window_mask", n, window)
@@ -128,7 +129,7 @@ TILED_MUTANTS = (
 )
 
 
-@exercise("tiled_attention", lesson="09", points=2, forbid=ATTENTION_FORBID, time_limit=30.0)
+@exercise("tiled_attention", forbid=ATTENTION_FORBID, time_limit=30.0)
 def check_tiled_attention(sub) -> None:
     g = generator(17)
     name = "tiled_attention"
@@ -252,7 +253,7 @@ def _decode(g, sub, steps=6):
         )
 
 
-@exercise("KVCache", lesson="09", points=2)
+@exercise("KVCache")
 def check_kv_cache(sub) -> None:
     g = generator(18)
     steps = [(randn(g, 1, 2, 3, 4), randn(g, 1, 2, 3, 5)) for _ in range(2)]  # a prompt, twice

@@ -1,0 +1,58 @@
+"""Lesson 01's known mistakes (projections): the catalogue entries first diagnosed here.
+
+A mistake lives in the lesson of the earliest exercise it is diagnosed in; the notebook of that
+lesson cites it as ``[id]`` in its "Common mistakes", and ``tests/submissions/wrong/<id>.py``
+makes it (see ``autograder/mistakes.py``).
+"""
+
+from autograder.mistakes import Mistake
+
+MISTAKES = (
+    Mistake(
+        "project-transposed-weights",
+        ("project_qkv", "QKVProjection"),
+        "Weights used transposed",
+        "With w of shape (d_model, d_k) the projection is x @ w. nn.Linear stores its weight as "
+        "(out, in), so inside a module it is x @ linear.weight.T, or simply linear(x).",
+    ),
+    Mistake(
+        "qkv-order-swapped",
+        ("project_qkv", "QKVProjection"),
+        "q, k and v come back in the wrong order or from the wrong weights",
+        "Return exactly (x @ w_q, x @ w_k, x @ w_v), in that order.",
+    ),
+    Mistake(
+        "projection-has-bias",
+        ("QKVProjection", "SelfAttention", "MultiHeadAttention"),
+        "Projection layers have a bias the contract does not ask for",
+        "Create them as nn.Linear(d_in, d_out, bias=False) (MultiHeadAttention: bias=bias).",
+    ),
+    Mistake(
+        "module-attribute-names",
+        (
+            "QKVProjection",
+            "SelfAttention",
+            "MultiHeadAttention",
+            "LearnedPositionalEmbedding",
+            "FeedForward",
+            "TransformerBlock",
+        ),
+        "Layers are not stored under the attribute names of the contract",
+        "Name the layers exactly as the exercise says (w_q, w_k, w_v, w_o, embedding, linear1, "
+        "...): the grader loads known weights into them by name.",
+    ),
+    Mistake(
+        "missing-super-init",
+        (
+            "QKVProjection",
+            "SelfAttention",
+            "MultiHeadAttention",
+            "LearnedPositionalEmbedding",
+            "FeedForward",
+            "TransformerBlock",
+            "TinyTransformer",
+        ),
+        "The module does not call super().__init__() first",
+        "An nn.Module must call super().__init__() before it assigns any layer to self.",
+    ),
+)
