@@ -14,7 +14,7 @@ is cited as ``[id]`` in its lesson's notebook and has a learner-style wrong subm
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
@@ -97,20 +97,7 @@ def _catalogue() -> dict[str, Mistake]:
     return catalogue
 
 
-class _Catalogue(Mapping):
-    """Every mistake by id, read from the lesson folders the first time it is used."""
-
-    def __getitem__(self, mistake_id: str) -> Mistake:
-        return _catalogue()[mistake_id]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(_catalogue())
-
-    def __len__(self) -> int:
-        return len(_catalogue())
-
-
-MISTAKES: Mapping[str, Mistake] = _Catalogue()
+MISTAKES: Mapping[str, Mistake] = lessons.Gathered(_catalogue)
 GENERIC_IDS = frozenset(m.id for m in GENERIC)
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -108,20 +108,7 @@ def _questions() -> dict[str, Question]:
     return found
 
 
-class _Questions(Mapping):
-    """Every question by id, in course order, read from the lesson folders on first use."""
-
-    def __getitem__(self, question_id: str) -> Question:
-        return _questions()[question_id]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(_questions())
-
-    def __len__(self) -> int:
-        return len(_questions())
-
-
-QUESTIONS: Mapping[str, Question] = _Questions()
+QUESTIONS: Mapping[str, Question] = lessons.Gathered(_questions)
 
 
 # -- reading and judging answers ---------------------------------------------------------------

@@ -213,3 +213,16 @@ def test_readme_lesson_table_names_the_contracts_exercises():
         covered |= set(numbers)
     missing = {e.lesson for e in contract.CONTRACT if e.lesson[:2] not in covered}
     assert not missing, f"the README's lesson table has no row for {sorted(missing)}"
+
+
+def test_contributing_names_tests_that_exist():
+    """CONTRIBUTING.md's checklists name, for each step, the test that catches an omission."""
+    text = (ROOT / "CONTRIBUTING.md").read_text()
+    files = set(re.findall(r"`(tests/\w+\.py)", text))
+    tests = set(re.findall(r"::(\w+)`", text))
+    assert len(files) >= 5 and len(tests) >= 10
+    for path in files:
+        assert (ROOT / path).is_file(), f"CONTRIBUTING.md names {path}"
+    defined = "\n".join(p.read_text() for p in (ROOT / "tests").glob("*.py"))
+    for test in tests:
+        assert f"def {test}(" in defined, f"CONTRIBUTING.md names a test {test} that does not exist"

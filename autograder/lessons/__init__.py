@@ -17,8 +17,10 @@ Folder names start with a digit, so they are imported by name through :func:`loa
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 
@@ -33,3 +35,20 @@ def load(lesson: str, part: str) -> ModuleType | None:
     if not (HERE / lesson / f"{part}.py").is_file():
         return None
     return importlib.import_module(f"{__name__}.{lesson}.{part}")
+
+
+class Gathered(Mapping):
+    """A read-only mapping built from the lesson folders on first use (``build()``, cached by
+    the caller), so that importing it neither imports the lessons nor depends on them."""
+
+    def __init__(self, build: Callable[[], Mapping[str, Any]]):
+        self._build = build
+
+    def __getitem__(self, key: str) -> Any:
+        return self._build()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._build())
+
+    def __len__(self) -> int:
+        return len(self._build())

@@ -1,11 +1,16 @@
-"""Lesson 01's known mistakes (projections): the catalogue entries first diagnosed here.
-
-A mistake lives in the lesson of the earliest exercise it is diagnosed in; the notebook of that
-lesson cites it as ``[id]`` in its "Common mistakes", and ``tests/submissions/wrong/<id>.py``
-makes it (see ``autograder/mistakes.py``).
-"""
+"""Lesson 01's known mistakes (projections) (see autograder/mistakes.py)."""
 
 from autograder.mistakes import Mistake
+
+# The modules whose layers the grader finds by the contract's attribute names.
+_NAMED_LAYERS = (
+    "QKVProjection",
+    "SelfAttention",
+    "MultiHeadAttention",
+    "LearnedPositionalEmbedding",
+    "FeedForward",
+    "TransformerBlock",
+)
 
 MISTAKES = (
     Mistake(
@@ -29,29 +34,14 @@ MISTAKES = (
     ),
     Mistake(
         "module-attribute-names",
-        (
-            "QKVProjection",
-            "SelfAttention",
-            "MultiHeadAttention",
-            "LearnedPositionalEmbedding",
-            "FeedForward",
-            "TransformerBlock",
-        ),
+        _NAMED_LAYERS,
         "Layers are not stored under the attribute names of the contract",
         "Name the layers exactly as the exercise says (w_q, w_k, w_v, w_o, embedding, linear1, "
         "...): the grader loads known weights into them by name.",
     ),
     Mistake(
         "missing-super-init",
-        (
-            "QKVProjection",
-            "SelfAttention",
-            "MultiHeadAttention",
-            "LearnedPositionalEmbedding",
-            "FeedForward",
-            "TransformerBlock",
-            "TinyTransformer",
-        ),
+        _NAMED_LAYERS + ("TinyTransformer",),
         "The module does not call super().__init__() first",
         "An nn.Module must call super().__init__() before it assigns any layer to self.",
     ),

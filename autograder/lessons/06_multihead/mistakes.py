@@ -1,9 +1,4 @@
-"""Lesson 06's known mistakes (multi-head attention): the catalogue entries first diagnosed here.
-
-A mistake lives in the lesson of the earliest exercise it is diagnosed in; the notebook of that
-lesson cites it as ``[id]`` in its "Common mistakes", and ``tests/submissions/wrong/<id>.py``
-makes it (see ``autograder/mistakes.py``).
-"""
+"""Lesson 06's known mistakes (multi-head attention) (see autograder/mistakes.py)."""
 
 from autograder.mistakes import Mistake
 
