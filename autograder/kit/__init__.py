@@ -10,7 +10,7 @@ Split by job, one module each:
 - ``compare``        tolerances, ``expect_close`` / ``expect_tensor`` / ``expect_mask`` ...,
                      naming a wrong value by the mutant that reproduces it;
 - ``inputs``         seeded random tensors and masks, the low-precision dtypes;
-- ``expected``       float64 expected values several lessons share (softmax, attention, heads);
+- ``expected``       every check's float64 expected values (``from autograder.kit.expected``);
 - ``mutants``        mutants several lessons share (transposes, scales, mask mistakes);
 - ``modules``        constructing a learner's nn.Module, its layers, loading known weights;
 - ``invariants``     what must not change when an input the output ignores changes;

@@ -5,8 +5,6 @@ Lq queries, Lk keys, K d_k.
 
 from __future__ import annotations
 
-import math
-
 import torch
 
 from autograder.kit import (
@@ -25,11 +23,7 @@ from autograder.kit import (
     scores,
     transpose_mutants,
 )
-
-
-def scaled_scores(q, k):
-    return scores(q, k) / math.sqrt(q.shape[-1])
-
+from autograder.kit.expected import entropy, scaled_scores
 
 SCALED_MUTANTS = (
     *transpose_mutants(scale=lambda q: q.shape[-1] ** -0.5),
@@ -93,10 +87,6 @@ def check_dot_product_variance(sub) -> None:
 
 
 # ---- softmax_entropy ---------------------------------------------------------------------------
-
-
-def entropy(p, dim=-1, log=torch.log):
-    return -torch.where(p > 0, p * log(torch.where(p > 0, p, 1.0)), 0.0).sum(dim)
 
 
 ENTROPY_MUTANTS = (

@@ -23,6 +23,7 @@ from autograder.kit import (
     randn,
     ref_softmax,
 )
+from autograder.kit.expected import masked, padding, tril, triu
 
 INF = float("inf")
 
@@ -109,14 +110,6 @@ def check_softmax(sub) -> None:
 # ---- causal_mask -------------------------------------------------------------------------------
 
 
-def tril(n, diagonal=0):
-    return torch.ones(n, n, dtype=torch.bool).tril(diagonal)
-
-
-def triu(n, diagonal=0):
-    return torch.ones(n, n, dtype=torch.bool).triu(diagonal)
-
-
 CAUSAL_MUTANTS = (
     ("causal-mask-inverted", lambda n, device=None: triu(n, 1)),
     ("causal-off-by-one", lambda n, device=None: tril(n, -1)),
@@ -137,10 +130,6 @@ def check_causal_mask(sub) -> None:
 
 
 # ---- padding_mask ------------------------------------------------------------------------------
-
-
-def padding(lengths, max_len):
-    return torch.arange(max_len) < lengths[:, None]  # (1, max_len) vs (B, 1) -> (B, max_len)
 
 
 PADDING_MUTANTS = (
@@ -170,10 +159,6 @@ def check_padding_mask(sub) -> None:
 
 
 # ---- masked_scores -----------------------------------------------------------------------------
-
-
-def masked(scores, mask, fill=-INF):
-    return scores.masked_fill(~mask, fill)
 
 
 MASKED_MUTANTS = (

@@ -26,7 +26,6 @@ from autograder.kit import (
     fully_masked,
     generator,
     knobs_for,
-    linear,
     linear_state,
     load_weights,
     low_precision_dtypes,
@@ -37,6 +36,7 @@ from autograder.kit import (
     scale_mutants,
     transpose_mutants,
 )
+from autograder.kit.expected import ref_attention64, self_attention
 
 
 def _sdpa_variant(q, k, v, mask=None, *, knobs):
@@ -137,25 +137,12 @@ def check_mask_invariants(g, make_call, target, mutants) -> None:
     expect_unchanged(c, out, other, (slice(0, 3),), why, mutants=mutants, what="their output")
 
 
-def ref_attention64(q, k, v, mask=None):
-    return attend(q.double(), k.double(), v.double(), mask)
-
-
 # ---- SelfAttention -----------------------------------------------------------------------------
 
 
 SELF_IDS = SDPA_IDS - {"multiplied-by-sqrt-dk", "masked-to-zero", "weights-before-masking"} | {
     "scaled-by-d-model"
 }
-
-
-def self_attention(state, x, mask=None, knobs=None):
-    x = x.double()
-    q, k, v = (linear(x, state, f"w_{n}") for n in "qkv")
-    knobs = dict(knobs or {})
-    if knobs.pop("d_model_scale", False):
-        knobs["scale"] = x.shape[-1] ** -0.5
-    return attend(q, k, v, mask, **knobs_for(q, knobs))
 
 
 def self_attention_mutants(state):

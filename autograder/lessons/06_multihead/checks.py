@@ -35,6 +35,7 @@ from autograder.kit import (
     randn,
     split,
 )
+from autograder.kit.expected import num_parameters
 
 # ---- split_heads / merge_heads ------------------------------------------------------------------
 
@@ -193,11 +194,6 @@ def _check_permutation_equivariance(obj, label, g, d) -> None:
 
 
 # ---- mha_num_parameters ------------------------------------------------------------------------
-
-
-def num_parameters(d, h, bias=False, *, projections=4, with_bias=True, per_head=False):
-    n = projections * (d * d + (d if bias and with_bias else 0))
-    return n * h if per_head else n
 
 
 PARAM_MUTANTS = (
