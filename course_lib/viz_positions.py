@@ -68,12 +68,14 @@ def plot_offset_dots(pe: torch.Tensor, starts: Sequence[int], max_offset: int) -
     table = pe.detach().to("cpu", torch.float64)  # (P, D)
     fig = Figure(figsize=(7.0, 3.0))
     ax = fig.subplots()
-    for p in starts:
+    styles = ("-", "--", ":", "-.")  # curves that coincide stay visible on top of each other
+    for n, p in enumerate(starts):
         if p + max_offset >= table.shape[0]:
             raise ValueError(f"p + max_offset = {p + max_offset} is past the table's end")
         offsets = torch.arange(-p, max_offset + 1)  # (K,)
         dots = table[p + offsets] @ table[p]  # (K, D) @ (D,) -> (K,)
-        ax.plot(offsets.numpy(), dots.numpy(), lw=1.2, label=f"p = {p}")
+        style = styles[n % len(styles)]
+        ax.plot(offsets.numpy(), dots.numpy(), style, lw=2.4 - 0.5 * n, label=f"p = {p}")
     ax.set_xlabel("offset k")
     ax.set_ylabel("PE(p) · PE(p + k)")
     ax.legend(fontsize=7)
