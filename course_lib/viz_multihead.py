@@ -29,13 +29,29 @@ def needs(*names: str):
     """Run a demo that calls the learner's functions; if one is not written yet, say so.
 
     ``with needs("split_heads"): ...`` prints "write `split_heads` above first" instead of a
-    traceback when the code inside raises ``NotImplementedError`` (the stub of a blank exercise).
+    traceback when the code inside raises ``NotImplementedError`` (the stub of a blank exercise),
+    naming the exercise whose stub raised when it can tell. Every other error still shows.
     """
     try:
         yield
-    except NotImplementedError:
-        listed = ", ".join(f"`{n}`" for n in names)
-        print(f"(write {listed} above first, then run this cell again)")
+    except NotImplementedError as error:
+        print(f"(write {_unwritten(error, names)} above first, then run this cell again)")
+
+
+def _unwritten(error: BaseException, names: Sequence[str]) -> str:
+    """The exercise whose stub raised ``error`` (a function, or a class's method), as `name`."""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is not None:
+        frame = tb.tb_frame
+        name = frame.f_code.co_name
+        owner = frame.f_locals.get("self")
+        if name not in names and owner is not None:
+            name = type(owner).__name__
+        if name in names:
+            return f"`{name}`"
+    return ", ".join(f"`{n}`" for n in names)
 
 
 def plot_heads(

@@ -89,3 +89,25 @@ def test_needs_turns_a_blank_exercise_into_a_one_line_hint(capsys):
     )
     with pytest.raises(ValueError), needs("split_heads"):
         raise ValueError("a real bug still shows")
+
+
+def test_needs_names_the_exercise_whose_stub_raised(capsys):
+    def split_heads(x, num_heads):
+        raise NotImplementedError()
+
+    class MultiHeadAttention(torch.nn.Module):
+        def forward(self, x):
+            return split_heads(x, 2)
+
+    with needs("split_heads", "MultiHeadAttention"):
+        MultiHeadAttention()(torch.zeros(1, 2, 4))
+    assert "write `split_heads` above first" in capsys.readouterr().out
+
+    class Blank(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            raise NotImplementedError()
+
+    with needs("split_heads", "Blank"):
+        Blank()
+    assert "write `Blank` above first" in capsys.readouterr().out
