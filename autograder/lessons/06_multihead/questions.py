@@ -28,8 +28,10 @@ PARAMS_NO_BIAS = _mha_parameters(512, 8, bias=False)
 QUESTIONS = [
     Question(
         "06_1",
-        "A MultiHeadAttention has d_model = 768 and 12 heads (BERT-base's sizes). What is "
-        "d_head, the size of each head's queries, keys and values? (An int.)",
+        (
+            "A MultiHeadAttention has d_\\text{model} = 768 and 12 heads (BERT-base's sizes). What"
+            " is d_\\text{head}, the size of each head's queries, keys and values? (An int.)"
+        ),
         "int",
         768 // 12,
         hint="The heads split d_model between them: d_k = d_v = d_model / h.",
@@ -43,8 +45,10 @@ QUESTIONS = [
     ),
     Question(
         "06_2",
-        "How many learnable parameters does MultiHeadAttention(d_model=512, num_heads=8, "
-        "bias=True) hold? (An int.)",
+        (
+            "How many learnable parameters does MultiHeadAttention(d_model=512, num_heads=8, "
+            "bias=True) hold? (An int.)"
+        ),
         "int",
         PARAMS,
         hint="Count the four d_model x d_model projections (w_q, w_k, w_v, w_o) and their "
@@ -61,8 +65,10 @@ QUESTIONS = [
     ),
     Question(
         "06_3",
-        "x has shape (2, 10, 512) (batch, tokens, d_model). What is the shape of "
-        "split_heads(x, 8)? (A tuple.)",
+        (
+            "x has shape (2, 10, 512) (batch, tokens, d_\\text{model}). What is the shape of "
+            "split_heads(x, 8)? (A tuple.)"
+        ),
         "shape",
         _split_shape((2, 10, 512), 8),
         hint="Split the last dim into (heads, d_head), then move the head dim in front of the "
@@ -78,10 +84,12 @@ QUESTIONS = [
     ),
     Question(
         "06_4",
-        "The scores of a multi-head layer have shape (B, h, L, L) = (4, 8, 10, 10), and "
-        "padding_mask(lengths, 10) has shape (4, 10). Which mask do you pass? "
-        '(a) pad.unsqueeze(1); (b) pad[:, None, None, :]; (c) pad[None, None]. (A letter, "a", '
-        '"b" or "c".)',
+        (
+            "The scores of a multi-head layer have shape (B, h, L, L) = (4, 8, 10, 10), and pad ="
+            " padding_mask(lengths, 10) has shape (4, 10). Which mask do you pass? Answer with a "
+            "letter, as a string. (a) pad.unsqueeze(1) (b) pad[:, None, None, :] (c) pad[None, "
+            "None]"
+        ),
         "choice",
         "b",
         hint="Line the shapes up from the right: the batch dim of the mask must meet the batch "
@@ -102,12 +110,13 @@ QUESTIONS = [
     ),
     Question(
         "06_5",
-        "What did Vaswani et al. (2017) measure in Table 3, rows (A), when they varied the "
-        "number of heads at constant computation? "
-        "(a) every extra head adds 15-20% quality; "
-        "(b) one head was 0.9 BLEU worse than the best setting, and too many heads (32) were "
-        "worse too; "
-        "(c) the number of heads made no difference. (A letter.)",
+        (
+            "What did Vaswani et al. (2017) measure in Table 3, rows (A), when they varied the "
+            "number of heads at constant computation? Answer with a letter, as a string. (a) "
+            "every extra head adds 15–20% quality; (b) one head was 0.9 BLEU worse than the best "
+            "setting, and too many heads (32) were worse too; (c) the number of heads made no "
+            "difference."
+        ),
         "choice",
         "b",
         hint="Read the table in the section 'How many heads?': compare h = 1, 8, 16 and 32.",

@@ -60,8 +60,10 @@ def _same_offset_choice() -> str:
 QUESTIONS = [
     Question(
         "07_1",
-        "What is the Euclidean norm of a row PE[p] of sinusoidal_positional_encoding(max_len, 64), "
-        "for any position p? Give a number.",
+        (
+            "What is the Euclidean norm of a row PE[p] of sinusoidal_positional_encoding(max_len,"
+            " 64), for any position p? Give a number (a float)."
+        ),
         "number",
         _pe_norm(64),
         hint="Each of the 32 (sin, cos) pairs of a row adds sin² + cos² to the squared norm.",
@@ -75,8 +77,10 @@ QUESTIONS = [
     ),
     Question(
         "07_2",
-        "How many learnable parameters does LearnedPositionalEmbedding(max_len=512, d_model=768) "
-        "have? Give an int.",
+        (
+            "How many learnable parameters does LearnedPositionalEmbedding(max_len=512, "
+            "d_model=768) have? Give an int."
+        ),
         "int",
         _learned_params(512, 768),
         hint="The module holds one nn.Embedding(max_len, d_model): a table of one vector per "
@@ -91,8 +95,10 @@ QUESTIONS = [
     ),
     Question(
         "07_3",
-        "apply_rope with d = 64 and base 10000: by what angle, in radians, is pair i = 1 (features "
-        "2 and 3) of the token at position p = 3 rotated? Give a number.",
+        (
+            "apply_rope with d = 64 and base 10000: by what angle, in radians, is pair i = 1 "
+            "(features 2 and 3) of the token at position p = 3 rotated? Give a number (a float)."
+        ),
         "number",
         _rope_angle(3, 1, 64),
         hint="θ = p · base^(-2i/d), with i the pair index (not the feature index).",
@@ -108,9 +114,11 @@ QUESTIONS = [
     ),
     Question(
         "07_4",
-        "With RoPE, a query at position 5 and a key at position 2 have score s. Which positions "
-        "(query, key) give the same score s for the same q and k? Answer with a letter, as a "
-        "string.",
+        (
+            "With RoPE, a query at position 5 and a key at position 2 have score s. For the same "
+            "q and k, which positions (query, key) give the same score s? Answer with a letter, "
+            "as a string. (a) (10, 4) (b) (2, 5) (c) (105, 102)"
+        ),
         "choice",
         _same_offset_choice(),
         choices={"a": "(10, 4)", "b": "(2, 5)", "c": "(105, 102)"},
@@ -124,9 +132,13 @@ QUESTIONS = [
     ),
     Question(
         "07_5",
-        "A checkpoint was trained with half-split RoPE (GPT-NeoX, Hugging Face LLaMA's "
-        "rotate_half). You load its weights unchanged into a model whose attention uses this "
-        "course's interleaved apply_rope. What happens? Answer with a letter, as a string.",
+        (
+            "A checkpoint was trained with half-split RoPE (GPT-NeoX, Hugging Face LLaMA's "
+            "rotate_half). You load its weights unchanged into a model whose attention uses this "
+            "course's interleaved apply_rope. What happens? Answer with a letter, as a string. "
+            "(a) the same outputs: both are RoPE (b) different attention scores, unless the "
+            "output features of W_Q and W_K are permuted (c) a shape error"
+        ),
         "choice",
         "b",
         choices={
