@@ -28,9 +28,11 @@ _TOP_LEFT = _true_count([range(0, t + 1) for t in range(2)])
 QUESTIONS = [
     Question(
         "09_1",
-        "A model with 12 heads attends over L = 4096 tokens in float16. How many MiB (2**20 "
-        "bytes) do one layer's attention scores (heads, L, L) take for one sequence, if they "
-        "are materialised? Answer with a number.",
+        (
+            "A model with 12 heads attends over L = 4096 tokens in float16. How many MiB (2^{20} "
+            "bytes) do one layer's attention scores (heads, L, L) take for one sequence, if they "
+            "are materialised? Answer with a number."
+        ),
         "number",
         _scores_mib(12, 4096, 2),
         hint="heads x L x L numbers, 2 bytes each in float16; divide by 2**20 for MiB.",
@@ -44,8 +46,11 @@ QUESTIONS = [
     ),
     Question(
         "09_2",
-        "GPT-2 small has 12 layers and d_model = 768 (Radford et al. 2019, Table 2). How many "
-        "bytes does its KV cache take per token in float16? Answer with an int.",
+        (
+            'GPT-2 small has 12 layers and d_{\\text{model}} = 768 (Radford et al. 2019, "Language'
+            ' Models are Unsupervised Multitask Learners", table 2). How many bytes does its KV '
+            "cache take per token in float16? Answer with an int."
+        ),
         "int",
         _kv_bytes_per_token(12, 768, 2),
         hint="Each layer caches one key and one value vector of d_model numbers (all heads "
@@ -76,9 +81,11 @@ QUESTIONS = [
     ),
     Question(
         "09_4",
-        "A KV cache holds 3 tokens and the model now feeds 2 new tokens, so the scores are "
-        "(2, 5). With the causal mask aligned bottom-right, as a cache needs, how many of the "
-        "10 entries are True? Answer with an int.",
+        (
+            "A KV cache holds 3 tokens and the model now feeds 2 new tokens, so the scores are "
+            "(2, 5). With the causal mask aligned bottom-right, as a cache needs, how many of the"
+            " 10 entries are True? Answer with an int."
+        ),
         "int",
         _BOTTOM_RIGHT,
         hint="The new tokens are at positions 3 and 4; each may see every key at or before "
@@ -92,8 +99,12 @@ QUESTIONS = [
     ),
     Question(
         "09_5",
-        "You train with batch 8 and accumulate gradients over 4 steps before each optimizer "
-        "step. What do you get? Answer with a letter, as a string.",
+        (
+            "You train with batch 8 and accumulate gradients over 4 steps before each optimizer "
+            "step. What do you get? Answer with a letter, as a string. (a) 4× the throughput of "
+            "batch 8 (b) the gradient of a batch of 32, with the activation memory of a batch of "
+            "8 (c) the memory of a batch of 32 and the speed of a batch of 8"
+        ),
         "choice",
         "b",
         hint="Think about what is summed, what is kept in memory at once, and how many "
