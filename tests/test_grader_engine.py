@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import subprocess
 import sys
 import time
@@ -197,6 +196,56 @@ def test_a_memory_bomb_fails_as_out_of_memory_and_the_rest_is_graded():
     assert results["attention_scores"].mistake == "out-of-memory"
 
 
+def test_the_failure_says_which_limit_was_hit():
+    from autograder.protocol import ErrorKind
+    from autograder.registry import Exercise
+    from autograder.sandbox import LearnerTimeout, Submission, wall_backstop
+
+    source = "import time\ndef spin():\n    while True: pass\ndef nap():\n    time.sleep(3600)\n"
+    with Submission([("limits.py", source)], {}) as sub:
+        sub.begin(Exercise("spin", "00", lambda s: None, time_limit=1.0))
+        with pytest.raises(LearnerTimeout) as spun:
+            sub.call("spin")
+        assert spun.value.limit is ErrorKind.CPU_TIME and "1 s of CPU time" in str(spun.value)
+        sub.begin(Exercise("nap", "00", lambda s: None, time_limit=0.5))
+        start = time.monotonic()
+        with pytest.raises(LearnerTimeout) as slept:
+            sub.call("nap")
+        assert slept.value.limit is ErrorKind.WALL_CLOCK and "wall-clock" in str(slept.value)
+        assert time.monotonic() - start < wall_backstop(0.5) + 10
+        sub.begin(Exercise("spin", "00", lambda s: None, time_limit=1.0))  # the code is still there
+        assert sub.defines("nap")
+
+
+@pytest.mark.slow
+def test_grading_on_a_busy_machine_gives_the_same_results_as_on_an_idle_one():
+    """Limits count CPU time: 4 busy loops competing for the cores change no result."""
+    cases = [
+        (GOOD, None),
+        (WRONG, None),
+        ((HOSTILE / "infinite_loop.py").read_text(), 2.0),
+        ((HOSTILE / "memory_bomb.py").read_text(), None),
+    ]
+
+    def grade_all():
+        return [
+            [(r.exercise, r.passed, r.points, r.mistake) for r in judge_source(src, time_limit=t)]
+            for src, t in cases
+        ]
+
+    idle = grade_all()
+    spin = "import time\nend = time.monotonic() + 300\nwhile time.monotonic() < end: pass"
+    hogs = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(4)]
+    try:
+        busy = grade_all()
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    assert busy == idle
+    assert idle[0] == [("attention_scores", True, 1, None), ("causal_mask", True, 1, None)]
+
+
 def test_exiting_early_is_a_failure_not_a_success():
     results, _ = hostile("exits_early.py")
     assert results["causal_mask"].mistake == "crashed"
@@ -234,24 +283,27 @@ def test_rewriting_grader_or_reference_files_is_refused_and_nothing_changes():
     assert tree_digest(*folders) == before
 
 
+ABSENT = "not available while your code is graded"
+
+
 def test_the_reference_under_another_name_gets_no_points():
     results, _ = hostile("uses_reference.py")
-    assert results["causal_mask"].mistake == "uses-reference"
-    for name in ("attention_scores", "padding_mask"):  # reading the reference's source is refused
+    for name in ("causal_mask", "attention_scores", "padding_mask"):  # it is not in the sandbox
         assert not results[name].passed
-        assert "does not allow reading" in results[name].message
+        assert ABSENT in results[name].message, results[name].message
 
 
 def test_importing_the_reference_by_alias_gets_no_points():
     results, _ = hostile("imports_reference_by_alias.py", only=["causal_mask", "attention_scores"])
-    assert results["causal_mask"].mistake == "uses-reference"
-    assert results["attention_scores"].mistake == "uses-reference"
+    for name in ("causal_mask", "attention_scores"):
+        assert not results[name].passed
+        assert results[name].points == 0
 
 
 def test_the_reference_run_in_a_thread_of_ones_own_gets_no_points():
     results, _ = hostile("uses_reference_in_a_thread.py")
-    assert results["causal_mask"].mistake == "tampering"
-    assert "does not allow starting threads" in results["causal_mask"].message
+    assert not results["causal_mask"].passed
+    assert ABSENT in results["causal_mask"].message
 
 
 def test_switching_off_the_watch_on_forbidden_calls_is_refused():
@@ -264,19 +316,6 @@ def test_killing_the_sandbox_server_is_refused_and_grading_goes_on():
     results, _ = hostile("kills_grader.py")
     assert not results["causal_mask"].passed
     assert by_name(judge_source(GOOD))["causal_mask"].passed
-
-
-@pytest.mark.skipif(os.geteuid() != 0, reason="dropping privileges needs root")
-def test_learner_code_never_runs_as_root_where_python_is_readable():
-    from autograder._worker import _readable_by_others
-
-    if not _readable_by_others(os.path.dirname(os.__file__)):
-        pytest.skip("this Python lives where an unprivileged user cannot read it")
-    src = (
-        "import os, torch\ndef attention_scores(q, k):\n    assert os.geteuid() != 0\n"
-        "    return q @ k.transpose(-2, -1)\n"
-    )
-    assert by_name(judge_source(src))["attention_scores"].passed
 
 
 def test_an_imported_helper_is_not_taken_for_a_submitted_exercise(tmp_path):
