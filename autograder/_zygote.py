@@ -36,9 +36,28 @@ def _reap(ctrl: socket.socket, active: set[int]) -> None:
             ctrl.sendall(RECORD.pack(b"X", pid, status))
 
 
+def _seed_font_cache(seed: str = "/sandbox/fonts") -> None:
+    """matplotlib's font list, copied from the judge's (building it costs seconds)."""
+    cache = os.environ.get("MPLCONFIGDIR")
+    if cache and os.path.isdir(seed):
+        os.makedirs(cache, exist_ok=True)
+        for name in os.listdir(seed):
+            with (
+                open(os.path.join(seed, name), "rb") as src,
+                open(os.path.join(cache, name), "wb") as dst,
+            ):
+                dst.write(src.read())
+
+
 def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
+    if contained:
+        _seed_font_cache()
     from autograder import _worker  # torch loads here, once
     from autograder.protocol import close_fds_except
+
+    # Learner processes run as the same user as this server: they must not read or write its
+    # memory (/proc/<pid>/mem, ptrace), or every later fork would carry what they wrote.
+    _worker._libc.prctl(_worker.PR_SET_DUMPABLE, 0)
 
     ctrl = socket.socket(fileno=fd)
     active: set[int] = set()

@@ -302,8 +302,7 @@ def test_importing_the_reference_by_alias_gets_no_points():
 
 def test_the_reference_run_in_a_thread_of_ones_own_gets_no_points():
     results, _ = hostile("uses_reference_in_a_thread.py")
-    assert not results["causal_mask"].passed
-    assert ABSENT in results["causal_mask"].message
+    assert not results["causal_mask"].passed and results["causal_mask"].points == 0
 
 
 def test_switching_off_the_watch_on_forbidden_calls_is_refused():
