@@ -201,8 +201,10 @@ class Sandbox:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        # Loading runs under its own CPU limit; the hard limit stays open, so that each exercise
+        # process can set its own (a process may lower a hard limit, never raise it).
         cpu = math.ceil(resource.getrusage(resource.RUSAGE_SELF).ru_utime + setup.load_cpu_limit)
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, resource.RLIM_INFINITY))
         if contained:
             # Counted per user namespace: this sandbox's processes and threads, nobody else's.
             resource.setrlimit(resource.RLIMIT_NPROC, (PROCESS_LIMIT, PROCESS_LIMIT))
@@ -272,6 +274,8 @@ class Sandbox:
         elif event in (
             "os.kill",
             "os.killpg",
+            "resource.setrlimit",
+            "resource.prlimit",
             "os.fork",
             "os.forkpty",
             "os.system",

@@ -7,13 +7,16 @@ judge talks to it over a Unix socket: ``load`` with one connected socket (``sock
 forks a learner process on it, and ``kill`` + a pid ends one. The server answers ``S`` + the new
 pid, and ``X`` + pid + wait status when a learner process ends, so the judge can say *why* it
 stopped. When the last learner process has ended, it kills whatever they left running (in the
-sandbox's own pid namespace: nothing outside). It exits when the judge closes the socket.
+sandbox's own pid namespace: nothing outside) and empties the tmpfs, so that a sandbox used for
+one submission after another starts each one clean. It exits when the judge closes the socket.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
+import shutil
 import signal
 import socket
 import struct
@@ -49,6 +52,32 @@ def _seed_font_cache(seed: str = "/sandbox/fonts") -> None:
                 dst.write(src.read())
 
 
+def _reset(ctrl: socket.socket, active: set[int]) -> None:
+    """Between submissions: nothing of the last one may outlive it or be left for the next.
+
+    Every other process of the sandbox is killed (we are not pid 1: the sandbox's init is, and
+    ``kill(-1)`` spares it and us), then everything in the tmpfs is deleted.
+    """
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    _reap(ctrl, active)
+    for name in os.listdir("/tmp"):
+        path = os.path.join("/tmp", name)
+        for root, dirs, _ in os.walk(path):  # a learner may have made its folders unwritable
+            for d in dirs:
+                with contextlib.suppress(OSError):
+                    os.chmod(os.path.join(root, d), 0o700)
+        with contextlib.suppress(OSError):
+            os.chmod(path, 0o700)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                os.remove(path)
+
+
 def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
     if contained:
         _seed_font_cache()
@@ -67,13 +96,7 @@ def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
         had = bool(active)
         _reap(ctrl, active)
         if contained and had and not active:
-            # Nothing of the learner's may outlive its submission (we are not pid 1: the
-            # sandbox's init is, and kill(-1) spares it and us).
-            try:
-                os.kill(-1, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            _reap(ctrl, active)
+            _reset(ctrl, active)
         if not ready:
             continue
         try:

@@ -246,6 +246,35 @@ def test_grading_on_a_busy_machine_gives_the_same_results_as_on_an_idle_one():
     assert idle[0] == [("attention_scores", True, 1, None), ("causal_mask", True, 1, None)]
 
 
+def test_without_bubblewrap_check_still_works_and_says_so_but_grade_refuses(monkeypatch, capsys):
+    from autograder import sandbox
+
+    monkeypatch.setitem(sandbox._probe, "strong", False)
+    monkeypatch.setitem(sandbox._probe, "why", "bubblewrap (bwrap) is not installed")
+    monkeypatch.setattr(sandbox, "_noted", False)
+    with pytest.raises(sandbox.SandboxUnavailable, match="apt-get install bubblewrap"):
+        with sandbox.isolated():
+            pass
+    with sandbox.isolated(allow_weak=True) as server:  # the instructor accepted the risk
+        assert not server.strong
+        results = by_name(judge_source(GOOD))
+        meta = "import torch\ndef causal_mask(n, device=None):\n"
+        meta += "    return torch.empty(n, n, device='meta')"
+        [fake] = judge_source(meta)
+    assert results["causal_mask"].passed and results["attention_scores"].passed
+    assert not fake.passed and "'meta' device" in fake.message
+    assert capsys.readouterr().err.count("process only") == 1  # said once
+
+
+def test_an_exercise_may_have_a_longer_time_limit_than_loading():
+    from autograder.registry import Exercise
+    from autograder.sandbox import Submission
+
+    with Submission([("long.py", GOOD)], {}, load_timeout=5.0) as sub:
+        sub.begin(Exercise("causal_mask", "04", lambda s: None, time_limit=40.0))
+        assert sub.call("causal_mask", 2).tolist() == [[True, False], [True, True]]
+
+
 def test_exiting_early_is_a_failure_not_a_success():
     results, _ = hostile("exits_early.py")
     assert results["causal_mask"].mistake == "crashed"

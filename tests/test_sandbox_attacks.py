@@ -202,11 +202,23 @@ def test_a_length_prefix_on_the_channel_cannot_hang_the_judge():
     assert elapsed < 3 * sandbox.wall_backstop(1.0) + 30
 
 
-def test_grade_refuses_without_the_sandbox_unless_the_risk_is_accepted(monkeypatch):
-    monkeypatch.setitem(sandbox._probe, "strong", False)
-    monkeypatch.setitem(sandbox._probe, "why", "bubblewrap (bwrap) is not installed")
-    with pytest.raises(sandbox.SandboxUnavailable, match="bubblewrap"):
-        with sandbox.isolated():
-            pass
-    with sandbox.isolated(allow_weak=True) as server:
-        assert not server.strong
+def test_a_kept_sandbox_starts_each_submission_clean():
+    """``isolated(fresh=False)``: one sandbox for one submission after another, reset between."""
+    first = (HOSTILE / "detaches.py").read_text() + (
+        "\nleft = open('left-behind.txt', 'w').write('for the next one')\n"
+    )
+    second = (
+        "import os\n"
+        "def attention_scores(q, k):\n"
+        "    cmdlines = [open(f'/proc/{p}/cmdline', 'rb').read() for p in os.listdir('/proc')\n"
+        "                if p.isdigit()]\n"
+        "    found = [n for _, _, names in os.walk('/tmp') for n in names if 'left' in n]\n"
+        "    raise RuntimeError(f'found {found} {[c for c in cmdlines if b\"987\" in c]}')\n"
+    )
+    with sandbox.isolated(fresh=False) as kept:
+        judge_source(first)
+    with sandbox.isolated(fresh=False) as again:
+        [r] = judge_source(second)
+    assert again is kept
+    assert "found [] []" in r.message, r.message
+    assert wait_until_gone("sleep 987.654") == []
