@@ -47,6 +47,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
+import course_lib  # noqa: F401  (the sandbox's own: the helpers, not the reference)
 from autograder.protocol import Begin, Channel, ChannelClosed, Request, Setup, encode
 
 # Notebooks import plots from course_lib.viz; preloading matplotlib makes their cells cheap.
@@ -187,6 +188,9 @@ class Sandbox:
         self.refusals = []  # what the audit hook refused during the current call
         self.workdir = workdir
         self.hidden = tuple(os.path.realpath(p) for p in hidden)
+        helpers = os.path.dirname(os.path.abspath(sys.modules["course_lib"].__file__))
+        # the course's helpers stay importable where the checkout itself is hidden
+        self.readable = {os.path.realpath(os.path.join(helpers, f)) for f in os.listdir(helpers)}
 
     # -- lock-down ---------------------------------------------------------------------------
     def lock_down(self, setup: Setup, contained: bool):
@@ -249,7 +253,7 @@ class Sandbox:
             )
             if writes and not (real.startswith(self.workdir) or real == "/dev/null"):
                 self.refuse(f"writing {path}")
-            if self.hidden and real.startswith(self.hidden):
+            if self.hidden and real.startswith(self.hidden) and real not in self.readable:
                 self.refuse(f"reading {path}: write your own code")
         elif event in ("sys.setprofile", "sys.settrace", "threading.setprofile"):
             if not self.profiling:

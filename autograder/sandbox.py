@@ -624,9 +624,10 @@ class Submission:
                 "code that sleeps or waits)",
                 ErrorKind.WALL_CLOCK,
             ) from None
-        except ChannelClosed:
+        except ChannelClosed:  # the learner process ended while loading
+            self._chan.close()
+            self._chan = None
             status = self._live_server.exit_status(self._pid, timeout=5.0)
-            self._stop()
             if status is not None and os.WIFSIGNALED(status):
                 if os.WTERMSIG(status) in (signal.SIGXCPU, signal.SIGKILL):
                     raise LearnerTimeout(

@@ -257,6 +257,9 @@ def test_without_bubblewrap_check_still_works_and_says_so_but_grade_refuses(monk
             pass
     with sandbox.isolated(allow_weak=True) as server:  # the instructor accepted the risk
         assert not server.strong
+        helpers = "from course_lib.data import toy_sentence\nwords, x = toy_sentence()\n"
+        with sandbox.Submission([("setup", helpers)], {}) as sub:
+            assert sub.problems == []  # a lesson's set-up cell still runs
         results = by_name(judge_source(GOOD))
         meta = "import torch\ndef causal_mask(n, device=None):\n"
         meta += "    return torch.empty(n, n, device='meta')"
