@@ -47,7 +47,10 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
-import course_lib  # noqa: F401  (the sandbox's own: the helpers, not the reference)
+import course_lib.data  # noqa: F401  (the sandbox's own: the helpers, not the reference)
+import course_lib.device  # noqa: F401  (lessons import them in their set-up cells:
+import course_lib.memory  # noqa: F401   loaded once here, not once per submission)
+import course_lib.viz  # noqa: F401
 from autograder.protocol import Begin, Channel, ChannelClosed, Request, Setup, encode
 
 # Notebooks import plots from course_lib.viz; preloading matplotlib makes their cells cheap.
