@@ -38,6 +38,7 @@ import select
 import signal
 import sys
 import tempfile
+import time
 import traceback
 from contextlib import nullcontext
 from functools import partial
@@ -65,6 +66,12 @@ PROCESS_LIMIT = 64  # processes and threads of one sandbox (a fork bomb stops he
 FILE_SIZE_LIMIT = 16 * 2**20
 _libc = ctypes.CDLL(None, use_errno=True)  # loaded now: learner code may not load ctypes
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE = 1, 4
+
+
+def prctl(option: int, value: int) -> None:
+    """Linux's prctl (a no-op elsewhere: there, only process isolation is on offer anyway)."""
+    if hasattr(_libc, "prctl"):
+        _libc.prctl(option, value)
 
 
 def _warm_up() -> None:
@@ -202,8 +209,11 @@ class Sandbox:
         os.dup2(out, 1)
         os.dup2(out, 2)
         os.close(out)
-        with open("/proc/self/statm") as f:
-            vm_bytes = int(f.read().split()[0]) * resource.getpagesize()
+        try:
+            with open("/proc/self/statm") as f:
+                vm_bytes = int(f.read().split()[0]) * resource.getpagesize()
+        except OSError:  # not Linux
+            vm_bytes = 0
         limit = vm_bytes + setup.memory_limit
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
@@ -532,20 +542,28 @@ def error_message(e: BaseException) -> dict:
 def _wait(pid: int, wall_limit: float) -> tuple[int, float, bool]:
     """Wait for the exercise process (killing it at the wall-clock backstop): its wait status,
     the CPU seconds it (and the children it waited for) used, and whether the backstop fired."""
-    fd = os.pidfd_open(pid)
-    try:
-        ready, _, _ = select.select([fd], [], [], wall_limit)
-        if not ready:
-            os.kill(pid, signal.SIGKILL)
-        _, status, usage = os.wait4(pid, 0)
-    finally:
-        os.close(fd)
-    return status, usage.ru_utime + usage.ru_stime, not ready
+    if hasattr(os, "pidfd_open"):
+        fd = os.pidfd_open(pid)
+        try:
+            ended = bool(select.select([fd], [], [], wall_limit)[0])
+        finally:
+            os.close(fd)
+    else:  # not Linux: look every 50 ms
+        deadline = time.monotonic() + wall_limit
+        while not (ended := os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)):
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        ended = bool(ended)
+    if not ended:
+        os.kill(pid, signal.SIGKILL)
+    _, status, usage = os.wait4(pid, 0)
+    return status, usage.ru_utime + usage.ru_stime, not ended
 
 
 def exercise_main(box: Sandbox, chan: Channel, begin: Begin) -> None:
     """An exercise process: its CPU-time limit, then the judge's requests until it hangs up."""
-    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with the learner process
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with the learner process
     seconds = max(1, math.ceil(begin.cpu_limit))
     resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
     report.chan, report.sent = chan, set()
@@ -566,7 +584,7 @@ def exercise_main(box: Sandbox, chan: Channel, begin: Begin) -> None:
 def learner_main(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
     """A learner process: lock down, load the learner's code, then fork one process per exercise."""
     chan = Channel.from_fd(fd)
-    _libc.prctl(PR_SET_DUMPABLE, 0)  # no other process of the sandbox reads its memory
+    prctl(PR_SET_DUMPABLE, 0)  # no other process of the sandbox reads its memory
     setup: Setup = pickle.loads(chan.receive())
     workdir = os.path.realpath(tempfile.mkdtemp(prefix="submission-"))
     box = Sandbox(setup, workdir, hidden)

@@ -86,7 +86,7 @@ def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
 
     # Learner processes run as the same user as this server: they must not read or write its
     # memory (/proc/<pid>/mem, ptrace), or every later fork would carry what they wrote.
-    _worker._libc.prctl(_worker.PR_SET_DUMPABLE, 0)
+    _worker.prctl(_worker.PR_SET_DUMPABLE, 0)
 
     ctrl = socket.socket(fileno=fd)
     active: set[int] = set()
