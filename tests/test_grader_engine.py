@@ -320,16 +320,15 @@ ABSENT = "not available while your code is graded"
 
 def test_the_reference_under_another_name_gets_no_points():
     results, _ = hostile("uses_reference.py")
-    for name in ("causal_mask", "attention_scores", "padding_mask"):  # it is not in the sandbox
-        assert not results[name].passed
-        assert ABSENT in results[name].message, results[name].message
+    for name in ("causal_mask", "padding_mask"):  # a stand-in: the reference is not there
+        assert results[name].mistake == "uses-reference", results[name].message
+    assert not results["attention_scores"].passed  # and there is no source to read
 
 
 def test_importing_the_reference_by_alias_gets_no_points():
     results, _ = hostile("imports_reference_by_alias.py", only=["causal_mask", "attention_scores"])
-    for name in ("causal_mask", "attention_scores"):
-        assert not results[name].passed
-        assert results[name].points == 0
+    assert results["causal_mask"].mistake == "uses-reference"
+    assert results["attention_scores"].mistake == "uses-reference"
 
 
 def test_the_reference_run_in_a_thread_of_ones_own_gets_no_points():

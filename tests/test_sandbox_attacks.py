@@ -85,7 +85,7 @@ def test_cloning_the_reference_is_impossible_it_is_not_in_the_sandbox():
     results, _ = judge_hostile("clones_reference.py")
     for name in ("causal_mask", "attention_scores", "softmax"):
         assert results[name].points == 0 and not results[name].passed
-        assert "not available while your code is graded" in results[name].message
+        assert "__code__" in results[name].message  # a stand-in has no code to clone
 
 
 def test_meta_tensors_score_nothing_and_never_crash_the_judge(tmp_path):
