@@ -278,6 +278,18 @@ def test_an_exercise_may_have_a_longer_time_limit_than_loading():
         assert sub.call("causal_mask", 2).tolist() == [[True, False], [True, True]]
 
 
+def test_grading_is_reproducible_across_sandboxes():
+    """Every exercise starts from the same random state, whichever sandbox runs it."""
+    from autograder import sandbox
+
+    src = "import torch\ndef attention_scores(q, k):\n    raise ValueError(str(torch.rand(3)))\n"
+    messages = []
+    for _ in range(2):
+        with sandbox.isolated(allow_weak=True):
+            messages.append(judge_source(src)[0].message)
+    assert messages[0] == messages[1] and "tensor(" in messages[0]
+
+
 def test_exiting_early_is_a_failure_not_a_success():
     results, _ = hostile("exits_early.py")
     assert results["causal_mask"].mistake == "crashed"
