@@ -86,7 +86,7 @@ QUESTIONS = [
             "c": "the model has too few layers",
             "d": "Post-LN instead of Pre-LN",
         },
-        hint="Part 5 trains exactly this model. What can a position see when nothing hides the "
+        hint="Part 4 trains exactly this model. What can a position see when nothing hides the "
         "future?",
         why="Without the mask, the answer to each position is its right neighbour in the input: "
         "training only teaches copying, and at generation time there is nothing to copy.",
