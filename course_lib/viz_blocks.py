@@ -1,0 +1,202 @@
+"""Lesson 08's pictures: the two block orders, attention maps per layer and head, a live plot.
+
+* :func:`plot_block_orders`: Pre-LN and Post-LN drawn side by side as data-flow diagrams.
+* :func:`plot_attention_grid`: one heatmap per (layer, head) of a model's attention weights.
+* :class:`LivePlot`: curves that redraw in place while a training loop runs.
+"""
+
+from __future__ import annotations
+
+import torch
+from matplotlib.figure import Figure
+from matplotlib.patches import Circle, FancyBboxPatch
+
+from course_lib import viz as _viz  # noqa: F401  (teaches IPython to show a Figure)
+
+# Each diagram is a column of boxes, bottom (input) to top (output); "+" is a residual sum.
+_STEPS = {
+    "Pre-LN (norm_first=True)": [
+        "x",
+        "LayerNorm 1",
+        "Attention",
+        "+",
+        "LayerNorm 2",
+        "FeedForward",
+        "+",
+        "out",
+    ],
+    "Post-LN (norm_first=False)": [
+        "x",
+        "Attention",
+        "+",
+        "LayerNorm 1",
+        "FeedForward",
+        "+",
+        "LayerNorm 2",
+        "out",
+    ],
+}
+_COLOURS = {"LayerNorm": "#f6d8a8", "Attention": "#b7d3f2", "FeedForward": "#c8e6c0"}
+
+
+def _draw_order(ax, title: str, steps: list[str]) -> None:
+    ys = {i: i * 1.0 for i in range(len(steps))}
+    x0 = 0.0
+    residual_from = 0  # the index whose value the next "+" adds back
+    for i, name in enumerate(steps):
+        y = ys[i]
+        if name == "+":
+            ax.add_patch(Circle((x0, y), 0.22, fc="white", ec="black", lw=1.2, zorder=3))
+            ax.text(x0, y, "+", ha="center", va="center", fontsize=13, zorder=4)
+            # the skip connection: it leaves the main path just above where the last residual
+            # started, runs around the sublayer on the right, and joins the sum here
+            branch = ys[residual_from] + 0.5
+            ax.plot([x0, 1.25, 1.25], [branch, branch, y], color="#c0392b", lw=1.5, zorder=2)
+            ax.plot([x0], [branch], "o", color="#c0392b", ms=4, zorder=2)
+            ax.annotate(
+                "",
+                xy=(x0 + 0.22, y),
+                xytext=(1.25, y),
+                arrowprops={"arrowstyle": "-|>", "color": "#c0392b", "lw": 1.5},
+                zorder=2,
+            )
+            residual_from = i
+        elif name in ("x", "out"):
+            ax.text(x0, y, name, ha="center", va="center", fontsize=12, fontweight="bold")
+            if name == "x":
+                residual_from = i
+        else:
+            colour = next(c for key, c in _COLOURS.items() if name.startswith(key))
+            ax.add_patch(
+                FancyBboxPatch(
+                    (x0 - 0.9, y - 0.27),
+                    1.8,
+                    0.54,
+                    boxstyle="round,pad=0.02",
+                    fc=colour,
+                    ec="black",
+                    lw=1.0,
+                    zorder=3,
+                )
+            )
+            ax.text(x0, y, name, ha="center", va="center", fontsize=10, zorder=4)
+            if name.startswith("LayerNorm") and steps[i - 1] == "+":
+                residual_from = i  # Post-LN: the normalised sum is the next residual's start
+        if i > 0:  # the main path, from the previous step to this one
+            gap_below = 0.22 if steps[i - 1] == "+" else 0.27
+            gap_above = 0.22 if name == "+" else 0.27
+            ax.annotate(
+                "",
+                xy=(x0, y - gap_above),
+                xytext=(x0, ys[i - 1] + gap_below),
+                arrowprops={"arrowstyle": "-|>", "color": "black", "lw": 1.0},
+                zorder=1,
+            )
+    ax.set_title(title, fontsize=11)
+    ax.set_xlim(-1.6, 1.6)
+    ax.set_ylim(-0.6, len(steps) - 0.4)
+    ax.set_aspect("equal")
+    ax.axis("off")
+
+
+def plot_block_orders():
+    """Pre-LN and Post-LN side by side: boxes are sublayers, red lines the residual connections.
+
+    Returns the figure.
+    """
+    fig = Figure(figsize=(8, 5.5))
+    for ax, (title, steps) in zip(fig.subplots(1, 2), _STEPS.items(), strict=True):
+        _draw_order(ax, title, steps)
+    fig.suptitle("The same sublayers in two orders (read bottom to top; red: residual)")
+    fig.tight_layout()
+    return fig
+
+
+def plot_attention_grid(
+    weights: list[torch.Tensor],
+    tokens: list[str] | None = None,
+    title: str = "",
+    queries: list[str] | None = None,
+):
+    """One heatmap per layer (rows) and head (columns).
+
+    Args:
+        weights: one ``(H, Lq, Lk)`` tensor per layer (a single example, no batch dim).
+        tokens: labels of the keys (and of the queries, unless ``queries`` is given).
+
+    Returns the figure (a notebook shows it when it is a cell's last value, or with display()).
+    """
+    layers, heads = len(weights), weights[0].shape[0]
+    fig = Figure(figsize=(2.9 * heads, 2.9 * layers), layout="constrained")
+    axes = fig.subplots(layers, heads, squeeze=False)
+    queries = tokens if queries is None else queries
+    for i, layer in enumerate(weights):
+        for j in range(heads):
+            ax = axes[i][j]
+            ax.imshow(layer[j].detach().float().cpu().numpy(), cmap="viridis", vmin=0.0, vmax=1.0)
+            ax.set_title(f"layer {i}, head {j}", fontsize=9)
+            if tokens is not None:
+                ax.set_xticks(range(len(tokens)), tokens, fontsize=7)
+                ax.set_yticks(range(len(queries)), queries, fontsize=7)
+            else:
+                ax.set_xticks([])
+                ax.set_yticks([])
+            ax.set_xlabel("key", fontsize=8)
+            ax.set_ylabel("query", fontsize=8)
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+class LivePlot:
+    """Curves that redraw in place while a loop runs (in Jupyter; elsewhere, once at the end).
+
+    Usage::
+
+        live = LivePlot(["loss", "exact match"])
+        for step in ...:
+            live.add(step, loss=..., **{"exact match": ...})  # any subset of the names
+        live.close()
+    """
+
+    def __init__(self, names: list[str], every: int = 1, title: str = ""):
+        from IPython.display import display
+
+        self.names = list(names)
+        self.every = every
+        self.data: dict[str, tuple[list[float], list[float]]] = {n: ([], []) for n in names}
+        self.fig = Figure(figsize=(4 * len(names), 3))
+        axes = self.fig.subplots(1, len(names), squeeze=False)
+        self.axes = dict(zip(names, axes[0], strict=True))
+        if title:
+            self.fig.suptitle(title)
+        self._calls = 0
+        self._handle = display(self.fig, display_id=True)  # None outside IPython
+
+    def add(self, step: float, **values: float) -> None:
+        """Record ``values`` (keyword names from ``names``) at ``step``; redraw every ``every``."""
+        for name, value in values.items():
+            if name not in self.data:
+                raise KeyError(f"{name!r} is not one of the curves {self.names}")
+            xs, ys = self.data[name]
+            xs.append(float(step))
+            ys.append(float(value))
+        self._calls += 1
+        if self._calls % self.every == 0:
+            self.draw()
+
+    def draw(self) -> None:
+        for name, ax in self.axes.items():
+            ax.clear()
+            xs, ys = self.data[name]
+            ax.plot(xs, ys, color="#1f77b4")
+            ax.set_title(name)
+            ax.set_xlabel("step")
+            ax.grid(alpha=0.3)
+        self.fig.tight_layout()
+        if self._handle is not None:
+            self._handle.update(self.fig)
+
+    def close(self) -> None:
+        """Draw the final state."""
+        self.draw()

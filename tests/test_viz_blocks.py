@@ -1,0 +1,55 @@
+"""course_lib.viz_blocks: lesson 08's pictures build headless and show what they claim to."""
+
+import matplotlib
+import pytest
+import torch
+from matplotlib.figure import Figure
+
+matplotlib.use("Agg")
+
+from course_lib.viz_blocks import LivePlot, plot_attention_grid, plot_block_orders  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def no_pyplot_figures_leak():
+    import matplotlib.pyplot as plt
+
+    before = plt.get_fignums()
+    yield
+    assert plt.get_fignums() == before, "viz_blocks must build figures without pyplot's state"
+
+
+def texts(ax) -> list[str]:
+    return [t.get_text() for t in ax.texts]
+
+
+def test_block_orders_draw_both_orders_with_their_sublayers_in_order():
+    fig = plot_block_orders()
+    assert isinstance(fig, Figure)
+    pre, post = fig.axes
+    assert "Pre-LN" in pre.get_title() and "Post-LN" in post.get_title()
+    for ax in (pre, post):
+        assert texts(ax).count("+") == 2, "two residual sums per block"
+    # read bottom to top: Pre-LN normalises before attention, Post-LN after the residual sum
+    assert texts(pre).index("LayerNorm 1") < texts(pre).index("Attention")
+    assert texts(post).index("Attention") < texts(post).index("LayerNorm 1")
+
+
+def test_attention_grid_has_one_panel_per_layer_and_head():
+    weights = [torch.softmax(torch.randn(3, 5, 5), dim=-1) for _ in range(2)]  # 2 layers, 3 heads
+    fig = plot_attention_grid(weights, list("abcde"), title="t")
+    assert len(fig.axes) == 6
+    assert fig.axes[5].get_title() == "layer 1, head 2"
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == list("abcde")
+
+
+def test_live_plot_records_each_curve_and_rejects_unknown_names():
+    live = LivePlot(["loss", "accuracy"], every=2)
+    live.add(0, loss=2.0)
+    live.add(10, loss=1.0, accuracy=0.5)
+    assert live.data["loss"] == ([0.0, 10.0], [2.0, 1.0])
+    assert live.data["accuracy"] == ([10.0], [0.5])
+    with pytest.raises(KeyError, match="not one of the curves"):
+        live.add(20, los=0.5)
+    live.close()
+    assert [line.get_ydata().tolist() for line in live.axes["loss"].lines] == [[2.0, 1.0]]
