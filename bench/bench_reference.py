@@ -260,7 +260,7 @@ def bench_tiny_model() -> bool:
     per_step = (cpu / (steps + 1)) / (b_cpu / (b_steps + 1))
     passed = accuracy >= 0.99 and cpu <= TINY_TARGET_S
     print(
-        f"(c) lesson 08 tiny model, {TINY_TASK} of {TINY_LENGTH} symbols, "
+        f"(e) lesson 08 tiny model, {TINY_TASK} of {TINY_LENGTH} symbols, "
         "1 thread: time to 99% exact match"
     )
     for name, (s, a, w, c) in results.items():
