@@ -33,7 +33,8 @@ def needs_your_code(*names: str) -> Iterator[None]:
     try:
         yield
     except NotImplementedError:
-        listed = " and ".join(f"`{n}`" for n in names)
+        named = [f"`{n}`" for n in names]
+        listed = " and ".join([", ".join(named[:-1]), named[-1]] if len(named) > 1 else named)
         print(f"Write {listed} above first, then run this cell again.")
 
 

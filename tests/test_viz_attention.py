@@ -76,3 +76,18 @@ def test_needs_your_code_turns_a_blank_exercise_into_one_line(capsys):
     assert capsys.readouterr().out == (
         "Write `scaled_dot_product_attention` above first, then run this cell again.\n"
     )
+
+
+def test_needs_your_code_lists_several_functions_and_lets_other_errors_through(capsys):
+    with needs_your_code("softmax", "masked_scores", "SelfAttention"):
+        raise NotImplementedError()
+    assert capsys.readouterr().out.startswith(
+        "Write `softmax`, `masked_scores` and `SelfAttention` above first"
+    )
+    try:
+        with needs_your_code("softmax"):
+            raise ValueError("a real bug")
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("a real error must not be swallowed")
