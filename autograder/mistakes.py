@@ -80,7 +80,7 @@ CATALOGUE = (
     ),
     Mistake(
         "qkv-order-swapped",
-        ("project_qkv", "QKVProjection"),
+        ("project_qkv", "QKVProjection", "SelfAttention"),
         "q, k and v come back in the wrong order or from the wrong weights",
         "Return exactly (x @ w_q, x @ w_k, x @ w_v), in that order.",
     ),
@@ -360,6 +360,21 @@ CATALOGUE = (
         ("TransformerBlock",) + _ATTN,
         "The mask argument is ignored",
         "Pass the mask through to where the scores are computed and apply it there.",
+    ),
+    Mistake(
+        "additive-mask-as-bool",
+        ("scaled_dot_product_attention", "SelfAttention"),
+        "An additive float mask is used as a bool mask",
+        "A float mask is added to the scores (0 = may attend, -inf = blocked, or a bias), as in "
+        "F.scaled_dot_product_attention: apply bool masks with -inf and add float ones "
+        "(scores + mask.to(scores.dtype)). mask.bool() is True at the -inf entries: the opposite.",
+    ),
+    Mistake(
+        "additive-mask-wrong-sign",
+        ("scaled_dot_product_attention", "SelfAttention"),
+        "An additive float mask is subtracted from the scores instead of added",
+        "Add it: scores + mask. Subtracting turns -inf into +inf, so blocked keys win and the "
+        "weights become NaN.",
     ),
     # ---- 06 multi-head ---------------------------------------------------------------------------
     Mistake(
