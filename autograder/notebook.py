@@ -10,6 +10,7 @@ exercise fails, so that nbgrader gives it no points.
 
 from __future__ import annotations
 
+import ast
 import inspect
 import sys
 
@@ -28,17 +29,38 @@ class CheckFailed(AssertionError):
         return [str(self)]
 
 
-def _kernel_sources() -> list[tuple[str, str]] | None:
+def _kernel_sources(caller=None) -> list[tuple[str, str]] | None:
+    """The kernel's input history, as it stood when ``check`` was called.
+
+    When ``check`` is called at the top level of the running cell (the last entry of the
+    history), that cell counts only up to the call: a later line of the same cell that rebinds
+    the name is not what the learner passed, and is not graded.
+    """
     try:
         ip = get_ipython()  # noqa: F821  (defined inside IPython)
     except NameError:
         return None
-    history = ip.history_manager.input_hist_raw
+    history = list(ip.history_manager.input_hist_raw)
+    if history and caller is not None and caller.f_globals is ip.user_ns:
+        if caller.f_code.co_name == "<module>":
+            history[-1] = _before_line(history[-1], caller.f_lineno)
     return [(f"cell [{i}]", src) for i, src in enumerate(history) if src.strip()]
 
 
-def _code_for(obj):
-    sources = _kernel_sources()
+def _before_line(source: str, line: int) -> str:
+    """The top-level statements of ``source`` that end before ``line`` (1-based), other lines
+    blanked so that line numbers stay; the whole source when it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source
+    keep = {n for s in tree.body if s.end_lineno < line for n in range(s.lineno, s.end_lineno + 1)}
+    lines = source.splitlines()
+    return "\n".join(text if i in keep else "" for i, text in enumerate(lines, start=1))
+
+
+def _code_for(obj, caller=None):
+    sources = _kernel_sources(caller)
     if sources is not None:
         return from_sources("this notebook", sources)
     try:  # a plain script or module: grade the file that defines obj
@@ -68,7 +90,7 @@ def check(obj, *, strict: bool = False) -> None:
         print(f"✘ check() needs the function or class of an exercise, got {obj!r}.")
         return
     try:
-        [result] = judge_code(_code_for(obj), only=[name])
+        [result] = judge_code(_code_for(obj, sys._getframe(1)), only=[name])
     except NothingToGrade as e:
         message = f"✘ {e}"
         print(message)

@@ -1,46 +1,33 @@
-"""The exercises the grader knows, keyed by their contract name.
+"""The exercises the grader knows, keyed by their contract name, in course order.
 
-A check module registers each exercise with :func:`exercise`::
-
-    @exercise("causal_mask", lesson="04", points=1, forbid=("torch.tril",))
-    def check_causal_mask(sub: Submission) -> None:
-        ...  # raise CheckFailure on the first thing that is wrong
-
-``forbid`` names what the learner may not call while this exercise is judged, as dotted names
-resolved in the sandbox: a Python function or class (every method of a class counts), a torch
-callable such as ``torch.softmax`` or ``torch.Tensor.softmax`` (caught through torch's function
-mode, however it is reached), or an ATen op such as ``aten._softmax`` (caught at dispatch, however
-it is reached). ``course_lib``'s own reference of the exercise is always forbidden.
+Nothing registers itself: :func:`all_exercises` takes the exercises from the contract table
+(``autograder.contract``: name, lesson folder, points) and finds each one's check in its lesson
+folder's ``checks.py``, the function marked ``@exercise(name, ...)`` (``autograder.kit``), which
+also gives what the exercise forbids and its time limit. A contract exercise without a check, a
+check in the wrong lesson folder or for a name the contract lacks is an error here, at once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING
+
+from autograder import lessons
+from autograder.contract import CONTRACT
+from autograder.kit.exercise import CheckFailure, Rules, rules_of
 
 if TYPE_CHECKING:
     from autograder.sandbox import Submission
 
-
-class CheckFailure(Exception):
-    """What a check raises when the learner's code is wrong.
-
-    ``message`` says what was checked and what went wrong (with the smallest failing example:
-    shapes and a few numbers, yours vs expected); ``mistake`` is the id of the catalogue entry it
-    looks like, or None when it looks like none.
-    """
-
-    def __init__(self, message: str, *, mistake: str | None = None):
-        super().__init__(message)
-        self.message = message
-        self.mistake = mistake
+__all__ = ["CheckFailure", "Exercise", "all_exercises", "checks_by_lesson"]
 
 
 @dataclass(frozen=True)
 class Exercise:
     name: str  # the contract name: a function or class the learner defines
-    lesson: str  # "01", "02", ...
+    lesson: str  # its lesson folder, e.g. "04_softmax_masks"
     check: Callable[[Submission], None]
     points: float = 1.0
     forbid: tuple[str, ...] = ()
@@ -48,31 +35,52 @@ class Exercise:
     needs: tuple[str, ...] = field(default=())  # other names the check calls (reported if missing)
 
 
-EXERCISES: dict[str, Exercise] = {}
+def checks_by_lesson() -> dict[str, dict[str, tuple[Callable, Rules]]]:
+    """Every lesson folder's marked checks: ``{lesson: {exercise name: (check, rules)}}``."""
+    found: dict[str, dict[str, tuple[Callable, Rules]]] = {}
+    for lesson in lessons.lessons():
+        module = lessons.load(lesson, "checks")
+        marked = {}
+        for obj in vars(module).values() if module else ():
+            rules = rules_of(obj)
+            if rules is not None and obj.__module__ == module.__name__:
+                if rules.name in marked:
+                    raise ValueError(f"{lesson}/checks.py marks two checks of {rules.name!r}")
+                marked[rules.name] = (obj, rules)
+        found[lesson] = marked
+    return found
 
 
-def exercise(
-    name: str,
-    *,
-    lesson: str,
-    points: float = 1.0,
-    forbid: tuple[str, ...] = (),
-    time_limit: float = 20.0,
-    needs: tuple[str, ...] = (),
-) -> Callable[[Callable[[Submission], None]], Callable[[Submission], None]]:
-    """Register ``check`` as the judge of exercise ``name``."""
-
-    def register(check: Callable[[Submission], None]) -> Callable[[Submission], None]:
-        if name in EXERCISES:
-            raise ValueError(f"exercise {name!r} is registered twice")
-        EXERCISES[name] = Exercise(name, lesson, check, points, tuple(forbid), time_limit, needs)
-        return check
-
-    return register
+@cache
+def _exercises() -> tuple[Exercise, ...]:
+    found = checks_by_lesson()
+    out = []
+    for entry in CONTRACT:
+        check, rules = found.get(entry.lesson, {}).pop(entry.name, (None, None))
+        if check is None:
+            raise LookupError(
+                f"exercise {entry.name!r} has no check: mark one with @exercise({entry.name!r}) "
+                f"in autograder/lessons/{entry.lesson}/checks.py"
+            )
+        out.append(
+            Exercise(
+                entry.name,
+                entry.lesson,
+                check,
+                entry.points,
+                rules.forbid,
+                rules.time_limit,
+                rules.needs,
+            )
+        )
+    stray = {f"{lesson}: {name}" for lesson, marked in found.items() for name in marked}
+    if stray:
+        raise LookupError(
+            f"checks of exercises the contract table does not list in that lesson: {sorted(stray)}"
+        )
+    return tuple(out)
 
 
 def all_exercises() -> dict[str, Exercise]:
-    """Every registered exercise (importing the check modules registers them)."""
-    import autograder.checks  # noqa: F401  (registers on import)
-
-    return EXERCISES
+    """Every exercise of the contract with its check, in course order (a fresh dict)."""
+    return {ex.name: ex for ex in _exercises()}

@@ -1,42 +1,41 @@
 """The package exports every exercise of the contract (COURSE_SPEC.md) by its exact name."""
 
+import ast
 import importlib
+import inspect
+import pkgutil
 
 import course_lib
-
-CONTRACT = [
-    "project_qkv",
-    "QKVProjection",
-    "attention_scores",
-    "scaled_attention_scores",
-    "dot_product_variance",
-    "softmax_entropy",
-    "softmax",
-    "causal_mask",
-    "padding_mask",
-    "masked_scores",
-    "scaled_dot_product_attention",
-    "SelfAttention",
-    "split_heads",
-    "merge_heads",
-    "MultiHeadAttention",
-    "mha_num_parameters",
-    "sinusoidal_positional_encoding",
-    "LearnedPositionalEmbedding",
-    "apply_rope",
-    "FeedForward",
-    "TransformerBlock",
-    "TinyTransformer",
-    "sliding_window_mask",
-    "tiled_attention",
-    "KVCache",
-]
+from autograder.contract import CONTRACT, NAMES
 
 
 def test_every_contract_name_is_importable_from_course_lib():
-    missing = [name for name in CONTRACT if not hasattr(course_lib, name)]
+    missing = [name for name in NAMES if not hasattr(course_lib, name)]
     assert not missing
-    assert list(course_lib.EXERCISES) == CONTRACT
+    assert list(course_lib.EXERCISES) == list(NAMES)
+    assert set(NAMES) <= set(course_lib.__all__)
+
+
+def test_each_reference_is_where_the_contract_table_says():
+    for e in CONTRACT:
+        module, _, name = e.reference.partition(":")
+        assert name == e.name, e.reference
+        assert getattr(course_lib, e.name) is pkgutil.resolve_name(e.reference)
+        assert getattr(importlib.import_module(module), name).__module__ == module
+
+
+def test_each_reference_takes_the_contract_signature():
+    """The reference's parameters start with the contract's, with the same defaults (it may take
+    more, e.g. ``device=``, after them)."""
+    for e in CONTRACT:
+        params = list(inspect.signature(getattr(course_lib, e.name)).parameters.values())
+        spec = ast.parse(f"def f{e.signature}: pass").body[0].args
+        defaults = [None] * (len(spec.args) - len(spec.defaults)) + spec.defaults
+        assert len(params) >= len(spec.args), e.name
+        for p, arg, default in zip(params, spec.args, defaults, strict=False):
+            assert p.name == arg.arg, (e.name, p.name, arg.arg)
+            want = inspect.Parameter.empty if default is None else ast.literal_eval(default)
+            assert p.default == want, (e.name, p.name, p.default, want)
 
 
 def test_everything_in_all_is_importable_including_pick_device():
@@ -48,22 +47,14 @@ def test_everything_in_all_is_importable_including_pick_device():
 
 
 def test_every_reference_has_a_docstring():
-    for name in CONTRACT:
+    for name in NAMES:
         assert (getattr(course_lib, name).__doc__ or "").strip(), f"{name} has no docstring"
 
 
 def test_every_module_imports_on_its_own():
-    for module in [
-        "projections",
-        "attention",
-        "scaling",
-        "masks",
-        "multihead",
-        "positions",
-        "blocks",
-        "efficient",
-        "data",
-        "memory",
-        "device",
-    ]:
+    modules = [m.name for m in pkgutil.iter_modules(course_lib.__path__)]
+    assert {"data", "memory", "device"} | {e.module.split(".")[-1] for e in CONTRACT} <= set(
+        modules
+    )
+    for module in modules:
         importlib.import_module(f"course_lib.{module}")

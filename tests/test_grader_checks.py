@@ -7,7 +7,7 @@ course_lib's reference, run as a learner's file, passes every check.
 
 from __future__ import annotations
 
-import importlib
+import pkgutil
 import re
 from pathlib import Path
 
@@ -17,27 +17,28 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import course_lib
-from autograder.checks import _compare as cmp
-from autograder.checks import (
-    l03_scaling,
-    l04_masks,
-    l05_attention,
-    l06_multihead,
-    l07_positions,
-    l08_blocks,
-    l09_efficient,
-)
+from autograder import contract, kit, lessons
 from autograder.judge import judge_source
+from autograder.kit import calling, compare, expected
 from autograder.mistakes import MISTAKES
 from autograder.registry import CheckFailure, all_exercises
+from autograder.sandbox import LearnerError
 
-CONTRACT = (
-    "project_qkv QKVProjection attention_scores scaled_attention_scores dot_product_variance "
-    "softmax_entropy softmax causal_mask padding_mask masked_scores scaled_dot_product_attention "
-    "SelfAttention split_heads merge_heads MultiHeadAttention mha_num_parameters "
-    "sinusoidal_positional_encoding LearnedPositionalEmbedding apply_rope FeedForward "
-    "TransformerBlock TinyTransformer sliding_window_mask tiled_attention KVCache"
-).split()
+CONTRACT = list(contract.NAMES)
+
+
+def checks_of(lesson: str):
+    """``autograder/lessons/<lesson>/checks.py`` (folder names start with a digit)."""
+    return lessons.load(lesson, "checks")
+
+
+l03_scaling = checks_of("03_scaling")
+l04_masks = checks_of("04_softmax_masks")
+l05_attention = checks_of("05_attention")
+l06_multihead = checks_of("06_multihead")
+l07_positions = checks_of("07_positions")
+l08_blocks = checks_of("08_blocks")
+l09_efficient = checks_of("09_efficient")
 
 g = torch.Generator().manual_seed(0)
 
@@ -53,9 +54,10 @@ def test_every_contract_exercise_is_registered_with_points_and_its_lesson():
     exercises = all_exercises()
     assert list(exercises) == CONTRACT
     for name, ex in exercises.items():
-        assert ex.points in (1, 2), name
-        module = ex.check.__module__.rsplit(".", 1)[-1]
-        assert module.startswith(f"l{ex.lesson}_"), (name, module)
+        entry = contract.BY_NAME[name]
+        assert ex.points == entry.points and ex.points in (1, 2), name
+        assert ex.lesson == entry.lesson, name
+        assert ex.check.__module__ == f"autograder.lessons.{entry.lesson}.checks", name
 
 
 def test_forbidden_names_exist():
@@ -63,12 +65,70 @@ def test_forbidden_names_exist():
         for name in ex.forbid:
             if name.startswith("aten."):
                 assert hasattr(torch.ops.aten, name.removeprefix("aten.")), name
-                continue
-            module, _, attr = name.rpartition(".")
-            obj = importlib.import_module(module.split(".")[0])
-            for part in name.split(".")[1:]:
-                obj = getattr(obj, part)
-            assert obj is not None, (name, attr)
+            else:
+                assert pkgutil.resolve_name(name) is not None, name
+
+
+def test_a_check_for_a_name_the_contract_lacks_is_an_error(monkeypatch):
+    """A check marked in a lesson folder for a name the contract table does not list there."""
+    from autograder import registry
+
+    module = checks_of("02_qkt")
+
+    @kit.exercise("attention_scores_v2")
+    def check_extra(sub) -> None: ...
+
+    check_extra.__module__ = module.__name__
+    monkeypatch.setattr(module, "check_extra", check_extra, raising=False)
+    registry._exercises.cache_clear()
+    try:
+        with pytest.raises(LookupError, match="attention_scores_v2"):
+            registry.all_exercises()
+    finally:
+        monkeypatch.undo()
+        registry._exercises.cache_clear()
+    assert list(registry.all_exercises()) == CONTRACT
+
+
+def test_lessons_use_the_kit_never_each_other():
+    for path in Path(lessons.__file__).parent.glob("*/*.py"):
+        imported = re.findall(r"^\s*(?:from|import) (autograder[\w.]*)", path.read_text(), re.M)
+        for module in imported:
+            assert module.split(".")[:2] == ["autograder", "kit"] or module in (
+                "autograder.mistakes",
+                "autograder.questions",
+            ), (
+                f"{path.parent.name}/{path.name} imports {module}: use autograder.kit (move a "
+                "helper that a second lesson needs into the kit)"
+            )
+
+
+def test_meta_sections_are_counted_per_thread():
+    """grade runs checks in a thread pool: one check's on_meta() section is not another's."""
+    import threading
+
+    inside, outside = threading.Event(), threading.Event()
+    seen = {}
+
+    def in_section():
+        with kit.on_meta():
+            inside.set()
+            outside.wait(5)
+
+    def elsewhere():
+        inside.wait(5)
+        seen["other thread"] = calling._META_SECTIONS.get()
+        outside.set()
+
+    threads = [threading.Thread(target=in_section), threading.Thread(target=elsewhere)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert seen == {"other thread": 0}
+    with kit.on_meta(), kit.on_meta():
+        assert calling._META_SECTIONS.get() == 2
+    assert calling._META_SECTIONS.get() == 0
 
 
 def test_builtins_are_forbidden_where_they_are_the_exercise():
@@ -115,7 +175,9 @@ def test_every_mutant_names_a_catalogue_entry():
 
 
 def test_every_mistake_named_in_a_check_is_in_the_catalogue():
-    source = "\n".join(p.read_text() for p in Path(cmp.__file__).parent.glob("*.py"))
+    autograder_dir = Path(kit.__file__).parent.parent
+    files = [*(autograder_dir / "kit").glob("*.py"), *(autograder_dir / "lessons").glob("*/*.py")]
+    source = "\n".join(p.read_text() for p in files)
     named = set(re.findall(r'(?:mistake=|fail\([^)]*?,\s*)"([a-z0-9-]+)"', source, re.S))
     named |= set(re.findall(r'"([a-z0-9]+(?:-[a-z0-9]+)+)",\s*\n?\s*\)', source))
     assert named, "the pattern found nothing"
@@ -129,7 +191,7 @@ def test_reference_attention_is_sdpa_with_zero_rows_for_fully_masked_queries():
     q, k, v = randn(2, 3, 4), randn(2, 5, 4), randn(2, 5, 6)
     mask = torch.rand(2, 3, 5, generator=g) < 0.6
     mask[0, 1] = False
-    out, w = l05_attention.ref_attention64(q, k, v, mask)
+    out, w = expected.ref_attention64(q, k, v, mask)
     assert torch.allclose(out, F.scaled_dot_product_attention(q, k, v, attn_mask=mask))
     assert torch.equal(w[0, 1], torch.zeros(5)) and not w.isnan().any()
     assert torch.allclose(w.sum(-1)[mask.any(-1)], torch.ones(()).double())
@@ -150,7 +212,7 @@ def test_reference_mha_matches_nn_multihead_attention(bias):
     mask = torch.rand(3, 5, generator=g) < 0.7
     mask[:, 0] = True
     want, want_w = ref(query, kv, kv, attn_mask=~mask, average_attn_weights=False)
-    out, w = l06_multihead.mha(state, h, query, kv, kv, mask)
+    out, w = expected.mha(state, h, query, kv, kv, mask)
     assert torch.allclose(out, want.detach()) and torch.allclose(w, want_w.detach())
 
 
@@ -178,7 +240,7 @@ def test_reference_block_matches_transformer_encoder_layer(norm_first):
     x = randn(2, 4, d)
     mask = torch.ones(4, 4, dtype=torch.bool).tril()
     want = layer(x, src_mask=~mask)
-    got = l08_blocks.block(state, h, x, mask, norm_first)
+    got = expected.block(state, h, x, mask, norm_first)
     assert torch.allclose(got, want.detach(), atol=1e-10)
 
 
@@ -186,10 +248,10 @@ def test_reference_block_matches_transformer_encoder_layer(norm_first):
 @pytest.mark.parametrize("block", [1, 3, 64])
 def test_reference_online_softmax_equals_attention(causal, block):
     q, k, v = randn(2, 7, 4), randn(2, 7, 4), randn(2, 7, 3)
-    want = l09_efficient.reference(q, k, v, block, causal)
+    want = expected.tiled_reference(q, k, v, block, causal)
     for local in (None, "both"):
         if local is None or not causal:
-            got = l09_efficient.online(q, k, v, block, causal, local=local)
+            got = expected.online(q, k, v, block, causal, local=local)
             assert torch.allclose(got, want)
     sdpa = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
     assert torch.allclose(want, sdpa)
@@ -197,34 +259,34 @@ def test_reference_online_softmax_equals_attention(causal, block):
 
 def test_reference_positions_match_course_lib():
     assert torch.allclose(
-        l07_positions.sinusoid(9, 6),
+        expected.sinusoid(9, 6),
         course_lib.sinusoidal_positional_encoding(9, 6).double(),
         atol=1e-6,
     )
     x, pos = randn(2, 5, 8), torch.tensor([3, 4, 5, 9, 10])
     for kwargs in ({}, {"positions": pos}, {"base": 100.0}):
-        assert torch.allclose(l07_positions.rope(x, **kwargs), course_lib.apply_rope(x, **kwargs))
+        assert torch.allclose(expected.rope(x, **kwargs), course_lib.apply_rope(x, **kwargs))
 
 
 def test_reference_masks_and_counts_match_course_lib():
-    assert torch.equal(l04_masks.tril(5), course_lib.causal_mask(5))
+    assert torch.equal(expected.tril(5), course_lib.causal_mask(5))
     lengths = torch.tensor([2, 0, 4])
-    assert torch.equal(l04_masks.padding(lengths, 4), course_lib.padding_mask(lengths, 4))
+    assert torch.equal(expected.padding(lengths, 4), course_lib.padding_mask(lengths, 4))
     for n, w in ((5, 2), (3, 5), (4, 1)):
-        assert torch.equal(l09_efficient.window_mask(n, w), course_lib.sliding_window_mask(n, w))
+        assert torch.equal(expected.window_mask(n, w), course_lib.sliding_window_mask(n, w))
     for d, h, bias in ((8, 2, False), (12, 3, True)):
         params = sum(p.numel() for p in nn.MultiheadAttention(d, h, bias=bias).parameters())
-        assert l06_multihead.num_parameters(d, h, bias) == params
+        assert expected.num_parameters(d, h, bias) == params
     p = torch.tensor([[1.0, 0.0, 0.0], [0.2, 0.3, 0.5]])
-    assert torch.allclose(l03_scaling.entropy(p), course_lib.softmax_entropy(p))
+    assert torch.allclose(expected.entropy(p), course_lib.softmax_entropy(p))
     x = randn(2, 3, 8)
-    assert torch.equal(l06_multihead.split(x, 2), course_lib.split_heads(x, 2))
-    assert torch.equal(l06_multihead.merge(l06_multihead.split(x, 4)), x)
+    assert torch.equal(expected.split(x, 2), course_lib.split_heads(x, 2))
+    assert torch.equal(expected.merge(expected.split(x, 4)), x)
 
 
 def test_reference_softmax_zeros_fully_masked_rows():
     x = torch.tensor([[float("-inf")] * 3, [0.0, float("-inf"), 1.0]])
-    got = cmp.ref_softmax(x)
+    got = expected.ref_softmax(x)
     assert torch.equal(got[0], torch.zeros(3).double())
     assert torch.allclose(got[1], torch.softmax(x[1].double(), -1))
 
@@ -233,95 +295,93 @@ def test_reference_softmax_zeros_fully_masked_rows():
 
 
 def test_ranges_compress_indices():
-    assert cmp.ranges([]) == "none"
-    assert cmp.ranges([0, 1, 2, 5, 7, 8]) == "0-2, 5, 7-8"
+    assert kit.ranges([]) == "none"
+    assert kit.ranges([0, 1, 2, 5, 7, 8]) == "0-2, 5, 7-8"
 
 
 def test_mask_message_names_the_first_wrong_query():
-    want = l04_masks.tril(4)
-    message = cmp.mask_row_message(l04_masks.triu(4, 1), want)
+    want = expected.tril(4)
+    message = compare.mask_row_message(expected.triu(4, 1), want)
     assert message == "query 0 may attend to keys 0, yours allows keys 1-3"
 
 
 def test_same_treats_nan_and_inf_as_values_and_checks_shapes():
     nan, inf = float("nan"), float("inf")
     a = torch.tensor([1.0, nan, -inf])
-    assert cmp.same(a, a.double())
-    assert not cmp.same(a, torch.tensor([1.0, 0.0, -inf]).double())
-    assert not cmp.same(a, a[:2])
-    assert cmp.same((a, 3), (a.double(), 3)) and not cmp.same((a,), (a, a))
-    assert not cmp.same(True, 1) and cmp.same(2.0, 2)
+    assert compare.same(a, a.double())
+    assert not compare.same(a, torch.tensor([1.0, 0.0, -inf]).double())
+    assert not compare.same(a, a[:2])
+    assert compare.same((a, 3), (a.double(), 3)) and not compare.same((a,), (a, a))
+    assert not compare.same(True, 1) and compare.same(2.0, 2)
 
 
 def test_diagnose_names_the_first_matching_mutant_and_skips_failing_ones():
     x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
-    c = cmp.Call("softmax", x)
+    c = calling.Call("softmax", x)
 
     def broken(*_):
         raise RuntimeError("cannot")
 
     mutants = (("softmax-unstable", broken), ("entropy-sign", lambda x: -x), ("no-scaling", -x))
-    assert cmp.diagnose(-x, c, mutants) == "entropy-sign"
-    assert cmp.diagnose(x, c, mutants) is None
+    assert compare.diagnose(-x, c, mutants) == "entropy-sign"
+    assert compare.diagnose(x, c, mutants) is None
 
 
 def test_errors_are_diagnosed_by_device_message_and_mutant():
     meta = torch.empty(2, 3, device="meta")
-    c = cmp.Call("softmax", meta)
-    err = cmp.LearnerError(
-        "RuntimeError", "Tensor on device cpu is not on the expected device meta!"
-    )
-    assert cmp.diagnose_error(c, err) == "created-on-cpu"
-    overflow = cmp.LearnerError(
+    c = calling.Call("softmax", meta)
+    err = LearnerError("RuntimeError", "Tensor on device cpu is not on the expected device meta!")
+    assert calling.diagnose_error(c, err) == "created-on-cpu"
+    overflow = LearnerError(
         "RuntimeError", "value cannot be converted to type at::Half without overflow"
     )
-    assert cmp.diagnose_error(cmp.Call("masked_scores", 1), overflow) == "fill-overflows-fp16"
+    assert (
+        calling.diagnose_error(calling.Call("masked_scores", 1), overflow) == "fill-overflows-fp16"
+    )
     q, k = torch.zeros(2, 3, 4), torch.zeros(2, 5, 4)
-    c = cmp.Call("attention_scores", q, k)
+    c = calling.Call("attention_scores", q, k)
     try:
         q @ k
     except RuntimeError as e:
-        err = cmp.LearnerError("RuntimeError", str(e))
+        err = LearnerError("RuntimeError", str(e))
     mutants = (("forgot-transpose-k", lambda q, k: q @ k),)
-    assert cmp.diagnose_error(c, err, mutants) == "forgot-transpose-k"
+    assert calling.diagnose_error(c, err, mutants) == "forgot-transpose-k"
 
 
 def test_fail_carries_a_known_mistake_and_rejects_unknown_ids():
-    failure = cmp.fail("causal_mask(4): query 0 ...", "causal-mask-inverted")
+    failure = calling.fail("causal_mask(4): query 0 ...", "causal-mask-inverted")
     assert isinstance(failure, CheckFailure)
     assert (failure.message, failure.mistake) == (
         "causal_mask(4): query 0 ...",
         "causal-mask-inverted",
     )
     with pytest.raises(KeyError):
-        cmp.fail("...", "no-such-mistake")
+        calling.fail("...", "no-such-mistake")
 
 
 def test_call_reads_like_the_call():
-    c = cmp.Call("softmax", torch.zeros(2, 3, dtype=torch.float16), dim=0)
+    c = calling.Call("softmax", torch.zeros(2, 3, dtype=torch.float16), dim=0)
     assert str(c) == "softmax(x: (2, 3) float16, dim=0)"
-    c = cmp.Call("padding_mask", torch.tensor([2, 4]), 5)
+    c = calling.Call("padding_mask", torch.tensor([2, 4]), 5)
     assert str(c) == "padding_mask(lengths: tensor([2, 4]), 5)"
 
 
 def test_excerpt_is_short_and_shows_yours_and_expected():
     yours = torch.tensor([[0.25, 0.25, 0.25, 0.25], [0.5, 0.5, 0.0, 0.0]])
     want = torch.tensor([[1.0, 0.0, 0.0, 0.0], [0.5, 0.5, 0.0, 0.0]]).double()
-    text = cmp.excerpt(yours, want)
+    text = compare.excerpt(yours, want)
     assert len(text.splitlines()) == 3
     assert "yours" in text and "expected" in text and "[0, 0]" in text
 
 
 # ---- course_lib's reference passes every check, run as a learner's file --------------------------
 
-ORDER = ["projections", "attention", "scaling", "masks", "multihead", "positions", "efficient"]
-
 
 def reference_source() -> str:
     """course_lib's exercise modules as one learner file (their course_lib imports removed)."""
     parts = ["from __future__ import annotations"]
-    for name in ORDER + ["blocks"]:
-        text = (Path(course_lib.__file__).parent / f"{name}.py").read_text()
+    for module in contract.REFERENCE_MODULES:
+        text = (Path(course_lib.__file__).parent / f"{module.split('.')[-1]}.py").read_text()
         text = re.sub(r"^from __future__ import annotations\n", "", text, flags=re.M)
         text = re.sub(r"^from course_lib[\w.]* import \([^)]*\)\n", "", text, flags=re.M)
         text = re.sub(r"^from course_lib[\w.]* import .*\n", "", text, flags=re.M)

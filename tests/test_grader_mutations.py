@@ -19,13 +19,14 @@ from pathlib import Path
 import pytest
 
 from autograder.judge import judge_source
-from autograder.mistakes import CATALOGUE, GENERIC_IDS, MISTAKES
+from autograder.mistakes import GENERIC_IDS, MISTAKES, catalogue
 from autograder.registry import all_exercises
 
 SUBMISSIONS = Path(__file__).parent / "submissions"
 WRONG = sorted((SUBMISSIONS / "wrong").glob("*.py"))
 CORRECT = sorted((SUBMISSIONS / "correct").glob("*.py"))
 BUILTIN = sorted((SUBMISSIONS / "builtin").glob("*.py"))
+CATALOGUE = catalogue()  # every lesson's mistakes, the generic ids excluded
 BASE = (SUBMISSIONS / "correct" / "plain.py").read_text()
 
 

@@ -67,3 +67,36 @@ def test_check_cells_name_the_lessons_common_mistakes(assignment, venv_on_path):
         assert text.startswith(f"✘ {name}"), text
         assert f"[{mistake}]" in text, text
         assert "Traceback" not in text and len(text.splitlines()) <= 8, text
+
+
+GOOD_SOFTMAX = """
+def softmax(x, dim=-1):
+    m = x.amax(dim=dim, keepdim=True)
+    m = torch.where(torch.isfinite(m), m, torch.zeros_like(m))
+    e = torch.exp(x - m)
+    total = e.sum(dim=dim, keepdim=True)
+    return e / torch.where(total > 0, total, torch.ones_like(total))
+"""
+
+
+@pytest.mark.slow
+def test_check_grades_what_was_passed_not_a_later_rebinding(venv_on_path):
+    """A cell that checks a wrong softmax and then rebinds the name to a good one on a later line
+    gets the wrong one's verdict; the next cell's check sees the good one."""
+    wrong = (WRONG / "softmax-unstable.py").read_text()
+    cells = [
+        setup_cell("04_softmax_masks"),
+        f"{wrong}\ncheck(softmax)\n{GOOD_SOFTMAX}",
+        "check(softmax)",
+    ]
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
+    NotebookClient(
+        nb,
+        timeout=120,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(ROOT / "notebooks" / "04_softmax_masks")}},
+    ).execute()
+    same_cell, next_cell = ("".join(o.text for o in nb.cells[i].outputs) for i in (1, 2))
+    assert same_cell.startswith("✘ softmax") and "[softmax-unstable]" in same_cell, same_cell
+    assert next_cell.startswith("✔ softmax"), next_cell

@@ -104,3 +104,16 @@ def test_computed_answers_agree_with_the_math():
     assert QUESTIONS["03_3"].answer == pytest.approx(math.log(8))
     assert QUESTIONS["04_1"].answer == 6 * 7 // 2
     assert QUESTIONS["04_4"].answer == (3, 5, 5)
+
+
+def test_each_lessons_questions_are_numbered_after_its_folder():
+    """A lesson folder's questions.py holds that lesson's questions only (found by name)."""
+    from autograder import lessons
+
+    seen = []
+    for lesson in lessons.lessons():
+        module = lessons.load(lesson, "questions")
+        for q in getattr(module, "QUESTIONS", ()):
+            assert q.id.startswith(lesson[:2] + "_"), f"{q.id} is in lessons/{lesson}/questions.py"
+            seen.append(q.id)
+    assert seen == list(QUESTIONS)  # every question comes from a lesson folder, in course order

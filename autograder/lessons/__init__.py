@@ -1,16 +1,26 @@
 """One folder per lesson, named exactly like the lesson's folder in ``solutions/``.
 
-A lesson folder holds what the grader knows about that lesson: ``questions.py`` (its conceptual
-questions, a list ``QUESTIONS`` of :class:`autograder.questions.Question`) and, as the
-restructuring goes on, its checks and its known mistakes. Folder names start with a digit, so they
-are imported by name through :func:`load`, never with an ``import`` statement.
+A lesson folder holds what the grader knows about that lesson, each file found by name:
+
+- ``checks.py``     the check of each of its exercises, marked ``@exercise(name)`` (built with
+                    ``autograder.kit``; the exercises themselves are rows of
+                    ``autograder.contract``);
+- ``mistakes.py``   ``MISTAKES``, the known mistakes first diagnosed in this lesson
+                    (:class:`autograder.mistakes.Mistake`);
+- ``questions.py``  ``QUESTIONS``, its conceptual questions
+                    (:class:`autograder.questions.Question`).
+
+Folder names start with a digit, so they are imported by name through :func:`load`, never with an
+``import`` statement; a lesson never imports another lesson (shared helpers are in the kit).
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 
@@ -25,3 +35,20 @@ def load(lesson: str, part: str) -> ModuleType | None:
     if not (HERE / lesson / f"{part}.py").is_file():
         return None
     return importlib.import_module(f"{__name__}.{lesson}.{part}")
+
+
+class Gathered(Mapping):
+    """A read-only mapping built from the lesson folders on first use (``build()``, cached by
+    the caller), so that importing it neither imports the lessons nor depends on them."""
+
+    def __init__(self, build: Callable[[], Mapping[str, Any]]):
+        self._build = build
+
+    def __getitem__(self, key: str) -> Any:
+        return self._build()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._build())
+
+    def __len__(self) -> int:
+        return len(self._build())

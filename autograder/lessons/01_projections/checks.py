@@ -9,9 +9,10 @@ from itertools import permutations
 
 import torch
 
-from autograder.checks._compare import (
+from autograder.kit import (
     Call,
     construct,
+    exercise,
     expect_close,
     expect_layers,
     expect_meta,
@@ -24,7 +25,6 @@ from autograder.checks._compare import (
     on_meta,
     randn,
 )
-from autograder.registry import exercise
 
 NAMES = ("q", "k", "v")
 
@@ -54,7 +54,7 @@ def _expect_qkv(out, want, c, mutants, dtype):
         expect_close(o, w, c, what=name, dtype=dtype, mutants=mutants, whole=out)
 
 
-@exercise("project_qkv", lesson="01", points=1)
+@exercise("project_qkv")
 def check_project_qkv(sub) -> None:
     g = generator(1)
     cases = [((3, 4), (4, 4), (4, 4), (4, 4)), ((2, 5, 4), (4, 3), (4, 3), (4, 6))]
@@ -99,7 +99,7 @@ def qkv_module_mutants(state):
     )
 
 
-@exercise("QKVProjection", lesson="01", points=2)
+@exercise("QKVProjection")
 def check_qkv_projection(sub) -> None:
     g = generator(2)
     for d_model, d_k, d_v in ((4, 4, 4), (6, 3, 5)):

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import torch
 
-from autograder.checks._compare import (
+from autograder.kit import (
     Call,
+    CheckFailure,
+    exercise,
     expect_close,
     expect_mask,
     expect_meta,
@@ -21,7 +23,7 @@ from autograder.checks._compare import (
     randn,
     ref_softmax,
 )
-from autograder.registry import CheckFailure, exercise
+from autograder.kit.expected import masked, padding, tril, triu
 
 INF = float("inf")
 
@@ -31,10 +33,6 @@ INF = float("inf")
 def _plain_softmax(x, dim=-1, shift=None):
     e = (x - (x.amax(dim, keepdim=True) if shift is None else shift)).exp()
     return e / e.sum(dim, keepdim=True)
-
-
-def _other_dims(x, dim):
-    return [d for d in range(x.dim()) if d != dim % x.dim()]
 
 
 def _no_keepdim(x, dim, shift):
@@ -80,7 +78,7 @@ SOFTMAX_FORBID = (
 )
 
 
-@exercise("softmax", lesson="04", points=1, forbid=SOFTMAX_FORBID)
+@exercise("softmax", forbid=SOFTMAX_FORBID)
 def check_softmax(sub) -> None:
     g = generator(5)
     cases = (
@@ -112,14 +110,6 @@ def check_softmax(sub) -> None:
 # ---- causal_mask -------------------------------------------------------------------------------
 
 
-def tril(n, diagonal=0):
-    return torch.ones(n, n, dtype=torch.bool).tril(diagonal)
-
-
-def triu(n, diagonal=0):
-    return torch.ones(n, n, dtype=torch.bool).triu(diagonal)
-
-
 CAUSAL_MUTANTS = (
     ("causal-mask-inverted", lambda n, device=None: triu(n, 1)),
     ("causal-off-by-one", lambda n, device=None: tril(n, -1)),
@@ -128,7 +118,7 @@ CAUSAL_MUTANTS = (
 )
 
 
-@exercise("causal_mask", lesson="04", points=1)
+@exercise("causal_mask")
 def check_causal_mask(sub) -> None:
     for n in (4, 1, 7):
         c = Call("causal_mask", n)
@@ -142,10 +132,6 @@ def check_causal_mask(sub) -> None:
 # ---- padding_mask ------------------------------------------------------------------------------
 
 
-def padding(lengths, max_len):
-    return torch.arange(max_len) < lengths[:, None]  # (1, max_len) vs (B, 1) -> (B, max_len)
-
-
 PADDING_MUTANTS = (
     ("padding-mask-inverted", lambda lengths, max_len: ~padding(lengths, max_len)),
     ("padding-off-by-one", lambda lengths, max_len: torch.arange(max_len) <= lengths[:, None]),
@@ -154,7 +140,7 @@ PADDING_MUTANTS = (
 )
 
 
-@exercise("padding_mask", lesson="04", points=1)
+@exercise("padding_mask")
 def check_padding_mask(sub) -> None:
     cases = (
         (torch.tensor([2, 4, 1]), 4),
@@ -175,10 +161,6 @@ def check_padding_mask(sub) -> None:
 # ---- masked_scores -----------------------------------------------------------------------------
 
 
-def masked(scores, mask, fill=-INF):
-    return scores.masked_fill(~mask, fill)
-
-
 MASKED_MUTANTS = (
     ("mask-polarity-inverted", lambda s, m: s.masked_fill(m, -INF)),
     ("masked-to-zero", lambda s, m: s * m),
@@ -197,7 +179,7 @@ def _finite_fill(out, scores, mask) -> float | None:
     return float(fills.min())
 
 
-@exercise("masked_scores", lesson="04", points=1)
+@exercise("masked_scores")
 def check_masked_scores(sub) -> None:
     g = generator(6)
     fully = torch.tensor([[True, False, True, False], [False] * 4, [True] * 4])

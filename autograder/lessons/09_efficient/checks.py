@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import torch
 
-from autograder.checks._compare import (
+from autograder.kit import (
+    ATTENTION_FORBID,
     Call,
+    attend,
     construct,
+    exercise,
     expect_close,
     expect_mask,
     expect_meta,
@@ -22,19 +25,11 @@ from autograder.checks._compare import (
     on_meta,
     randn,
 )
-from autograder.checks.l05_attention import ATTENTION_FORBID, attend
-from autograder.registry import exercise
+from autograder.kit.expected import online, tiled_reference, window_mask
 
 INF = float("inf")
 
 # ---- sliding_window_mask ------------------------------------------------------------------------
-
-
-def window_mask(n, window, *, lo=0, width=None, both_ways=False):
-    i = torch.arange(n)[:, None]  # queries (L, 1)
-    j = torch.arange(n)[None, :]  # keys    (1, L)
-    offset = (i - j).abs() if both_ways else i - j  # (L, L)
-    return (offset >= lo) & (offset < (window if width is None else width))
 
 
 WINDOW_MUTANTS = (
@@ -46,7 +41,7 @@ WINDOW_MUTANTS = (
 )
 
 
-@exercise("sliding_window_mask", lesson="09", points=1)
+@exercise("sliding_window_mask")
 def check_sliding_window_mask(sub) -> None:
     for n, window in ((5, 2), (6, 3), (4, 1), (3, 5)):
         c = Call("sliding_window_mask", n, window)
@@ -55,60 +50,6 @@ def check_sliding_window_mask(sub) -> None:
 
 
 # ---- tiled_attention ---------------------------------------------------------------------------
-
-
-def causal(lq, lk):
-    return torch.ones(lq, lk, dtype=torch.bool).tril()
-
-
-def reference(q, k, v, block_size=64, causal_=False):
-    mask = causal(q.shape[-2], k.shape[-2]) if causal_ else None
-    return attend(q.double(), k.double(), v.double(), mask)[0]
-
-
-def online(
-    q,
-    k,
-    v,
-    block_size=64,
-    causal=False,
-    *,
-    scale=None,
-    rescale_acc=True,
-    rescale_sum=True,
-    normalise=True,
-    drop_last=False,
-    local=None,
-):
-    """FlashAttention's online softmax over key blocks (queries tiled too when ``local`` is
-    "both"), with knobs for the known mistakes."""
-    scale = q.shape[-1] ** -0.5 if scale is None else scale
-    lq, lk = q.shape[-2], k.shape[-2]
-    out = torch.zeros(*q.shape[:-1], v.shape[-1], dtype=q.dtype)
-    q_blocks = range(0, lq, block_size) if local == "both" else (0,)
-    for qs in q_blocks:
-        qe = min(qs + block_size, lq) if local == "both" else lq
-        qb = q[..., qs:qe, :]
-        m = torch.full((*qb.shape[:-1], 1), -INF, dtype=q.dtype)  # running max   (..., Tq, 1)
-        s_sum = torch.zeros_like(m)  # running sum of exp                          (..., Tq, 1)
-        acc = torch.zeros(*qb.shape[:-1], v.shape[-1], dtype=q.dtype)  # weighted v (..., Tq, V)
-        stop = lk - lk % block_size if drop_last else lk
-        for ks in range(0, stop, block_size):
-            ke = min(ks + block_size, lk)
-            s = qb @ k[..., ks:ke, :].transpose(-2, -1) * scale  # (..., Tq, Tk)
-            if causal:
-                i = torch.arange(qs, qe)[:, None] - (qs if local == "both" else 0)
-                j = torch.arange(ks, ke)[None, :] - (ks if local else 0)
-                s = s.masked_fill(j > i, -INF)
-            m_new = torch.maximum(m, s.amax(-1, keepdim=True))
-            safe = torch.where(m_new.isneginf(), 0.0, m_new)
-            p = (s - safe).exp()
-            alpha = (m - safe).exp()  # rescales what was summed under the old max
-            s_sum = (alpha if rescale_sum else 1.0) * s_sum + p.sum(-1, keepdim=True)
-            acc = (alpha if rescale_acc else 1.0) * acc + p @ v[..., ks:ke, :]
-            m = m_new
-        out[..., qs:qe, :] = acc / s_sum if normalise else acc
-    return out
 
 
 def _online_mutant(**knobs):
@@ -128,7 +69,7 @@ TILED_MUTANTS = (
 )
 
 
-@exercise("tiled_attention", lesson="09", points=2, forbid=ATTENTION_FORBID, time_limit=30.0)
+@exercise("tiled_attention", forbid=ATTENTION_FORBID, time_limit=30.0)
 def check_tiled_attention(sub) -> None:
     g = generator(17)
     name = "tiled_attention"
@@ -144,12 +85,12 @@ def check_tiled_attention(sub) -> None:
         q, k, v = randn(g, *qs) * 2, randn(g, *ks) * 2, randn(g, *vs)
         c = Call(name, q, k, v, **kwargs)
         out = c.run(sub, mutants=TILED_MUTANTS)
-        want = reference(q, k, v, kwargs.get("block_size", 64), kwargs.get("causal", False))
+        want = tiled_reference(q, k, v, kwargs.get("block_size", 64), kwargs.get("causal", False))
         expect_close(out, want, c, dtype=q.dtype, mutants=TILED_MUTANTS)
     for dtype in low_precision_dtypes():
         q, k, v = (randn(g, 2, 6, 8, dtype=dtype) for _ in range(3))
         c = Call(name, q, k, v, block_size=4, causal=True)
-        expect_close(c.run(sub), reference(q, k, v, 4, True), c, dtype=dtype)
+        expect_close(c.run(sub), tiled_reference(q, k, v, 4, True), c, dtype=dtype)
     with on_meta():  # meta tensors have shapes but no data
         meta = [torch.empty(2, 6, 4, device="meta") for _ in range(3)]
         for kwargs in ({"block_size": 4}, {"block_size": 4, "causal": True}):
@@ -160,7 +101,7 @@ def check_tiled_attention(sub) -> None:
         q, k, v = (randn(g, 1, n, 8) for _ in range(3))
         c = Call(name, q, k, v, block_size=block, causal=causal_)
         out = c.run(sub, watch=True)
-        expect_close(out, reference(q, k, v, block, causal_), c, dtype=q.dtype)
+        expect_close(out, tiled_reference(q, k, v, block, causal_), c, dtype=q.dtype)
         trace = getattr(sub, "last_trace", None)
         if trace is not None and trace.largest_numel >= n * n:
             raise fail(
@@ -252,7 +193,7 @@ def _decode(g, sub, steps=6):
         )
 
 
-@exercise("KVCache", lesson="09", points=2)
+@exercise("KVCache")
 def check_kv_cache(sub) -> None:
     g = generator(18)
     steps = [(randn(g, 1, 2, 3, 4), randn(g, 1, 2, 3, 5)) for _ in range(2)]  # a prompt, twice

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import torch
 
-from autograder.checks._compare import (
+from autograder.kit import (
     DTYPE_PROMOTED,
+    MHA_FORBID,
     Call,
+    attention_mutants,
     construct,
+    exercise,
+    expect_attention,
     expect_close,
     expect_layers,
     expect_meta,
@@ -19,44 +23,21 @@ from autograder.checks._compare import (
     fail,
     fmt_dtype,
     fmt_type,
+    fully_masked,
     generator,
-    linear,
     linear_state,
     load_weights,
     low_precision_dtypes,
+    merge,
+    mha,
+    no_full_rows,
     on_meta,
     randn,
+    split,
 )
-from autograder.checks.l05_attention import (
-    ATTENTION_FORBID,
-    _fully_masked,
-    _knobs,
-    attend,
-    attention_mutants,
-    expect_attention,
-    no_full_rows,
-)
-from autograder.registry import exercise
+from autograder.kit.expected import num_parameters
 
 # ---- split_heads / merge_heads ------------------------------------------------------------------
-
-
-def split(x, h, how="ok"):
-    b, n, d = x.shape
-    if how == "no-transpose":
-        return x.reshape(b, h, n, d // h)
-    if how == "wrong-order":
-        return x.reshape(b, n, d // h, h).permute(0, 3, 1, 2)
-    return x.reshape(b, n, h, d // h).transpose(1, 2)  # (B, L, H, E) -> (B, H, L, E)
-
-
-def merge(x, how="ok"):
-    b, h, n, e = x.shape
-    if how == "no-transpose":
-        return x.reshape(b, n, h * e)
-    if how == "wrong-order":
-        return x.permute(0, 2, 3, 1).reshape(b, n, h * e)
-    return x.transpose(1, 2).reshape(b, n, h * e)  # (B, H, L, E) -> (B, L, H, E) -> (B, L, D)
 
 
 HOW = {"split-heads-no-transpose": "no-transpose", "wrong-head-order": "wrong-order"}
@@ -67,7 +48,7 @@ MERGE_MUTANTS = (
 )
 
 
-@exercise("split_heads", lesson="06", points=1)
+@exercise("split_heads")
 def check_split_heads(sub) -> None:
     g = generator(9)
     for shape, h in (((2, 3, 8), 2), ((1, 4, 6), 3), ((2, 5, 4), 4), ((3, 2, 6), 1)):
@@ -84,7 +65,7 @@ def check_split_heads(sub) -> None:
         expect_meta(c.run(sub), c, (2, 3, 5, 4), torch.float32)
 
 
-@exercise("merge_heads", lesson="06", points=1)
+@exercise("merge_heads")
 def check_merge_heads(sub) -> None:
     g = generator(10)
     for shape in ((2, 2, 3, 4), (1, 3, 4, 2), (2, 4, 5, 1)):
@@ -102,27 +83,6 @@ def check_merge_heads(sub) -> None:
 
 
 # ---- MultiHeadAttention ------------------------------------------------------------------------
-
-
-def mha(state, h, query, key=None, value=None, mask=None, knobs=None):
-    """The contract's multi-head attention in float64, or a known mistake of it (``knobs``)."""
-    knobs = dict(knobs or {})
-    how_split, how_merge = knobs.pop("split", "ok"), knobs.pop("merge", "ok")
-    query = query.double()
-    if knobs.pop("ignore_kv", False) or key is None:
-        key = value = query  # self-attention
-    key, value = key.double(), value.double()
-    q, k, v = (
-        split(linear(t, state, f"w_{n}"), h, how_split)  # (B, L, D) -> (B, H, L, E)
-        for t, n in zip((query, key, value), "qkv", strict=True)
-    )
-    if knobs.pop("d_model_scale", False):
-        knobs["scale"] = query.shape[-1] ** -0.5
-    average = knobs.pop("average", False)
-    skip_wo = knobs.pop("skip_wo", False)
-    o, w = attend(q, k, v, mask, **_knobs(q, knobs))  # (B, H, Lq, E), (B, H, Lq, Lk)
-    o = merge(o, how_merge)
-    return (o if skip_wo else linear(o, state, "w_o")), (w.mean(1) if average else w)
 
 
 MHA_IDS = {
@@ -159,10 +119,7 @@ def mha_mutants(state, h):
     )
 
 
-MHA_FORBID = ATTENTION_FORBID + ("aten._native_multi_head_attention",)
-
-
-@exercise("MultiHeadAttention", lesson="06", points=2, forbid=MHA_FORBID)
+@exercise("MultiHeadAttention", forbid=MHA_FORBID)
 def check_multi_head_attention(sub) -> None:
     g = generator(11)
     d = 8
@@ -170,7 +127,7 @@ def check_multi_head_attention(sub) -> None:
         (2, False, (2, 3, d), None, None),
         (2, True, (2, 4, d), None, torch.ones(4, 4, dtype=torch.bool).tril()),
         (4, False, (2, 3, d), 5, no_full_rows(g, 2, 1, 1, 5)),  # cross-attention, padding mask
-        (2, True, (1, 4, d), None, _fully_masked(4, 4)),
+        (2, True, (1, 4, d), None, fully_masked(4, 4)),
     )
     built = {}
     for h, bias, qs, lk, mask in cases:
@@ -239,11 +196,6 @@ def _check_permutation_equivariance(obj, label, g, d) -> None:
 # ---- mha_num_parameters ------------------------------------------------------------------------
 
 
-def num_parameters(d, h, bias=False, *, projections=4, with_bias=True, per_head=False):
-    n = projections * (d * d + (d if bias and with_bias else 0))
-    return n * h if per_head else n
-
-
 PARAM_MUTANTS = (
     (
         "params-forgot-output-projection",
@@ -260,7 +212,7 @@ PARAM_MUTANTS = (
 )
 
 
-@exercise("mha_num_parameters", lesson="06", points=1)
+@exercise("mha_num_parameters")
 def check_mha_num_parameters(sub) -> None:
     for d, h, bias in ((8, 2, None), (8, 2, True), (12, 3, False), (512, 8, True)):
         c = (

@@ -8,131 +8,42 @@ from __future__ import annotations
 
 import torch
 
-from autograder.checks._compare import (
+from autograder.kit import (
+    ADDITIVE_MODES,
+    ATTENTION_FORBID,
     DTYPE_PROMOTED,
+    INF,
+    MASK_MODES,
     Call,
+    attend,
+    attention_mutants,
     construct,
-    expect_close,
+    exercise,
+    expect_attention,
     expect_layers,
     expect_meta,
     expect_tuple,
     expect_unchanged,
     fmt_dtype,
+    fully_masked,
     generator,
-    linear,
+    knobs_for,
     linear_state,
     load_weights,
     low_precision_dtypes,
+    no_full_rows,
     on_meta,
     rand_mask,
     randn,
     ref_softmax,
+    scale_mutants,
+    transpose_mutants,
 )
-from autograder.checks.l02_scores import transpose_mutants
-from autograder.checks.l03_scaling import scale_mutants
-from autograder.registry import exercise
-
-INF = float("inf")
-
-ATTENTION_FORBID = (
-    "torch.nn.functional.scaled_dot_product_attention",
-    "aten.scaled_dot_product_attention",
-    "aten._scaled_dot_product_attention_math",
-    "aten._scaled_dot_product_flash_attention_for_cpu",
-    "torch.nn.functional.multi_head_attention_forward",
-    "torch.nn.MultiheadAttention",
-)
-
-
-def attend(q, k, v, mask=None, *, scale=None, dim=-1, mode="ok", nan_rows=False, scores=None):
-    """Attention as the contract says (mode "ok"), or as a known mistake does.
-
-    ``mode``: how the mask is used — "ok", "inverted", "after-softmax", "weights-before",
-    "ignored", "zero" (scores * mask) or "finite" (-1e9 fill); for a float (additive) mask,
-    "as-bool" (the mask used as a bool one), "as-bool-where" / "as-bool-not" / "as-bool-fill"
-    (bool-only code that raises on a float mask), or "minus" (subtracted); ``nan_rows``: a
-    softmax that gives NaN for fully masked rows; ``dim``: the dim the softmax normalises over.
-    """
-    scale = q.shape[-1] ** -0.5 if scale is None else scale
-    s = (q @ k.transpose(-2, -1) if scores is None else scores(q, k)) * scale
-    if mask is not None and not mask.dtype == torch.bool and mode != "ignored":
-        s, mask, mode = _additive(s, mask, mode)
-    unmasked = _softmax(s, dim, nan_rows)
-    if mask is None or mode == "ignored":
-        return unmasked @ v, unmasked
-    if mode == "after-softmax":
-        w = unmasked.masked_fill(~mask, 0.0)
-        return w @ v, w
-    fill = {"zero": 0.0, "finite": -1e9}.get(mode, -INF)
-    w = _softmax(s.masked_fill(mask if mode == "inverted" else ~mask, fill), dim, nan_rows)
-    return w @ v, unmasked if mode == "weights-before" else w
-
-
-def _additive(s, mask, mode):
-    """Apply a float mask as ``mode`` says; returns ``(scores, bool mask or None, mode)``."""
-    if mode == "as-bool":  # mask.bool() or mask != 0: True wherever the entry is non-zero
-        return s, mask != 0, "ok"
-    if mode == "as-bool-where":
-        torch.where(mask, s, -INF)  # raises on a float condition, as the learner's code did
-    if mode == "as-bool-not":
-        ~mask  # noqa: B018 - raises for a float tensor, as the learner's code did
-    if mode == "as-bool-fill":
-        s.masked_fill(mask, -INF)  # raises on a float mask, as the learner's code did
-    bias = mask.to(s.dtype)
-    return (s - bias if mode == "minus" else s + bias), None, "ok"
-
-
-def _softmax(s, dim, nan_rows):
-    if nan_rows:
-        e = (s - s.amax(dim, keepdim=True)).exp()
-        return e / e.sum(dim, keepdim=True)
-    return ref_softmax(s, dim)
-
-
-MASK_MODES = {
-    "mask-polarity-inverted": "inverted",
-    "mask-after-softmax": "after-softmax",
-    "weights-before-masking": "weights-before",
-    "mask-ignored": "ignored",
-    "masked-to-zero": "zero",
-    "finite-fill-value": "finite",
-}
-ADDITIVE_MODES = (  # (mistake, mode) for float masks; several modes may make one mistake
-    ("additive-mask-as-bool", "as-bool"),
-    ("additive-mask-as-bool", "as-bool-where"),
-    ("additive-mask-as-bool", "as-bool-not"),
-    ("additive-mask-as-bool", "as-bool-fill"),
-    ("additive-mask-wrong-sign", "minus"),
-)
-
-
-def attention_mutants(run, ids):
-    """Mutants of an attention computation: ``run(**knobs)`` computes it with the knobs of
-    :func:`attend`; ``ids`` are the mistakes this exercise can make."""
-    table = [
-        ("no-scaling", {"scale": 1.0}),
-        ("scaled-by-dk", {"scale_power": -1.0}),
-        ("multiplied-by-sqrt-dk", {"scale_power": 0.5}),
-        ("softmax-wrong-dim", {"dim": -2}),
-        ("fully-masked-nan", {"nan_rows": True}),
-        *((mistake, {"mode": mode}) for mistake, mode in MASK_MODES.items()),
-        *((mistake, {"mode": mode, "nan_rows": True}) for mistake, mode in MASK_MODES.items()),
-        *((mistake, {"mode": mode}) for mistake, mode in ADDITIVE_MODES),
-    ]
-    return tuple(
-        (m, lambda *a, kn=kn, **kw: run(*a, knobs=kn, **kw)) for m, kn in table if m in ids
-    )
-
-
-def _knobs(q, knobs):
-    knobs = dict(knobs)
-    if "scale_power" in knobs:
-        knobs["scale"] = q.shape[-1] ** knobs.pop("scale_power")
-    return knobs
+from autograder.kit.expected import ref_attention64, self_attention
 
 
 def _sdpa_variant(q, k, v, mask=None, *, knobs):
-    return attend(q, k, v, mask, **_knobs(q, knobs))
+    return attend(q, k, v, mask, **knobs_for(q, knobs))
 
 
 SDPA_IDS = {
@@ -179,59 +90,7 @@ def _attn_from_scores(s, v, mask):
     return w @ v, w
 
 
-def no_full_rows(g, *shape):
-    """A random mask with at least one True and one False in every row."""
-    m = rand_mask(g, *shape, p=0.5)
-    m[..., -1] &= ~m[..., :-1].all(-1)
-    return m
-
-
-def expect_attention(out, want, c, dtype, mutants):
-    """(output, weights) against the expected pair."""
-    out = expect_tuple(out, c, 2, "a tuple (output, weights)")
-    expect_close(out[0], want[0], c, what="output", dtype=dtype, mutants=mutants, whole=out)
-    expect_close(out[1], want[1], c, what="weights", dtype=dtype, mutants=mutants, whole=out)
-
-
-def _fully_masked(lq, lk):
-    m = torch.ones(lq, lk, dtype=torch.bool).tril()
-    m[1] = False  # query 1 may attend to nothing
-    return m
-
-
-def additive(mask, bias=None):
-    """A bool mask as an additive float32 one: 0 (plus ``bias``) where allowed, -inf where not."""
-    allowed = torch.zeros(mask.shape) if bias is None else bias
-    return allowed.masked_fill(~mask, -INF)
-
-
-def bias_mask(g, *shape):
-    """A float mask without -inf: half its entries exactly 0, the others a finite bias (as ALiBi
-    adds), so that using it as a bool mask, ignoring it or subtracting it all show."""
-    return randn(g, *shape) * 2 * rand_mask(g, *shape, p=0.5)
-
-
-def check_additive_masks(g, name, sub) -> None:
-    """Float masks are added to the scores; all -inf rows give zeros; float16 stays float16."""
-    cases = (  # (q, k, v shapes, float mask)
-        ((3, 4), (5, 4), (5, 3), bias_mask(g, 3, 5)),  # a bias: neither bool nor 0 / -inf
-        ((2, 4, 4), (2, 5, 4), (2, 5, 3), additive(_fully_masked(4, 5))),  # query 1: all -inf
-        ((2, 3, 4), (2, 5, 4), (2, 5, 6), additive(no_full_rows(g, 2, 1, 5))),  # padding
-    )
-    for qs, ks, vs, mask in cases:
-        args = (randn(g, *qs), randn(g, *ks), randn(g, *vs), mask)
-        c = Call(name, *args)
-        out = c.run(sub, mutants=SDPA_MUTANTS)
-        expect_attention(out, ref_attention64(*args), c, args[0].dtype, SDPA_MUTANTS)
-    for dtype in low_precision_dtypes():  # a float32 mask with half inputs, as SDPA allows
-        q, k, v = (randn(g, 2, n, d, dtype=dtype) for n, d in ((3, 8), (4, 8), (4, 5)))
-        args = (q, k, v, additive(no_full_rows(g, 3, 4), bias_mask(g, 3, 4)))
-        c = Call(name, *args)
-        out = c.run(sub, mutants=FLOAT_MASK_MUTANTS)
-        expect_attention(out, ref_attention64(*args), c, dtype, FLOAT_MASK_MUTANTS)
-
-
-@exercise("scaled_dot_product_attention", lesson="05", points=2, forbid=ATTENTION_FORBID)
+@exercise("scaled_dot_product_attention", forbid=ATTENTION_FORBID)
 def check_scaled_dot_product_attention(sub) -> None:
     g = generator(7)
     name = "scaled_dot_product_attention"
@@ -260,7 +119,7 @@ def check_scaled_dot_product_attention(sub) -> None:
         out = c.run(sub, mutants=SDPA_MUTANTS)
         expect_attention(out, ref_attention64(*args), c, dtype, DTYPE_PROMOTED)
     q, k, v = randn(g, 4, 4), randn(g, 5, 4), randn(g, 5, 3)
-    args = (q, k, v, _fully_masked(4, 5))
+    args = (q, k, v, fully_masked(4, 5))
     c = Call(name, *args)
     expect_attention(
         c.run(sub, mutants=SDPA_MUTANTS), ref_attention64(*args), c, None, SDPA_MUTANTS
@@ -272,6 +131,38 @@ def check_scaled_dot_product_attention(sub) -> None:
         expect_meta(out[0], c, (2, 3, 6), torch.float32, what="output")
         expect_meta(out[1], c, (2, 3, 5), torch.float32, what="weights")
     check_additive_masks(g, name, sub)  # last: bool-only mistakes are named by the cases above
+
+
+def additive(mask, bias=None):
+    """A bool mask as an additive float32 one: 0 (plus ``bias``) where allowed, -inf where not."""
+    allowed = torch.zeros(mask.shape) if bias is None else bias
+    return allowed.masked_fill(~mask, -INF)
+
+
+def bias_mask(g, *shape):
+    """A float mask without -inf: half its entries exactly 0, the others a finite bias (as ALiBi
+    adds), so that using it as a bool mask, ignoring it or subtracting it all show."""
+    return randn(g, *shape) * 2 * rand_mask(g, *shape, p=0.5)
+
+
+def check_additive_masks(g, name, sub) -> None:
+    """Float masks are added to the scores; all -inf rows give zeros; float16 stays float16."""
+    cases = (  # (q, k, v shapes, float mask)
+        ((3, 4), (5, 4), (5, 3), bias_mask(g, 3, 5)),  # a bias: neither bool nor 0 / -inf
+        ((2, 4, 4), (2, 5, 4), (2, 5, 3), additive(fully_masked(4, 5))),  # query 1: all -inf
+        ((2, 3, 4), (2, 5, 4), (2, 5, 6), additive(no_full_rows(g, 2, 1, 5))),  # padding
+    )
+    for qs, ks, vs, mask in cases:
+        args = (randn(g, *qs), randn(g, *ks), randn(g, *vs), mask)
+        c = Call(name, *args)
+        out = c.run(sub, mutants=SDPA_MUTANTS)
+        expect_attention(out, ref_attention64(*args), c, args[0].dtype, SDPA_MUTANTS)
+    for dtype in low_precision_dtypes():  # a float32 mask with half inputs, as SDPA allows
+        q, k, v = (randn(g, 2, n, d, dtype=dtype) for n, d in ((3, 8), (4, 8), (4, 5)))
+        args = (q, k, v, additive(no_full_rows(g, 3, 4), bias_mask(g, 3, 4)))
+        c = Call(name, *args)
+        out = c.run(sub, mutants=FLOAT_MASK_MUTANTS)
+        expect_attention(out, ref_attention64(*args), c, dtype, FLOAT_MASK_MUTANTS)
 
 
 def check_mask_invariants(g, make_call, target, mutants) -> None:
@@ -297,10 +188,6 @@ def check_mask_invariants(g, make_call, target, mutants) -> None:
     expect_unchanged(c, out, other, (slice(0, 3),), why, mutants=mutants, what="their output")
 
 
-def ref_attention64(q, k, v, mask=None):
-    return attend(q.double(), k.double(), v.double(), mask)
-
-
 # ---- SelfAttention -----------------------------------------------------------------------------
 
 
@@ -309,18 +196,9 @@ SELF_IDS = SDPA_IDS - {"multiplied-by-sqrt-dk", "masked-to-zero", "weights-befor
 }
 
 
-def self_attention(state, x, mask=None, knobs=None):
-    x = x.double()
-    q, k, v = (linear(x, state, f"w_{n}") for n in "qkv")
-    knobs = dict(knobs or {})
-    if knobs.pop("d_model_scale", False):
-        knobs["scale"] = x.shape[-1] ** -0.5
-    return attend(q, k, v, mask, **_knobs(q, knobs))
-
-
 def self_attention_mutants(state):
-    swapped = state | {"w_q.weight": state["w_k.weight"], "w_k.weight": state["w_q.weight"]}
     run = lambda x, mask=None, knobs=None: self_attention(state, x, mask, knobs)  # noqa: E731
+    swapped = state | {"w_q.weight": state["w_k.weight"], "w_k.weight": state["w_q.weight"]}
     return (
         *attention_mutants(run, SELF_IDS),
         ("scaled-by-d-model", lambda x, mask=None: run(x, mask, {"d_model_scale": True})),
@@ -328,7 +206,7 @@ def self_attention_mutants(state):
     )
 
 
-@exercise("SelfAttention", lesson="05", points=2, forbid=ATTENTION_FORBID)
+@exercise("SelfAttention", forbid=ATTENTION_FORBID)
 def check_self_attention(sub) -> None:
     g = generator(8)
     d_model, d_k, d_v = 6, 4, 5
@@ -348,7 +226,7 @@ def check_self_attention(sub) -> None:
         (randn(g, 2, 3, d_model), None),
         (randn(g, 2, 4, d_model), no_full_rows(g, 4, 4)),
         (randn(g, 2, 4, d_model), torch.ones(4, 4, dtype=torch.bool).tril()),
-        (randn(g, 1, 4, d_model), _fully_masked(4, 4)),
+        (randn(g, 1, 4, d_model), fully_masked(4, 4)),
         (randn(g, 2, 3, d_model), bias_mask(g, 3, 3)),  # float masks: a bias first, then 0/-inf
         (randn(g, 2, 4, d_model), additive(torch.ones(4, 4, dtype=torch.bool).tril())),
     )

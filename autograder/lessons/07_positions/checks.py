@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import torch
 
-from autograder.checks._compare import (
+from autograder.kit import (
     DTYPE_PROMOTED,
     Call,
     construct,
     diagnose,
+    exercise,
     expect_close,
     expect_layers,
     expect_meta,
@@ -26,25 +27,9 @@ from autograder.checks._compare import (
     on_meta,
     randn,
 )
-from autograder.registry import exercise
+from autograder.kit.expected import rope, sinusoid
 
 # ---- sinusoidal_positional_encoding -------------------------------------------------------------
-
-
-def frequencies(d, base=10000.0, exponent=2.0):
-    """base^(-2i/d) for pair i (``exponent`` 1 or 4: the i-instead-of-2i mistakes)."""
-    i = torch.arange(d // 2, dtype=torch.float64)
-    return base ** (-exponent * i / d)  # (I,)
-
-
-def sinusoid(max_len, d, *, how="ok", exponent=2.0):
-    angle = torch.arange(max_len, dtype=torch.float64)[:, None] * frequencies(d, exponent=exponent)
-    sin, cos = angle.sin(), angle.cos()  # (P, I)
-    if how == "swapped":
-        sin, cos = cos, sin
-    if how == "halves":
-        return torch.cat([sin, cos], -1)  # (P, D)
-    return torch.stack([sin, cos], -1).reshape(max_len, d)  # (P, I, 2) -> (P, D) interleaved
 
 
 SINUSOID_MUTANTS = (
@@ -55,7 +40,7 @@ SINUSOID_MUTANTS = (
 )
 
 
-@exercise("sinusoidal_positional_encoding", lesson="07", points=1)
+@exercise("sinusoidal_positional_encoding")
 def check_sinusoidal_positional_encoding(sub) -> None:
     for max_len, d in ((4, 6), (1, 2), (10, 8), (50, 16)):
         c = Call("sinusoidal_positional_encoding", max_len, d)
@@ -68,7 +53,7 @@ def check_sinusoidal_positional_encoding(sub) -> None:
 # ---- LearnedPositionalEmbedding ----------------------------------------------------------------
 
 
-@exercise("LearnedPositionalEmbedding", lesson="07", points=2)
+@exercise("LearnedPositionalEmbedding")
 def check_learned_positional_embedding(sub) -> None:
     g = generator(12)
     max_len, d = 6, 4
@@ -109,20 +94,6 @@ def check_learned_positional_embedding(sub) -> None:
 # ---- apply_rope --------------------------------------------------------------------------------
 
 
-def rope(x, positions=None, base=10000.0, *, how="ok", exponent=2.0, sign=1.0):
-    """Rotate interleaved pairs (x[..., 2i], x[..., 2i+1]) by p · base^(-2i/d), in float64."""
-    x = x.double()
-    n, d = x.shape[-2], x.shape[-1]
-    p = torch.arange(n) if positions is None or how == "ignore-positions" else positions
-    angle = p.double()[:, None] * frequencies(d, base, exponent) * sign  # (P, I)
-    cos, sin = angle.cos(), angle.sin()
-    if how == "halves":  # GPT-NeoX: pairs (x[..., i], x[..., i + d/2])
-        a, b = x[..., : d // 2], x[..., d // 2 :]
-        return torch.cat([a * cos - b * sin, a * sin + b * cos], -1)
-    a, b = x[..., 0::2], x[..., 1::2]  # (..., P, I) each
-    return torch.stack([a * cos - b * sin, a * sin + b * cos], -1).flatten(-2)  # (..., P, D)
-
-
 def _rope_mutant(**knobs):
     return lambda x, positions=None, base=10000.0: rope(x, positions, base, **knobs)
 
@@ -155,7 +126,7 @@ def _check_relative(sub, g) -> None:
         )
 
 
-@exercise("apply_rope", lesson="07", points=2)
+@exercise("apply_rope")
 def check_apply_rope(sub) -> None:
     g = generator(13)
     for shape, kwargs in (((3, 4), {}), ((2, 5, 6), {})):

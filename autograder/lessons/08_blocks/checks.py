@@ -6,11 +6,12 @@ B batch, L positions, D d_model, F d_ff, V vocabulary.
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 
-from autograder.checks._compare import (
+from autograder.kit import (
+    MHA_FORBID,
     Call,
     construct,
+    exercise,
     expect_close,
     expect_layers,
     expect_meta,
@@ -20,32 +21,16 @@ from autograder.checks._compare import (
     fmt_dtype,
     fmt_num,
     generator,
-    linear,
     linear_state,
     load_weights,
     low_precision_dtypes,
+    no_full_rows,
     on_meta,
     randn,
 )
-from autograder.checks.l05_attention import no_full_rows
-from autograder.checks.l06_multihead import MHA_FORBID, mha
-from autograder.registry import exercise
+from autograder.kit.expected import block, feed_forward
 
 # ---- FeedForward --------------------------------------------------------------------------------
-
-ACTIVATIONS = {
-    "relu": F.relu,
-    "none": lambda t: t,
-    "gelu": F.gelu,
-    "gelu-tanh": lambda t: F.gelu(t, approximate="tanh"),
-    "silu": F.silu,
-    "tanh": torch.tanh,
-}
-
-
-def feed_forward(state, x, prefix="", act="relu"):
-    h = ACTIVATIONS[act](linear(x.double(), state, prefix + "linear1"))  # (..., D) -> (..., F)
-    return linear(h, state, prefix + "linear2")  # (..., F) -> (..., D)
 
 
 def ff_state(g, d, d_ff, prefix=""):
@@ -75,7 +60,7 @@ def expect_deterministic(obj, c, first, want):
             )
 
 
-@exercise("FeedForward", lesson="08", points=2)
+@exercise("FeedForward")
 def check_feed_forward(sub) -> None:
     g = generator(14)
     for d, d_ff, dropout, shape in ((4, 8, None, (2, 3, 4)), (6, 5, 0.5, (3, 6))):
@@ -123,39 +108,6 @@ def block_state(g, d, d_ff):
     return state
 
 
-def block(state, h, x, mask=None, norm_first=True, knobs=()):
-    """The contract's block in float64; ``knobs`` switch on known mistakes."""
-    knobs = set(knobs)
-    x = x.double()
-    attn_state = {k.removeprefix("attn."): v for k, v in state.items() if k.startswith("attn.")}
-    norms = ("norm1", "norm1") if "norm1-twice" in knobs else ("norm1", "norm2")
-    norms = ("norm2", "norm2") if "norm2-twice" in knobs else norms
-
-    def ln(t, n):
-        w, b = state[f"{n}.weight"].to(t.dtype), state[f"{n}.bias"].to(t.dtype)
-        return F.layer_norm(t, t.shape[-1:], w, b, eps=1e-5)
-
-    def attn(t):
-        m = None if "mask-ignored" in knobs else (~mask if "mask-inverted" in knobs else mask)
-        return mha(attn_state, h, t, mask=m)[0]
-
-    def ff(t):
-        return feed_forward(state, t, "ff.", "none" if "no-activation" in knobs else "relu")
-
-    keep1 = 0.0 if "no-residual-1" in knobs else 1.0
-    keep2 = 0.0 if "no-residual-2" in knobs else 1.0
-    if norm_first != ("swapped" in knobs):  # Pre-LN
-        if "residual-normed" in knobs:
-            x = ln(x, norms[0])
-            x = x + attn(x)
-            x = ln(x, norms[1])
-            return x + ff(x)
-        x = keep1 * x + attn(ln(x, norms[0]))
-        return keep2 * x + ff(ln(x, norms[1]))
-    x = ln(keep1 * x + attn(x), norms[0])  # Post-LN
-    return ln(keep2 * x + ff(x), norms[1])
-
-
 BLOCK_KNOBS = (
     ("pre-post-ln-swapped", {"swapped"}),
     ("residual-missing", {"no-residual-1"}),
@@ -187,7 +139,7 @@ BLOCK_FORBID = MHA_FORBID + (
 )
 
 
-@exercise("TransformerBlock", lesson="08", points=2, forbid=BLOCK_FORBID)
+@exercise("TransformerBlock", forbid=BLOCK_FORBID)
 def check_transformer_block(sub) -> None:
     g = generator(15)
     d, h, d_ff = 8, 2, 16
@@ -251,7 +203,7 @@ def check_transformer_block(sub) -> None:
 # ---- TinyTransformer ---------------------------------------------------------------------------
 
 
-@exercise("TinyTransformer", lesson="08", points=2, forbid=BLOCK_FORBID, time_limit=40.0)
+@exercise("TinyTransformer", forbid=BLOCK_FORBID, time_limit=40.0)
 def check_tiny_transformer(sub) -> None:
     g = generator(16)
     vocab, d, h, layers, d_ff, max_len = 11, 16, 2, 2, 32, 12

@@ -5,12 +5,12 @@ Lq queries, Lk keys, K d_k.
 
 from __future__ import annotations
 
-import math
-
 import torch
 
-from autograder.checks._compare import (
+from autograder.kit import (
     Call,
+    check_scores_like,
+    exercise,
     expect_close,
     expect_meta,
     fail,
@@ -19,35 +19,11 @@ from autograder.checks._compare import (
     generator,
     low_precision_dtypes,
     on_meta,
+    scale_mutants,
+    scores,
+    transpose_mutants,
 )
-from autograder.checks.l02_scores import check_scores_like, scores, transpose_mutants
-from autograder.registry import exercise
-
-
-def scaled_scores(q, k):
-    return scores(q, k) / math.sqrt(q.shape[-1])
-
-
-def scale_mutants(fn_of_scores):
-    """Wrong scale factors applied to ``q @ k^T``, fed to ``fn_of_scores(q, k, scale)``."""
-    return (
-        ("no-scaling", lambda *a, **kw: fn_of_scores(*a, scale=1.0, **kw)),
-        ("scaled-by-dk", lambda q, *a, **kw: fn_of_scores(q, *a, scale=1 / q.shape[-1], **kw)),
-        (
-            "multiplied-by-sqrt-dk",
-            lambda q, *a, **kw: fn_of_scores(q, *a, scale=q.shape[-1] ** 0.5, **kw),
-        ),
-        *(
-            (
-                "scale-uses-seq-len",
-                lambda q, k, *a, i=i, **kw: fn_of_scores(
-                    q, k, *a, scale=(q.shape[i] if i != "k" else k.shape[-2]) ** -0.5, **kw
-                ),
-            )
-            for i in (-2, "k", 1, 0)
-        ),
-    )
-
+from autograder.kit.expected import entropy, scaled_scores
 
 SCALED_MUTANTS = (
     *transpose_mutants(scale=lambda q: q.shape[-1] ** -0.5),
@@ -62,7 +38,7 @@ SCALED_CASES = (
 )
 
 
-@exercise("scaled_attention_scores", lesson="03", points=1)
+@exercise("scaled_attention_scores")
 def check_scaled_attention_scores(sub) -> None:
     check_scores_like(sub, "scaled_attention_scores", scaled_scores, SCALED_MUTANTS, SCALED_CASES)
 
@@ -70,7 +46,7 @@ def check_scaled_attention_scores(sub) -> None:
 # ---- dot_product_variance ----------------------------------------------------------------------
 
 
-@exercise("dot_product_variance", lesson="03", points=1)
+@exercise("dot_product_variance")
 def check_dot_product_variance(sub) -> None:
     for d_k in (16, 64, 1):
         c = Call("dot_product_variance", d_k, num_samples=20_000)
@@ -113,10 +89,6 @@ def check_dot_product_variance(sub) -> None:
 # ---- softmax_entropy ---------------------------------------------------------------------------
 
 
-def entropy(p, dim=-1, log=torch.log):
-    return -torch.where(p > 0, p * log(torch.where(p > 0, p, 1.0)), 0.0).sum(dim)
-
-
 ENTROPY_MUTANTS = (
     ("entropy-log2", lambda p, dim=-1: entropy(p, dim, torch.log2)),
     ("entropy-nan-at-zero", lambda p, dim=-1: -(p * p.log()).sum(dim)),
@@ -138,8 +110,6 @@ def _distributions(g, *shape, dim=-1, zeros=False):
 
 @exercise(
     "softmax_entropy",
-    lesson="03",
-    points=1,
     forbid=("torch.special.entr", "aten.special_entr", "torch.distributions.Categorical"),
 )
 def check_softmax_entropy(sub) -> None:

@@ -1,0 +1,235 @@
+"""Calling the learner's code and diagnosing what went wrong.
+
+A check describes each call as a :class:`Call`, runs it on the learner's code, and compares the
+result with what the contract expects (``autograder.kit.compare``)::
+
+    c = Call("softmax", x, dim=0)
+    out = c.run(sub, mutants=MUTANTS)
+    expect_close(out, ref_softmax(x, 0), c, mutants=MUTANTS)
+
+``mutants`` is a sequence of ``(mistake_id, fn)``: ``fn`` takes the same arguments as the call and
+returns what that mistake would have produced. When the learner's result (or error) is wrong, the
+first mutant that reproduces it names the mistake. Mutants are computed lazily, only on failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+import torch
+
+from autograder.contract import CONTRACT
+from autograder.kit.exercise import CheckFailure
+from autograder.kit.text import first_line, fmt_value
+from autograder.mistakes import get as get_mistake
+from autograder.sandbox import LearnerError, NotWrittenYet
+
+Mutant = tuple[str, Callable[..., Any]]
+Mutants = Sequence[Mutant]
+
+# Display names of positional parameters, so messages read "softmax(x: (2, 3), dim=0)": every
+# exercise's from the contract, and the methods the checks call by these names.
+PARAMS: dict[str, tuple[str, ...]] = {e.name: e.params for e in CONTRACT} | {
+    "forward": ("x", "mask"),
+    "lm.forward": ("tokens",),
+    "mha.forward": ("query", "key", "value", "mask"),
+    "append": ("k", "v"),
+}
+
+
+class Call:
+    """One call of the learner's code, for running it and for naming it in messages."""
+
+    def __init__(self, name: str, *args: Any, params: str | None = None, **kwargs: Any):
+        self.name = name  # the exercise, or a display name such as "MultiHeadAttention(8, 2)"
+        self.args = args
+        self.kwargs = kwargs
+        self.params = PARAMS.get(params or name, ())
+
+    def __str__(self) -> str:
+        parts = []
+        for i, a in enumerate(self.args):
+            label = self.params[i] if i < len(self.params) else None
+            shown = fmt_value(a)
+            parts.append(f"{label}: {shown}" if label and isinstance(a, torch.Tensor) else shown)
+        parts += [f"{k}={fmt_value(v)}" for k, v in self.kwargs.items()]
+        return f"{self.name}({', '.join(parts)})"
+
+    def run(self, target: Any, *, mutants: Mutants = (), watch: bool = False) -> Any:
+        """Run on ``target``: a Submission (calls the function ``self.name``), a remote object
+        (calls its forward) or any callable; diagnose and report the learner's errors."""
+        try:
+            return self.invoke(target, watch=watch)
+        except LearnerError as err:
+            if _META_SECTIONS.get() and is_meta_data_access(err.message):
+                raise MetaDataAccess(err.message) from None
+            raise learner_failed(self, err, mutants) from None
+        except NotWrittenYet as err:  # torch raises NotImplementedError for data on meta
+            if _META_SECTIONS.get() and is_meta_data_access(str(err)):
+                raise MetaDataAccess(str(err)) from None
+            raise
+
+    def invoke(self, target: Any, *, watch: bool = False) -> Any:
+        """Run on ``target`` and let the learner's errors through."""
+        if hasattr(target, "call") and hasattr(target, "defined"):
+            return target.call(self.name, *self.args, watch=watch, **self.kwargs)
+        return target(*self.args, watch=watch, **self.kwargs)
+
+    def expect_error(self, target: Any, kind: str, why: str, mistake: str | None = None) -> None:
+        """The call must raise ``kind`` (an exception class name, e.g. "ValueError")."""
+        try:
+            self.invoke(target)
+        except LearnerError as err:
+            if err.kind == kind:
+                return
+            raise fail(
+                f"{self} raised {err.kind}: {first_line(err.message)}; expected a {kind} ({why}).",
+                mistake,
+            ) from None
+        raise fail(f"{self} returned without an error; expected a {kind} ({why}).", mistake)
+
+
+def fail(message: str, mistake: str | None = None) -> CheckFailure:
+    """A CheckFailure (``raise fail(...)``). The report adds the mistake's title and hint, so the
+    message only says what was checked and shows the smallest failing example."""
+    if mistake is not None:
+        get_mistake(mistake)  # a KeyError here is a typo in a check
+    return CheckFailure(message, mistake=mistake)
+
+
+# Error predicates: mistakes recognised from the error the learner's code raised.
+def is_device_error(err: LearnerError) -> bool:
+    m = err.message
+    return (
+        "expected device" in m
+        or "same device" in m
+        or "two devices" in m
+        or ("meta" in m and "cpu" in m)
+    )
+
+
+def is_fp16_overflow(err: LearnerError) -> bool:
+    return "without overflow" in err.message
+
+
+def is_view_error(err: LearnerError) -> bool:
+    return "view size is not compatible" in err.message
+
+
+def is_super_init_error(err: LearnerError) -> bool:
+    return "before Module.__init__() call" in err.message or (
+        err.kind == "AttributeError" and "_modules" in err.message
+    )
+
+
+ERROR_PREDICATES: tuple[tuple[str, Callable[[LearnerError], bool]], ...] = (
+    ("fill-overflows-fp16", is_fp16_overflow),
+    ("view-not-contiguous", is_view_error),
+    ("missing-super-init", is_super_init_error),
+)
+
+
+def learner_failed(c: Call, err: LearnerError, mutants: Mutants = ()) -> CheckFailure:
+    """The failure for ``c`` raising ``err``, naming the mistake when one explains the error
+    (and showing where in the learner's code it was raised when none does)."""
+    mistake = diagnose_error(c, err, mutants)
+    where = (
+        "" if mistake or not err.traceback else "\n" + "\n".join(err.traceback.splitlines()[-3:])
+    )
+    return fail(f"{c} raised {err.kind}: {first_line(err.message)}{where}", mistake)
+
+
+def diagnose_error(c: Call, err: LearnerError, mutants: Mutants = ()) -> str | None:
+    """Which mistake explains the learner's error: a meta-device mismatch, a known error message,
+    or a mutant that raises the very same error on the same inputs."""
+    on_meta = any(isinstance(a, torch.Tensor) and a.device.type == "meta" for a in _flat(c))
+    if on_meta and is_device_error(err):
+        return "created-on-cpu"
+    for mistake, predicate in ERROR_PREDICATES:
+        if predicate(err):
+            return mistake
+    for mistake, fn in mutants:
+        try:
+            fn(*_clone(c.args), **_clone(c.kwargs))
+        except Exception as mutant_err:  # noqa: BLE001 - any exception may match
+            if type(mutant_err).__name__ == err.kind and first_line(str(mutant_err)) == first_line(
+                err.message
+            ):
+                return mistake
+    return None
+
+
+def _flat(c: Call) -> list[Any]:
+    out: list[Any] = []
+
+    def walk(x: Any) -> None:
+        if isinstance(x, (tuple, list)):
+            for y in x:
+                walk(y)
+        elif isinstance(x, dict):
+            for y in x.values():
+                walk(y)
+        else:
+            out.append(x)
+
+    walk(c.args)
+    walk(c.kwargs)
+    return out
+
+
+def _clone(x: Any) -> Any:
+    if isinstance(x, torch.Tensor):
+        return x.clone()
+    if isinstance(x, tuple):
+        return tuple(_clone(y) for y in x)
+    if isinstance(x, list):
+        return [_clone(y) for y in x]
+    if isinstance(x, dict):
+        return {k: _clone(v) for k, v in x.items()}
+    return x
+
+
+def to_float64(x: Any) -> Any:
+    if isinstance(x, torch.Tensor):
+        return x.double() if x.is_floating_point() and x.device.type != "meta" else x.clone()
+    if isinstance(x, tuple):
+        return tuple(to_float64(y) for y in x)
+    if isinstance(x, list):
+        return [to_float64(y) for y in x]
+    if isinstance(x, dict):
+        return {k: to_float64(v) for k, v in x.items()}
+    return x
+
+
+# ---- the meta device ----------------------------------------------------------------------------
+
+
+class MetaDataAccess(Exception):
+    """The learner's code read values (``.item()``, ``.tolist()``, ``nonzero``) of a meta tensor."""
+
+
+# How many on_meta() sections the current check is in. A ContextVar, not a global: grade runs
+# checks in threads, and each thread (each context) counts its own sections.
+_META_SECTIONS: ContextVar[int] = ContextVar("meta_sections", default=0)
+
+
+@contextmanager
+def on_meta() -> Iterator[None]:
+    """Calls on 'meta' tensors check devices, shapes and dtypes only. Code that reads tensor
+    values can't run on meta at all: that is not wrong, so the rest of the section is skipped."""
+    token = _META_SECTIONS.set(_META_SECTIONS.get() + 1)
+    try:
+        yield
+    except MetaDataAccess:
+        pass
+    finally:
+        _META_SECTIONS.reset(token)
+
+
+def is_meta_data_access(m: str) -> bool:
+    return "meta tensor" in m and any(
+        s in m for s in ("no data", "cannot be called on meta", "data-independent")
+    )

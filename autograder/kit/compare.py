@@ -1,0 +1,234 @@
+"""Comparing the learner's values with the expected ones, within the tolerance of their dtype.
+
+Expected values are float64 (or bool); a learner's output of dtype D matches when it is close
+within ``TOLERANCE[D]``. On a mismatch the failure shows where it first differs and names the
+first mutant (``autograder.kit.calling``) that reproduces the learner's value exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+
+from autograder.kit.calling import Call, Mutants, fail, to_float64
+from autograder.kit.text import fmt_dtype, fmt_num, fmt_row, fmt_shape, fmt_type, ranges
+
+TOLERANCE = {  # (atol, rtol) for comparing a learner's output of this dtype with a float64 value
+    torch.float64: (1e-6, 1e-6),
+    torch.float32: (1e-4, 1e-4),
+    torch.float16: (2e-2, 2e-2),
+    torch.bfloat16: (6e-2, 6e-2),
+}
+
+
+def tolerance(dtype: torch.dtype) -> tuple[float, float]:
+    return TOLERANCE.get(dtype, (0.0, 0.0))
+
+
+def close_mask(yours: torch.Tensor, want: torch.Tensor, tol: tuple[float, float] | None = None):
+    """Elementwise: does ``yours`` match ``want`` (NaN matches NaN, inf matches the same inf)?"""
+    if yours.dtype == torch.bool or want.dtype == torch.bool or not yours.is_floating_point():
+        return yours.to(want.dtype) == want if want.dtype == torch.bool else yours.double() == want
+    atol, rtol = tol or tolerance(yours.dtype)
+    return torch.isclose(yours.double(), want.double(), atol=atol, rtol=rtol, equal_nan=True)
+
+
+def same(yours: Any, want: Any, tol: tuple[float, float] | None = None) -> bool:
+    """Whether a learner's value matches an expected (or mutant) value: tensors by shape and
+    values, tuples/lists elementwise, numbers within tolerance."""
+    if isinstance(want, torch.Tensor):
+        if not isinstance(yours, torch.Tensor) or tuple(yours.shape) != tuple(want.shape):
+            return False
+        if yours.device.type == "meta" or want.device.type == "meta":
+            return True
+        if (yours.dtype == torch.bool) != (want.dtype == torch.bool):
+            return False
+        return bool(close_mask(yours, want, tol).all())
+    if isinstance(want, (tuple, list)):
+        return (
+            isinstance(yours, (tuple, list))
+            and len(yours) == len(want)
+            and all(same(y, w, tol) for y, w in zip(yours, want, strict=True))
+        )
+    if isinstance(want, (int, float)) and not isinstance(want, bool):
+        if isinstance(yours, bool) or not isinstance(yours, (int, float)):
+            return False
+        return math.isclose(yours, want, rel_tol=1e-6, abs_tol=1e-9)
+    return yours == want
+
+
+def dtype_of(x: Any) -> torch.dtype | None:
+    if isinstance(x, torch.Tensor):
+        return x.dtype
+    if isinstance(x, (tuple, list)):
+        for y in x:
+            d = dtype_of(y)
+            if d is not None and d.is_floating_point:
+                return d
+    return None
+
+
+def diagnose(yours: Any, c: Call | None, mutants: Mutants, *, tol=None) -> str | None:
+    """The first mistake whose mutant, run on the same inputs, produces exactly ``yours``."""
+    if c is None:
+        return None
+    dtype = dtype_of(yours)
+    tol = tol or (tolerance(dtype) if dtype is not None else None)
+    for mistake, fn in mutants:
+        try:
+            value = fn(*to_float64(c.args), **to_float64(c.kwargs))
+        except Exception:  # noqa: BLE001 - a mutant that can't run on these inputs explains nothing
+            continue
+        if same(yours, value, tol):
+            return mistake
+    return None
+
+
+def excerpt(yours: torch.Tensor, want: torch.Tensor, tol=None, label: str = "") -> str:
+    """Two or three lines showing where ``yours`` first differs from ``want``."""
+    bad = ~close_mask(yours, want, tol)
+    if not bad.any():
+        return ""
+    index = [int(i) for i in bad.nonzero()[0]]
+    if yours.dim() == 0:
+        return f"yours {fmt_num(float(yours))}, expected {fmt_num(float(want))}"
+    row = tuple(index[:-1])
+    y_row, w_row = yours[row].double().tolist(), want[row].double().tolist()
+    start = max(0, min(index[-1] - 2, len(y_row) - 6))
+    where = f"{label}[{', '.join(map(str, row))}]" if row else (label or "values")
+    dots = "…" if start else ""
+    return (
+        f"first difference at {label}[{', '.join(map(str, index))}]:\n"
+        f"  {where} yours    {dots}{fmt_row(y_row[start:])}\n"
+        f"  {' ' * len(where)} expected {dots}{fmt_row(w_row[start:])}"
+    )
+
+
+def expect_tensor(
+    out: Any,
+    c: Call,
+    *,
+    shape: Sequence[int],
+    dtype: torch.dtype | None = None,
+    device: str | None = None,
+    what: str = "the output",
+    mutants: Mutants = (),
+    whole: Any = None,
+) -> torch.Tensor:
+    """Check the type, shape, dtype and device of a returned tensor; returns it.
+
+    ``whole`` is the learner's whole return value when ``out`` is one part of it (mutants are
+    compared against the whole)."""
+    subject = out if whole is None else whole
+    if not isinstance(out, torch.Tensor):
+        raise fail(
+            f"{c} returned {fmt_type(out)} for {what}; expected a tensor of shape "
+            f"{fmt_shape(shape)}.",
+            diagnose(subject, c, mutants),
+        )
+    if device == "meta" and out.device.type != "meta":
+        raise fail(
+            f"{c} (inputs on the 'meta' device) returned {what} on '{out.device.type}'; it must "
+            "stay on the inputs' device.",
+            "created-on-cpu",
+        )
+    if tuple(out.shape) != tuple(shape):
+        raise fail(
+            f"{c}: {what} has shape {fmt_shape(out.shape)}, expected {fmt_shape(shape)}.",
+            diagnose(subject, c, mutants),
+        )
+    if dtype is not None and out.dtype != dtype:
+        raise fail(
+            f"{c}: {what} has dtype {fmt_dtype(out.dtype)}, expected {fmt_dtype(dtype)}.",
+            diagnose(subject, c, mutants) or _dtype_mistake(out, dtype, mutants),
+        )
+    return out
+
+
+def _never(*args: Any, **kwargs: Any) -> Any:
+    raise ValueError("a mistake recognised by its dtype, not by its values")
+
+
+# For a half-precision call: a float32 output is named as a promotion.
+DTYPE_PROMOTED: Mutants = (("dtype-promoted", _never),)
+
+
+def _dtype_mistake(out: torch.Tensor, dtype: torch.dtype, mutants: Mutants) -> str | None:
+    """A half-precision input that came back as float32: name it where the exercise knows it."""
+    promoted = dtype in (torch.float16, torch.bfloat16) and out.dtype == torch.float32
+    return "dtype-promoted" if promoted and "dtype-promoted" in {m for m, _ in mutants} else None
+
+
+def expect_close(
+    out: Any,
+    want: torch.Tensor,
+    c: Call,
+    *,
+    what: str = "the output",
+    dtype: torch.dtype | None = None,
+    mutants: Mutants = (),
+    tol: tuple[float, float] | None = None,
+    whole: Any = None,
+) -> torch.Tensor:
+    """Check a returned tensor against the expected values ``want`` (float64 or bool); ``dtype``
+    is the dtype the output must have (None: not checked)."""
+    expect_tensor(out, c, shape=want.shape, dtype=dtype, what=what, mutants=mutants, whole=whole)
+    if want.device.type == "meta" or out.device.type == "meta":
+        return out
+    ok = close_mask(out, want, tol)
+    if bool(ok.all()):
+        return out
+    mistake = diagnose(out if whole is None else whole, c, mutants, tol=tol)
+    nan = out.is_floating_point() and bool(out.isnan().any()) and not bool(want.isnan().any())
+    head = f"{c}: {what} contains NaN" if nan else f"{c}: {what} is wrong"
+    raise fail(f"{head}; {excerpt(out, want, tol)}", mistake)
+
+
+def expect_meta(out: Any, c: Call, shape: Sequence[int], dtype: torch.dtype, what="the output"):
+    """Inputs were on the meta device: the output must be a meta tensor of this shape and dtype."""
+    return expect_tensor(out, c, shape=shape, dtype=dtype, device="meta", what=what)
+
+
+def expect_tuple(out: Any, c: Call, n: int, what: str) -> tuple:
+    if not isinstance(out, (tuple, list)) or len(out) != n:
+        raise fail(f"{c} returned {fmt_type(out)}; expected {what}.")
+    return tuple(out)
+
+
+def expect_attention(out, want, c, dtype, mutants):
+    """(output, weights) against the expected pair."""
+    out = expect_tuple(out, c, 2, "a tuple (output, weights)")
+    expect_close(out[0], want[0], c, what="output", dtype=dtype, mutants=mutants, whole=out)
+    expect_close(out[1], want[1], c, what="weights", dtype=dtype, mutants=mutants, whole=out)
+
+
+# ---- masks -------------------------------------------------------------------------------------
+
+
+def mask_row_message(yours: torch.Tensor, want: torch.Tensor, rows: str = "query") -> str:
+    """The first row that differs, in words: 'query 0 may attend to keys 0, yours allows keys
+    0-3' (``rows="query"``) or 'sequence 1 has real tokens at 0-3, yours marks 0-4'."""
+    n = want.shape[-1]
+    r = int((yours != want).reshape(-1, n).any(-1).nonzero()[0])
+    y_row, w_row = yours.reshape(-1, n)[r], want.reshape(-1, n)[r]
+    y, w = ranges(y_row.nonzero().flatten().tolist()), ranges(w_row.nonzero().flatten().tolist())
+    if rows == "sequence":
+        return f"sequence {r} has real tokens at positions {w}, yours marks positions {y}"
+    return f"query {r} may attend to keys {w}, yours allows keys {y}"
+
+
+def expect_mask(out: Any, want: torch.Tensor, c: Call, *, mutants: Mutants = (), rows="query"):
+    """Check a bool mask: dtype first (naming additive / 0-1 masks), then its pattern."""
+    expect_tensor(out, c, shape=want.shape, what="the mask", mutants=mutants)
+    if out.dtype != torch.bool:
+        mistake = "mask-not-bool"
+        if out.device.type != "meta" and out.is_floating_point() and bool(out.isneginf().any()):
+            mistake = "additive-float-mask"
+        raise fail(f"{c}: the mask has dtype {fmt_dtype(out.dtype)}, expected bool.", mistake)
+    if want.device.type == "meta" or bool((out == want).all()):
+        return out
+    detail = mask_row_message(out, want, rows) if out.dim() == 2 else excerpt(out, want)
+    raise fail(f"{c}: {detail}.", diagnose(out, c, mutants))

@@ -1,0 +1,84 @@
+"""Declaring a check: the ``@exercise`` mark, the failure a check raises, and shared forbid lists.
+
+A lesson's ``checks.py`` marks the check of each of its exercises::
+
+    @exercise("causal_mask", forbid=("torch.tril",))
+    def check_causal_mask(sub: Submission) -> None:
+        ...  # raise CheckFailure (kit.fail) on the first thing that is wrong
+
+The mark only records the rules on the function; ``autograder.registry`` finds the marked
+functions of every lesson folder and takes each exercise's lesson and points from the contract
+table (``autograder.contract``), so nothing is registered by importing a module.
+
+``forbid`` names what the learner may not call while this exercise is judged, as dotted names
+resolved in the sandbox: a Python function or class (every method of a class counts), a torch
+callable such as ``torch.softmax`` or ``torch.Tensor.softmax`` (caught through torch's function
+mode, however it is reached), or an ATen op such as ``aten._softmax`` (caught at dispatch, however
+it is reached). ``course_lib``'s own reference of the exercise is always forbidden.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+CheckFn = Callable[[Any], None]
+
+
+class CheckFailure(Exception):
+    """What a check raises when the learner's code is wrong.
+
+    ``message`` says what was checked and what went wrong (with the smallest failing example:
+    shapes and a few numbers, yours vs expected); ``mistake`` is the id of the catalogue entry it
+    looks like, or None when it looks like none.
+    """
+
+    def __init__(self, message: str, *, mistake: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.mistake = mistake
+
+
+@dataclass(frozen=True)
+class Rules:
+    """How one exercise is judged, besides its check: set by ``@exercise``."""
+
+    name: str  # the contract name the check judges
+    forbid: tuple[str, ...] = ()
+    time_limit: float = 20.0  # seconds of wall time for all of this exercise's calls
+    needs: tuple[str, ...] = ()  # other names the check calls (reported if missing)
+
+
+def exercise(
+    name: str,
+    *,
+    forbid: tuple[str, ...] = (),
+    time_limit: float = 20.0,
+    needs: tuple[str, ...] = (),
+) -> Callable[[CheckFn], CheckFn]:
+    """Mark ``check`` as the judge of exercise ``name`` (a name of the contract table)."""
+
+    def mark(check: CheckFn) -> CheckFn:
+        check.__exercise__ = Rules(name, tuple(forbid), time_limit, tuple(needs))
+        return check
+
+    return mark
+
+
+def rules_of(obj: Any) -> Rules | None:
+    """The rules ``@exercise`` put on ``obj``, or None when it is not a marked check."""
+    rules = getattr(obj, "__exercise__", None)
+    return rules if isinstance(rules, Rules) else None
+
+
+# What attention exercises may not call: torch's own attention, however it is reached.
+ATTENTION_FORBID = (
+    "torch.nn.functional.scaled_dot_product_attention",
+    "aten.scaled_dot_product_attention",
+    "aten._scaled_dot_product_attention_math",
+    "aten._scaled_dot_product_flash_attention_for_cpu",
+    "torch.nn.functional.multi_head_attention_forward",
+    "torch.nn.MultiheadAttention",
+)
+MHA_FORBID = ATTENTION_FORBID + ("aten._native_multi_head_attention",)

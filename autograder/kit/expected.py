@@ -1,0 +1,331 @@
+"""The expected values of every check, in float64, as the contract defines them: one place.
+
+Each is written the plainest way (no course_lib: the reference is off limits to the judge too)
+and takes knobs that reproduce known mistakes, so that one function gives both the expected value
+and its mutants (``autograder.kit.mutants``, the lessons' ``*_MUTANTS``).
+``tests/test_grader_checks.py`` proves each equal to torch's built-in and to course_lib's
+reference. A lesson imports them from here: ``from autograder.kit.expected import tril``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+from autograder.kit.modules import linear
+
+INF = float("inf")
+
+
+def ref_softmax(x, dim=-1):
+    """Softmax in float64 where rows of all -inf give zeros."""
+    x = x.double()
+    m = x.amax(dim, keepdim=True)
+    e = torch.exp(x - torch.where(m.isneginf(), torch.zeros_like(m), m))
+    s = e.sum(dim, keepdim=True)
+    return torch.where(s == 0, torch.zeros_like(e), e / torch.where(s == 0, 1.0, s))
+
+
+def scores(q, k):
+    return q @ k.transpose(-2, -1)  # (..., Lq, K) @ (..., K, Lk) -> (..., Lq, Lk)
+
+
+def attend(q, k, v, mask=None, *, scale=None, dim=-1, mode="ok", nan_rows=False, scores=None):
+    """Attention as the contract says (mode "ok"), or as a known mistake does.
+
+    ``mask`` is bool (True = may attend) or float (added to the scores, as SDPA's float
+    ``attn_mask``). ``mode``: how the mask is used — "ok", "inverted", "after-softmax",
+    "weights-before", "ignored", "zero" (scores * mask) or "finite" (-1e9 fill); for a float
+    mask, "as-bool" (used as a bool mask), "as-bool-where" / "as-bool-not" / "as-bool-fill"
+    (bool-only code that raises on a float mask) or "minus" (subtracted); the bool-only modes
+    apply a float mask correctly. ``nan_rows``: a softmax that gives NaN for fully masked rows;
+    ``dim``: the dim the softmax normalises over.
+    """
+    scale = q.shape[-1] ** -0.5 if scale is None else scale
+    s = (q @ k.transpose(-2, -1) if scores is None else scores(q, k)) * scale
+    if mask is not None and mask.dtype != torch.bool and mode != "ignored":
+        s, mask, mode = _additive(s, mask, mode)
+    unmasked = _softmax(s, dim, nan_rows)
+    if mask is None or mode == "ignored":
+        return unmasked @ v, unmasked
+    if mode == "after-softmax":
+        w = unmasked.masked_fill(~mask, 0.0)
+        return w @ v, w
+    fill = {"zero": 0.0, "finite": -1e9}.get(mode, -INF)
+    w = _softmax(s.masked_fill(mask if mode == "inverted" else ~mask, fill), dim, nan_rows)
+    return w @ v, unmasked if mode == "weights-before" else w
+
+
+def _additive(s, mask, mode):
+    """Apply a float mask as ``mode`` says; returns ``(scores, bool mask or None, mode)``."""
+    if mode == "as-bool":  # mask.bool() or mask != 0: True wherever the entry is non-zero
+        return s, mask != 0, "ok"
+    if mode == "as-bool-where":
+        torch.where(mask, s, -INF)  # raises on a float condition, as the learner's code did
+    if mode == "as-bool-not":
+        ~mask  # noqa: B018 - raises for a float tensor, as the learner's code did
+    if mode == "as-bool-fill":
+        s.masked_fill(mask, -INF)  # raises on a float mask, as the learner's code did
+    bias = mask.to(s.dtype)
+    return (s - bias if mode == "minus" else s + bias), None, "ok"
+
+
+def _softmax(s, dim, nan_rows):
+    if nan_rows:
+        e = (s - s.amax(dim, keepdim=True)).exp()
+        return e / e.sum(dim, keepdim=True)
+    return ref_softmax(s, dim)
+
+
+def knobs_for(q, knobs):
+    """:func:`attend`'s knobs, with ``scale_power`` turned into the scale for q's d_k."""
+    knobs = dict(knobs)
+    if "scale_power" in knobs:
+        knobs["scale"] = q.shape[-1] ** knobs.pop("scale_power")
+    return knobs
+
+
+# ---- multi-head: B batch, H heads, L positions, E head dim, D = H·E model dim --------------------
+
+
+def split(x, h, how="ok"):
+    b, n, d = x.shape
+    if how == "no-transpose":
+        return x.reshape(b, h, n, d // h)
+    if how == "wrong-order":
+        return x.reshape(b, n, d // h, h).permute(0, 3, 1, 2)
+    return x.reshape(b, n, h, d // h).transpose(1, 2)  # (B, L, H, E) -> (B, H, L, E)
+
+
+def merge(x, how="ok"):
+    b, h, n, e = x.shape
+    if how == "no-transpose":
+        return x.reshape(b, n, h * e)
+    if how == "wrong-order":
+        return x.permute(0, 2, 3, 1).reshape(b, n, h * e)
+    return x.transpose(1, 2).reshape(b, n, h * e)  # (B, H, L, E) -> (B, L, H, E) -> (B, L, D)
+
+
+def mha(state, h, query, key=None, value=None, mask=None, knobs=None):
+    """The contract's multi-head attention in float64, or a known mistake of it (``knobs``)."""
+    knobs = dict(knobs or {})
+    how_split, how_merge = knobs.pop("split", "ok"), knobs.pop("merge", "ok")
+    query = query.double()
+    if knobs.pop("ignore_kv", False) or key is None:
+        key = value = query  # self-attention
+    key, value = key.double(), value.double()
+    q, k, v = (
+        split(linear(t, state, f"w_{n}"), h, how_split)  # (B, L, D) -> (B, H, L, E)
+        for t, n in zip((query, key, value), "qkv", strict=True)
+    )
+    if knobs.pop("d_model_scale", False):
+        knobs["scale"] = query.shape[-1] ** -0.5
+    average = knobs.pop("average", False)
+    skip_wo = knobs.pop("skip_wo", False)
+    o, w = attend(q, k, v, mask, **knobs_for(q, knobs))  # (B, H, Lq, E), (B, H, Lq, Lk)
+    o = merge(o, how_merge)
+    return (o if skip_wo else linear(o, state, "w_o")), (w.mean(1) if average else w)
+
+
+# ---- 03_scaling: scaled scores, entropy --------------------------------------------------------
+
+
+def scaled_scores(q, k):
+    return scores(q, k) / math.sqrt(q.shape[-1])
+
+
+def entropy(p, dim=-1, log=torch.log):
+    return -torch.where(p > 0, p * log(torch.where(p > 0, p, 1.0)), 0.0).sum(dim)
+
+
+# ---- 04_softmax_masks: masks -------------------------------------------------------------------
+
+
+def tril(n, diagonal=0):
+    return torch.ones(n, n, dtype=torch.bool).tril(diagonal)
+
+
+def triu(n, diagonal=0):
+    return torch.ones(n, n, dtype=torch.bool).triu(diagonal)
+
+
+def padding(lengths, max_len):
+    return torch.arange(max_len) < lengths[:, None]  # (1, max_len) vs (B, 1) -> (B, max_len)
+
+
+def masked(scores, mask, fill=-INF):
+    return scores.masked_fill(~mask, fill)
+
+
+# ---- 05_attention: single-head attention -------------------------------------------------------
+
+
+def ref_attention64(q, k, v, mask=None):
+    return attend(q.double(), k.double(), v.double(), mask)
+
+
+def self_attention(state, x, mask=None, knobs=None):
+    x = x.double()
+    q, k, v = (linear(x, state, f"w_{n}") for n in "qkv")
+    knobs = dict(knobs or {})
+    if knobs.pop("d_model_scale", False):
+        knobs["scale"] = x.shape[-1] ** -0.5
+    return attend(q, k, v, mask, **knobs_for(q, knobs))
+
+
+# ---- 06_multihead: parameter count -------------------------------------------------------------
+
+
+def num_parameters(d, h, bias=False, *, projections=4, with_bias=True, per_head=False):
+    n = projections * (d * d + (d if bias and with_bias else 0))
+    return n * h if per_head else n
+
+
+# ---- 07_positions: positions -------------------------------------------------------------------
+
+
+def frequencies(d, base=10000.0, exponent=2.0):
+    """base^(-2i/d) for pair i (``exponent`` 1 or 4: the i-instead-of-2i mistakes)."""
+    i = torch.arange(d // 2, dtype=torch.float64)
+    return base ** (-exponent * i / d)  # (I,)
+
+
+def sinusoid(max_len, d, *, how="ok", exponent=2.0):
+    angle = torch.arange(max_len, dtype=torch.float64)[:, None] * frequencies(d, exponent=exponent)
+    sin, cos = angle.sin(), angle.cos()  # (P, I)
+    if how == "swapped":
+        sin, cos = cos, sin
+    if how == "halves":
+        return torch.cat([sin, cos], -1)  # (P, D)
+    return torch.stack([sin, cos], -1).reshape(max_len, d)  # (P, I, 2) -> (P, D) interleaved
+
+
+def rope(x, positions=None, base=10000.0, *, how="ok", exponent=2.0, sign=1.0):
+    """Rotate interleaved pairs (x[..., 2i], x[..., 2i+1]) by p · base^(-2i/d), in float64."""
+    x = x.double()
+    n, d = x.shape[-2], x.shape[-1]
+    p = torch.arange(n) if positions is None or how == "ignore-positions" else positions
+    angle = p.double()[:, None] * frequencies(d, base, exponent) * sign  # (P, I)
+    cos, sin = angle.cos(), angle.sin()
+    if how == "halves":  # GPT-NeoX: pairs (x[..., i], x[..., i + d/2])
+        a, b = x[..., : d // 2], x[..., d // 2 :]
+        return torch.cat([a * cos - b * sin, a * sin + b * cos], -1)
+    a, b = x[..., 0::2], x[..., 1::2]  # (..., P, I) each
+    return torch.stack([a * cos - b * sin, a * sin + b * cos], -1).flatten(-2)  # (..., P, D)
+
+
+# ---- 08_blocks: the Transformer block ----------------------------------------------------------
+
+
+ACTIVATIONS = {
+    "relu": F.relu,
+    "none": lambda t: t,
+    "gelu": F.gelu,
+    "gelu-tanh": lambda t: F.gelu(t, approximate="tanh"),
+    "silu": F.silu,
+    "tanh": torch.tanh,
+}
+
+
+def feed_forward(state, x, prefix="", act="relu"):
+    h = ACTIVATIONS[act](linear(x.double(), state, prefix + "linear1"))  # (..., D) -> (..., F)
+    return linear(h, state, prefix + "linear2")  # (..., F) -> (..., D)
+
+
+def block(state, h, x, mask=None, norm_first=True, knobs=()):
+    """The contract's block in float64; ``knobs`` switch on known mistakes."""
+    knobs = set(knobs)
+    x = x.double()
+    attn_state = {k.removeprefix("attn."): v for k, v in state.items() if k.startswith("attn.")}
+    norms = ("norm1", "norm1") if "norm1-twice" in knobs else ("norm1", "norm2")
+    norms = ("norm2", "norm2") if "norm2-twice" in knobs else norms
+
+    def ln(t, n):
+        w, b = state[f"{n}.weight"].to(t.dtype), state[f"{n}.bias"].to(t.dtype)
+        return F.layer_norm(t, t.shape[-1:], w, b, eps=1e-5)
+
+    def attn(t):
+        m = None if "mask-ignored" in knobs else (~mask if "mask-inverted" in knobs else mask)
+        return mha(attn_state, h, t, mask=m)[0]
+
+    def ff(t):
+        return feed_forward(state, t, "ff.", "none" if "no-activation" in knobs else "relu")
+
+    keep1 = 0.0 if "no-residual-1" in knobs else 1.0
+    keep2 = 0.0 if "no-residual-2" in knobs else 1.0
+    if norm_first != ("swapped" in knobs):  # Pre-LN
+        if "residual-normed" in knobs:
+            x = ln(x, norms[0])
+            x = x + attn(x)
+            x = ln(x, norms[1])
+            return x + ff(x)
+        x = keep1 * x + attn(ln(x, norms[0]))
+        return keep2 * x + ff(ln(x, norms[1]))
+    x = ln(keep1 * x + attn(x), norms[0])  # Post-LN
+    return ln(keep2 * x + ff(x), norms[1])
+
+
+# ---- 09_efficient: efficient attention ---------------------------------------------------------
+
+
+def window_mask(n, window, *, lo=0, width=None, both_ways=False):
+    i = torch.arange(n)[:, None]  # queries (L, 1)
+    j = torch.arange(n)[None, :]  # keys    (1, L)
+    offset = (i - j).abs() if both_ways else i - j  # (L, L)
+    return (offset >= lo) & (offset < (window if width is None else width))
+
+
+def causal(lq, lk):
+    return torch.ones(lq, lk, dtype=torch.bool).tril()
+
+
+def tiled_reference(q, k, v, block_size=64, causal_=False):
+    mask = causal(q.shape[-2], k.shape[-2]) if causal_ else None
+    return attend(q.double(), k.double(), v.double(), mask)[0]
+
+
+def online(
+    q,
+    k,
+    v,
+    block_size=64,
+    causal=False,
+    *,
+    scale=None,
+    rescale_acc=True,
+    rescale_sum=True,
+    normalise=True,
+    drop_last=False,
+    local=None,
+):
+    """FlashAttention's online softmax over key blocks (queries tiled too when ``local`` is
+    "both"), with knobs for the known mistakes."""
+    scale = q.shape[-1] ** -0.5 if scale is None else scale
+    lq, lk = q.shape[-2], k.shape[-2]
+    out = torch.zeros(*q.shape[:-1], v.shape[-1], dtype=q.dtype)
+    q_blocks = range(0, lq, block_size) if local == "both" else (0,)
+    for qs in q_blocks:
+        qe = min(qs + block_size, lq) if local == "both" else lq
+        qb = q[..., qs:qe, :]
+        m = torch.full((*qb.shape[:-1], 1), -INF, dtype=q.dtype)  # running max   (..., Tq, 1)
+        s_sum = torch.zeros_like(m)  # running sum of exp                          (..., Tq, 1)
+        acc = torch.zeros(*qb.shape[:-1], v.shape[-1], dtype=q.dtype)  # weighted v (..., Tq, V)
+        stop = lk - lk % block_size if drop_last else lk
+        for ks in range(0, stop, block_size):
+            ke = min(ks + block_size, lk)
+            s = qb @ k[..., ks:ke, :].transpose(-2, -1) * scale  # (..., Tq, Tk)
+            if causal:
+                i = torch.arange(qs, qe)[:, None] - (qs if local == "both" else 0)
+                j = torch.arange(ks, ke)[None, :] - (ks if local else 0)
+                s = s.masked_fill(j > i, -INF)
+            m_new = torch.maximum(m, s.amax(-1, keepdim=True))
+            safe = torch.where(m_new.isneginf(), 0.0, m_new)
+            p = (s - safe).exp()
+            alpha = (m - safe).exp()  # rescales what was summed under the old max
+            s_sum = (alpha if rescale_sum else 1.0) * s_sum + p.sum(-1, keepdim=True)
+            acc = (alpha if rescale_acc else 1.0) * acc + p @ v[..., ks:ke, :]
+            m = m_new
+        out[..., qs:qe, :] = acc / s_sum if normalise else acc
+    return out

@@ -1,0 +1,42 @@
+"""Inputs for the checks: seeded random tensors and masks, and the dtypes every check tries.
+
+Every input comes from a generator seeded by the check (``generator(seed)``), never from global
+random state, so a check sees the same inputs on every run and in every process.
+"""
+
+from __future__ import annotations
+
+import torch
+
+
+def generator(seed: int) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
+
+
+def randn(g: torch.Generator, *shape: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    return torch.randn(*shape, generator=g).to(dtype)
+
+
+def rand_mask(g: torch.Generator, *shape: int, p: float = 0.7) -> torch.Tensor:
+    """A random bool mask, True with probability p, with at least one True per row."""
+    m = torch.rand(*shape, generator=g) < p
+    m[..., 0] |= ~m.any(-1)
+    return m
+
+
+def low_precision_dtypes() -> tuple[torch.dtype, ...]:
+    return (torch.float16, torch.bfloat16)
+
+
+def no_full_rows(g, *shape):
+    """A random mask with at least one True and one False in every row."""
+    m = rand_mask(g, *shape, p=0.5)
+    m[..., -1] &= ~m[..., :-1].all(-1)
+    return m
+
+
+def fully_masked(lq, lk):
+    """A causal (lq, lk) mask in which query 1 may attend to nothing."""
+    m = torch.ones(lq, lk, dtype=torch.bool).tril()
+    m[1] = False  # query 1 may attend to nothing
+    return m

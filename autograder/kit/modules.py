@@ -1,0 +1,110 @@
+"""Checking a learner's ``nn.Module``: constructing it, its layers, loading known weights into it.
+
+The grader loads known weights into a module by the contract's attribute names and computes the
+expected output from the same weights (``linear``), so a module is judged on what it computes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from autograder.kit.calling import Call, fail, learner_failed
+from autograder.kit.inputs import randn
+from autograder.kit.text import first_line
+from autograder.sandbox import LearnerError
+
+
+def construct(sub: Any, name: str, *args: Any, **kwargs: Any) -> tuple[Any, str]:
+    """Construct the learner's class; returns the remote object and its label for messages."""
+    c = Call(name, *args, **kwargs)
+    try:
+        return sub.new(name, *args, **kwargs), str(c)
+    except LearnerError as err:
+        raise learner_failed(c, err) from None
+
+
+def expect_layers(
+    obj: Any, label: str, layers: dict[str, dict[str, Any]], *, bias_mistake: str | None = None
+) -> dict:
+    """Check the module's direct children against the contract (attribute names, sizes, bias)."""
+    d = obj.describe()
+    if not d.get("is_module"):
+        raise fail(f"{label} is a {d.get('type')}, not an nn.Module: subclass torch.nn.Module.")
+    children = d.get("children", {})
+    for attr, spec in layers.items():
+        child = children.get(attr)
+        if child is None:
+            has = ", ".join(sorted(children)) or "none"
+            raise fail(
+                f"{label} has no layer named {attr!r} (its layers: {has}); the grader loads known "
+                "weights by the contract's names.",
+                "module-attribute-names",
+            )
+        for key, value in spec.items():
+            got = child.get(key)
+            if key == "type":
+                if not str(got).endswith(value):
+                    raise fail(f"{label}.{attr} is a {got}, expected a {value}.")
+            elif _plain(got) != _plain(value):
+                mistake = bias_mistake if key == "bias" and got and not value else None
+                raise fail(f"{label}.{attr} has {key}={got}, expected {value}.", mistake)
+    return d
+
+
+def _plain(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _keys_after(label: str, message: str) -> list[str]:
+    m = re.search(
+        label + r"[^:]*:(.*?)(?:Unexpected key|Missing key|size mismatch|$)", message, re.S
+    )
+    return re.findall(r"[\"']([\w.]+)[\"']", m.group(1)) if m else []
+
+
+def load_weights(obj: Any, state: dict[str, torch.Tensor], label: str, *, bias_mistake=None):
+    """Load known weights (strict); explain missing/unexpected keys when it fails."""
+    try:
+        obj.load_state_dict(state)
+    except LearnerError as err:
+        missing = _keys_after("Missing key", err.message)
+        unexpected = _keys_after("Unexpected key", err.message)
+        if missing or unexpected:
+            only_bias = all(k.endswith(".bias") for k in missing) and not unexpected
+            mistake = bias_mistake if (bias_mistake and missing and only_bias) else None
+            mistake = mistake or "module-attribute-names"
+            parts = []
+            if missing:
+                parts.append(f"your module has {', '.join(missing[:6])} that the contract lacks")
+            if unexpected:
+                parts.append(f"it lacks {', '.join(unexpected[:6])}")
+            detail = "; ".join(parts)
+        else:
+            mistake, detail = None, first_line(err.message.replace("\n", " "), 240)
+        raise fail(f"Loading known weights into {label} failed: {detail}.", mistake) from None
+
+
+def linear_state(
+    g: torch.Generator, prefix: str, d_in: int, d_out: int, bias: bool
+) -> dict[str, torch.Tensor]:
+    """Known weights for an nn.Linear(d_in, d_out) stored at ``prefix``."""
+    state = {f"{prefix}.weight": randn(g, d_out, d_in) * d_in**-0.5}
+    if bias:
+        state[f"{prefix}.bias"] = randn(g, d_out) * 0.5
+    return state
+
+
+def linear(x: torch.Tensor, state: dict[str, torch.Tensor], prefix: str) -> torch.Tensor:
+    """Apply the nn.Linear stored at ``prefix`` of ``state``, in x's dtype (float64 usually)."""
+    y = x @ state[f"{prefix}.weight"].to(x.dtype).T
+    b = state.get(f"{prefix}.bias")
+    return y if b is None else y + b.to(x.dtype)
+
+
+def method(obj: Any, name: str) -> Callable[..., Any]:
+    """A callable running ``obj.name(...)`` remotely, for Call.run."""
+    return lambda *args, watch=False, **kwargs: obj.method(name, *args, watch=watch, **kwargs)

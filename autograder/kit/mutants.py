@@ -1,0 +1,78 @@
+"""Mutants that several lessons share: what a known mistake computes instead of the contract.
+
+A mutant is ``(mistake_id, fn)``; ``fn`` takes the call's arguments and returns the value that
+mistake gives (see ``autograder.kit.calling``). Mutants of one lesson only live in its checks.
+"""
+
+from __future__ import annotations
+
+
+def transpose_mutants(scale=lambda q: 1.0):
+    """Mistakes in transposing k, each also scaled by ``scale(q)``."""
+    return (
+        ("forgot-transpose-k", lambda q, k: q @ k * scale(q)),
+        ("transpose-batch-dims", lambda q, k: q @ _reversed(k) * scale(q)),
+        ("transpose-batch-dims", lambda q, k: q @ k.t() * scale(q)),
+        ("transpose-batch-dims", lambda q, k: q @ k.transpose(0, 1) * scale(q)),
+    )
+
+
+def _reversed(k):
+    """k.T: for more than 2 dims it reverses them all (deprecated, with a warning)."""
+    return k.permute(*range(k.dim() - 1, -1, -1))
+
+
+def scale_mutants(fn_of_scores):
+    """Wrong scale factors applied to ``q @ k^T``, fed to ``fn_of_scores(q, k, scale)``."""
+    return (
+        ("no-scaling", lambda *a, **kw: fn_of_scores(*a, scale=1.0, **kw)),
+        ("scaled-by-dk", lambda q, *a, **kw: fn_of_scores(q, *a, scale=1 / q.shape[-1], **kw)),
+        (
+            "multiplied-by-sqrt-dk",
+            lambda q, *a, **kw: fn_of_scores(q, *a, scale=q.shape[-1] ** 0.5, **kw),
+        ),
+        *(
+            (
+                "scale-uses-seq-len",
+                lambda q, k, *a, i=i, **kw: fn_of_scores(
+                    q, k, *a, scale=(q.shape[i] if i != "k" else k.shape[-2]) ** -0.5, **kw
+                ),
+            )
+            for i in (-2, "k", 1, 0)
+        ),
+    )
+
+
+MASK_MODES = {
+    "mask-polarity-inverted": "inverted",
+    "mask-after-softmax": "after-softmax",
+    "weights-before-masking": "weights-before",
+    "mask-ignored": "ignored",
+    "masked-to-zero": "zero",
+    "finite-fill-value": "finite",
+}
+ADDITIVE_MODES = (  # (mistake, mode of attend) for float masks; several modes make one mistake
+    ("additive-mask-as-bool", "as-bool"),
+    ("additive-mask-as-bool", "as-bool-where"),
+    ("additive-mask-as-bool", "as-bool-not"),
+    ("additive-mask-as-bool", "as-bool-fill"),
+    ("additive-mask-wrong-sign", "minus"),
+)
+
+
+def attention_mutants(run, ids):
+    """Mutants of an attention computation: ``run(**knobs)`` computes it with the knobs of
+    :func:`attend`; ``ids`` are the mistakes this exercise can make."""
+    table = [
+        ("no-scaling", {"scale": 1.0}),
+        ("scaled-by-dk", {"scale_power": -1.0}),
+        ("multiplied-by-sqrt-dk", {"scale_power": 0.5}),
+        ("softmax-wrong-dim", {"dim": -2}),
+        ("fully-masked-nan", {"nan_rows": True}),
+        *((mistake, {"mode": mode}) for mistake, mode in MASK_MODES.items()),
+        *((mistake, {"mode": mode, "nan_rows": True}) for mistake, mode in MASK_MODES.items()),
+        *((mistake, {"mode": mode}) for mistake, mode in ADDITIVE_MODES),
+    ]
+    return tuple(
+        (m, lambda *a, kn=kn, **kw: run(*a, knobs=kn, **kw)) for m, kn in table if m in ids
+    )

@@ -1,0 +1,27 @@
+"""Whole checks that several exercises share (``attention_scores`` and its scaled variant)."""
+
+from __future__ import annotations
+
+import torch
+
+from autograder.kit.calling import Call, on_meta
+from autograder.kit.compare import expect_close, expect_meta
+from autograder.kit.inputs import generator, low_precision_dtypes, randn
+
+
+def check_scores_like(sub, name, reference, mutants, cases) -> None:
+    """The common check of attention_scores and scaled_attention_scores."""
+    g = generator(3)
+    for qs, ks in cases:
+        q, k = randn(g, *qs), randn(g, *ks)
+        c = Call(name, q, k)
+        out = c.run(sub, mutants=mutants)
+        expect_close(out, reference(q.double(), k.double()), c, dtype=q.dtype, mutants=mutants)
+    for dtype in low_precision_dtypes():
+        q, k = randn(g, 2, 3, 8, dtype=dtype), randn(g, 2, 5, 8, dtype=dtype)
+        c = Call(name, q, k)
+        expect_close(c.run(sub), reference(q.double(), k.double()), c, dtype=dtype)
+    with on_meta():  # meta tensors have shapes but no data
+        q, k = torch.empty(2, 3, 4, device="meta"), torch.empty(2, 5, 4, device="meta")
+        c = Call(name, q, k)
+        expect_meta(c.run(sub), c, (2, 3, 5), torch.float32)

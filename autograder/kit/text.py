@@ -1,0 +1,83 @@
+"""Saying things briefly: shapes, dtypes, numbers and arguments, as the messages show them."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import torch
+
+
+def fmt_dtype(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
+def fmt_shape(shape: Iterable[int]) -> str:
+    dims = tuple(shape)
+    return "(" + ", ".join(map(str, dims)) + ("," if len(dims) == 1 else "") + ")"
+
+
+def fmt_value(x: Any) -> str:
+    """A short description of an argument: small int/bool tensors by value, others by shape."""
+    if isinstance(x, torch.Tensor):
+        where = " meta" if x.device.type == "meta" else ""
+        if x.device.type != "meta" and not x.is_floating_point() and x.numel() <= 8:
+            return f"tensor({x.tolist()}){where}"
+        dtype = "" if x.dtype == torch.float32 else " " + fmt_dtype(x.dtype)
+        return f"{fmt_shape(x.shape)}{dtype}{where}"
+    if isinstance(x, torch.dtype):
+        return fmt_dtype(x)
+    if isinstance(x, torch.Generator):
+        return f"torch.Generator().manual_seed({x.initial_seed()})"
+    if isinstance(x, float):
+        return f"{x:g}"
+    return repr(x)
+
+
+def fmt_num(x: float) -> str:
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if x == 0:
+        return "0"
+    if abs(x) >= 1e4 or abs(x) < 1e-3:
+        return f"{x:.2e}"
+    return f"{x:.4g}"
+
+
+def fmt_row(values: Sequence[Any], limit: int = 6) -> str:
+    """``[0.25, 0.5, ...]``: at most ``limit`` entries."""
+    shown = [fmt_num(float(v)) for v in values[:limit]]
+    more = ", …" if len(values) > limit else ""
+    return "[" + ", ".join(shown) + more + "]"
+
+
+def fmt_type(value: Any) -> str:
+    if isinstance(value, torch.Tensor):
+        return f"a tensor of shape {fmt_shape(value.shape)}"
+    if isinstance(value, (tuple, list)):
+        return f"a {type(value).__name__} of {len(value)}"
+    type_name = getattr(value, "type_name", None)  # the sandbox's Opaque
+    return f"a {type_name or type(value).__name__}"
+
+
+def first_line(text: str, limit: int = 160) -> str:
+    line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def ranges(indices: Sequence[int]) -> str:
+    """[0, 1, 2, 5] -> '0-2, 5'; [] -> 'none'."""
+    if not indices:
+        return "none"
+    parts, start, prev = [], indices[0], indices[0]
+    for i in list(indices[1:]) + [None]:
+        if i is not None and i == prev + 1:
+            prev = i
+            continue
+        parts.append(str(start) if start == prev else f"{start}-{prev}")
+        if i is not None:
+            start = prev = i
+    return ", ".join(parts)

@@ -1,0 +1,18 @@
+"""Lesson 02's known mistakes (QK^T) (see autograder/mistakes.py)."""
+
+from autograder.mistakes import Mistake
+
+MISTAKES = (
+    Mistake(
+        "forgot-transpose-k",
+        ("attention_scores", "scaled_attention_scores", "scaled_dot_product_attention"),
+        "K is not transposed: q @ k instead of q @ k^T",
+        "Scores pair every query with every key: q @ k.transpose(-2, -1), shape (..., Lq, Lk).",
+    ),
+    Mistake(
+        "transpose-batch-dims",
+        ("attention_scores", "scaled_attention_scores", "scaled_dot_product_attention"),
+        "The transpose only works for 2-D inputs (k.T or transpose(0, 1))",
+        "Swap the last two dimensions, whatever comes before them: k.transpose(-2, -1).",
+    ),
+)

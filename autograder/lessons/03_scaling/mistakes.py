@@ -1,0 +1,82 @@
+"""Lesson 03's known mistakes (scaling) (see autograder/mistakes.py)."""
+
+from autograder.mistakes import Mistake
+
+_ATTN = ("scaled_dot_product_attention", "SelfAttention", "MultiHeadAttention")
+
+MISTAKES = (
+    Mistake(
+        "no-scaling",
+        ("scaled_attention_scores", "tiled_attention") + _ATTN,
+        "Scores are not divided by sqrt(d_k)",
+        "Divide q @ k^T by sqrt(d_k), where d_k is the size of the last dimension of q.",
+    ),
+    Mistake(
+        "scaled-by-dk",
+        ("scaled_attention_scores", "tiled_attention") + _ATTN,
+        "Scores divided by d_k instead of sqrt(d_k)",
+        "The variance of q·k grows like d_k, so its standard deviation grows like sqrt(d_k): "
+        "divide by d_k ** 0.5.",
+    ),
+    Mistake(
+        "multiplied-by-sqrt-dk",
+        ("scaled_attention_scores", "scaled_dot_product_attention"),
+        "Scores multiplied by sqrt(d_k) instead of divided",
+        "Scaling must shrink the scores: q @ k^T / sqrt(d_k) (or * d_k ** -0.5).",
+    ),
+    Mistake(
+        "scale-uses-seq-len",
+        ("scaled_attention_scores", "scaled_dot_product_attention"),
+        "Scale computed from a sequence length instead of d_k",
+        "d_k is the last dimension: q.shape[-1]. q.shape[1] is the sequence length of a batch.",
+    ),
+    Mistake(
+        "variance-elementwise",
+        ("dot_product_variance",),
+        "Variance of the products q_i·k_i, not of their sum q·k",
+        "Sum the products over the d_k dimension first: dots = (q * k).sum(-1), then dots.var().",
+    ),
+    Mistake(
+        "variance-returns-std",
+        ("dot_product_variance",),
+        "Returns the standard deviation, not the variance",
+        "The variance is the square of the standard deviation: use .var(), not .std().",
+    ),
+    Mistake(
+        "generator-ignored",
+        ("dot_product_variance",),
+        "The generator argument is ignored",
+        "Pass generator=generator to torch.randn, so that a seeded generator gives the same "
+        "samples (and the same estimate) every time.",
+    ),
+    Mistake(
+        "returns-tensor-not-number",
+        ("dot_product_variance", "mha_num_parameters"),
+        "Returns a tensor where a plain Python number is asked for",
+        "Convert a one-element tensor with .item() (int(...) for a count).",
+    ),
+    Mistake(
+        "entropy-log2",
+        ("softmax_entropy",),
+        "Entropy in bits (log2) instead of nats (natural log)",
+        "Use torch.log: the course measures entropy in nats.",
+    ),
+    Mistake(
+        "entropy-nan-at-zero",
+        ("softmax_entropy",),
+        "NaN where a probability is 0 (0 · log 0)",
+        "By convention 0 · log 0 = 0: use torch.xlogy(p, p) or torch.where(p > 0, p * p.log(), 0).",
+    ),
+    Mistake(
+        "entropy-sign",
+        ("softmax_entropy",),
+        "Entropy has the wrong sign",
+        "H(p) = -sum p log p is never negative: don't forget the minus sign.",
+    ),
+    Mistake(
+        "ignores-dim-argument",
+        ("softmax", "softmax_entropy"),
+        "The dim argument is ignored (always the last dimension)",
+        "Reduce over the dim you are given, with keepdim=True where you divide.",
+    ),
+)

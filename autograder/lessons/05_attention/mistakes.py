@@ -1,0 +1,55 @@
+"""Lesson 05's known mistakes (single-head attention) (see autograder/mistakes.py)."""
+
+from autograder.mistakes import Mistake
+
+_ATTN = ("scaled_dot_product_attention", "SelfAttention", "MultiHeadAttention")
+
+MISTAKES = (
+    Mistake(
+        "additive-mask-as-bool",
+        ("scaled_dot_product_attention", "SelfAttention"),
+        "An additive float mask is used as a bool mask",
+        "A float mask is added to the scores (0 = may attend, -inf = blocked, or a bias), as in "
+        "F.scaled_dot_product_attention: apply bool masks with -inf and add float ones "
+        "(scores + mask.to(scores.dtype)). mask.bool() is True at the -inf entries: the opposite.",
+    ),
+    Mistake(
+        "additive-mask-wrong-sign",
+        ("scaled_dot_product_attention", "SelfAttention"),
+        "An additive float mask is subtracted from the scores instead of added",
+        "Add it: scores + mask. Subtracting turns -inf into +inf, so blocked keys win and the "
+        "weights become NaN.",
+    ),
+    Mistake(
+        "scaled-by-d-model",
+        ("SelfAttention", "MultiHeadAttention"),
+        "Scaled by sqrt(d_model) instead of sqrt of the per-head dimension",
+        "Each head's scores are q_h @ k_h^T / sqrt(d_head) with d_head = d_model // num_heads "
+        "(SelfAttention: d_k).",
+    ),
+    Mistake(
+        "mask-after-softmax",
+        ("scaled_dot_product_attention",),
+        "Mask applied after the softmax: weights no longer sum to 1",
+        "Mask the scores before the softmax, so the remaining weights are renormalised.",
+    ),
+    Mistake(
+        "weights-before-masking",
+        ("scaled_dot_product_attention",),
+        "Returns the weights computed before masking",
+        "Return the same weights you multiply v with, computed from the masked scores.",
+    ),
+    Mistake(
+        "mask-ignored",
+        ("TransformerBlock",) + _ATTN,
+        "The mask argument is ignored",
+        "Pass the mask through to where the scores are computed and apply it there.",
+    ),
+    Mistake(
+        "dtype-promoted",
+        ("apply_rope", "LearnedPositionalEmbedding", "scaled_dot_product_attention"),
+        "A float16/bfloat16 input comes back as float32",
+        "A float32 tensor you created (angles, cos/sin, a scale) promoted the result: create it "
+        "with dtype=x.dtype or cast it with .to(x.dtype).",
+    ),
+)

@@ -1,0 +1,70 @@
+"""Lesson 06's known mistakes (multi-head attention) (see autograder/mistakes.py)."""
+
+from autograder.mistakes import Mistake
+
+MISTAKES = (
+    Mistake(
+        "split-heads-no-transpose",
+        ("split_heads", "MultiHeadAttention"),
+        "Heads split with view/reshape straight to (B, h, L, d_head), without a transpose",
+        "Reshape to (B, L, h, d_head) first, then transpose(1, 2); a single reshape mixes "
+        "positions into the heads.",
+    ),
+    Mistake(
+        "wrong-head-order",
+        ("split_heads", "merge_heads", "MultiHeadAttention"),
+        "Features assigned to heads in the wrong order",
+        "Head i owns the contiguous features [i·d_head, (i+1)·d_head): reshape to "
+        "(B, L, h, d_head), not (B, L, d_head, h).",
+    ),
+    Mistake(
+        "merge-heads-no-transpose",
+        ("merge_heads", "MultiHeadAttention"),
+        "Heads merged without transposing back",
+        "Go back to (B, L, h, d_head) with transpose(1, 2) before reshaping to (B, L, h·d_head).",
+    ),
+    Mistake(
+        "view-not-contiguous",
+        ("merge_heads", "MultiHeadAttention"),
+        ".view on a transposed (non-contiguous) tensor",
+        "After a transpose, use .reshape(...) or .contiguous().view(...).",
+    ),
+    Mistake(
+        "missing-output-projection",
+        ("MultiHeadAttention",),
+        "The output projection w_o is not applied",
+        "After merging the heads, mix them with self.w_o.",
+    ),
+    Mistake(
+        "weights-averaged-over-heads",
+        ("MultiHeadAttention",),
+        "Attention weights averaged over the heads",
+        "Return the per-head weights (B, h, Lq, Lk) (nn.MultiheadAttention averages them only "
+        "by default).",
+    ),
+    Mistake(
+        "cross-attention-ignores-kv",
+        ("MultiHeadAttention",),
+        "key and value arguments ignored: always self-attention",
+        "Use key and value when they are given; fall back to query only when they are None.",
+    ),
+    Mistake(
+        "params-forgot-output-projection",
+        ("mha_num_parameters",),
+        "Parameter count leaves out the output projection",
+        "There are four d_model × d_model projections: w_q, w_k, w_v and w_o.",
+    ),
+    Mistake(
+        "params-forgot-biases",
+        ("mha_num_parameters",),
+        "Parameter count ignores the biases",
+        "With bias=True each of the four projections has d_model bias terms too.",
+    ),
+    Mistake(
+        "params-times-heads",
+        ("mha_num_parameters",),
+        "Parameter count multiplied by the number of heads",
+        "Heads split d_model, they don't add parameters: each head uses d_model / h of the "
+        "outputs of the same four d_model × d_model projections.",
+    ),
+)

@@ -1,0 +1,58 @@
+"""Lesson 07's known mistakes (positions) (see autograder/mistakes.py)."""
+
+from autograder.mistakes import Mistake
+
+MISTAKES = (
+    Mistake(
+        "sin-cos-swapped",
+        ("sinusoidal_positional_encoding",),
+        "sin and cos swapped",
+        "Even columns get sin, odd columns get cos: PE[p, 2i] = sin(...), PE[p, 2i+1] = cos(...).",
+    ),
+    Mistake(
+        "frequency-exponent-i",
+        ("sinusoidal_positional_encoding", "apply_rope"),
+        "Frequency exponent uses i instead of 2i (or doubles it)",
+        "Pair i (columns 2i, 2i+1) has frequency base^(-2i/d): with torch.arange(0, d, 2) "
+        "that is already 2i, don't multiply by 2 again.",
+    ),
+    Mistake(
+        "sinusoid-concatenated",
+        ("sinusoidal_positional_encoding",),
+        "sin and cos concatenated in two halves instead of interleaved",
+        "The contract interleaves: column 2i is sin, column 2i+1 is cos (pe[:, 0::2] = sin, "
+        "pe[:, 1::2] = cos).",
+    ),
+    Mistake(
+        "no-value-error",
+        ("sinusoidal_positional_encoding", "LearnedPositionalEmbedding"),
+        "Invalid arguments do not raise ValueError",
+        "Check the arguments up front and raise ValueError with a clear message (odd d_model, "
+        "sequence longer than max_len).",
+    ),
+    Mistake(
+        "positions-not-added",
+        ("LearnedPositionalEmbedding",),
+        "Returns the position embeddings instead of x plus them",
+        "forward(x) returns x + self.embedding(positions).",
+    ),
+    Mistake(
+        "rope-half-split",
+        ("apply_rope",),
+        "RoPE pairs the two halves (GPT-NeoX rotate_half) instead of neighbours",
+        "The contract rotates interleaved pairs (x[..., 2i], x[..., 2i+1]), as in RoFormer.",
+    ),
+    Mistake(
+        "rope-wrong-direction",
+        ("apply_rope",),
+        "RoPE rotates the wrong way (sign of sin swapped)",
+        "x'_{2i} = x_{2i} cos θ - x_{2i+1} sin θ and x'_{2i+1} = x_{2i} sin θ + x_{2i+1} cos θ.",
+    ),
+    Mistake(
+        "rope-positions-ignored",
+        ("apply_rope",),
+        "The positions argument is ignored (always 0..L-1)",
+        "Use the given positions, e.g. the offset ones of new tokens decoded with a KV cache; "
+        "only default to torch.arange(L) when positions is None.",
+    ),
+)

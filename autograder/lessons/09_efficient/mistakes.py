@@ -1,0 +1,68 @@
+"""Lesson 09's known mistakes (efficient attention) (see autograder/mistakes.py)."""
+
+from autograder.mistakes import Mistake
+
+MISTAKES = (
+    Mistake(
+        "window-off-by-one",
+        ("sliding_window_mask",),
+        "Sliding window one too wide or too narrow",
+        "A window of w keys is 0 ≤ i − j < w: the token itself and the w − 1 before it.",
+    ),
+    Mistake(
+        "window-not-causal",
+        ("sliding_window_mask",),
+        "Window looks both ways: |i − j| < window",
+        "A causal sliding window only looks back: 0 ≤ i − j < window.",
+    ),
+    Mistake(
+        "online-softmax-no-rescale",
+        ("tiled_attention",),
+        "Online softmax does not rescale the running sums when the max changes",
+        "When the running max grows from m to m', multiply the accumulator and the running sum "
+        "by exp(m − m') before adding the new block.",
+    ),
+    Mistake(
+        "forgot-final-normalisation",
+        ("tiled_attention",),
+        "Output not divided by the softmax denominator at the end",
+        "After the last key block, divide the accumulator by the running sum l.",
+    ),
+    Mistake(
+        "materialises-full-matrix",
+        ("tiled_attention",),
+        "Builds a full (Lq, Lk) matrix",
+        "Only (Lq, block_size) score tiles may exist at a time: that is the point of tiling.",
+    ),
+    Mistake(
+        "causal-block-offset",
+        ("tiled_attention",),
+        "Causal mask inside a block uses block-local indices",
+        "Compare global positions: key start + j may be seen by query i when start + j ≤ i.",
+    ),
+    Mistake(
+        "partial-block-dropped",
+        ("tiled_attention",),
+        "The last, shorter key block is skipped",
+        "When Lk is not a multiple of block_size the last block is shorter: loop with "
+        "range(0, Lk, block_size) and slice to min(start + block_size, Lk).",
+    ),
+    Mistake(
+        "kv-cache-wrong-dim",
+        ("KVCache",),
+        "Cache concatenates along the wrong dimension",
+        "New keys and values are new positions: torch.cat([old, new], dim=-2).",
+    ),
+    Mistake(
+        "kv-cache-not-stored",
+        ("KVCache",),
+        "The cache does not keep what was appended",
+        "Store the concatenated tensors on self and return them; the next append builds on them.",
+    ),
+    Mistake(
+        "kv-cache-prepends",
+        ("KVCache",),
+        "New keys/values put before the old ones",
+        "Order matters for positions: torch.cat([old, new], dim=-2), old first.",
+    ),
+)

@@ -1,0 +1,228 @@
+"""The contract table, the lesson folders, the solution notebooks and the README say the same.
+
+``autograder/contract.py`` lists each exercise once; everything else is derived from it or checked
+against it here: the lesson folders (``autograder/lessons/<L>/``, named like ``solutions/<L>/``),
+the questions' prompts (the notebooks' text), the mistakes a notebook cites (each one in the
+catalogue, with a learner-style wrong file), the mistakes a lesson owns (each one cited in its
+notebook) and the README's lesson table. ``tests/test_notebooks.py`` checks that each notebook
+grades exactly the table's exercises of its lesson.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import contract, lessons
+from autograder.mistakes import GENERIC_IDS, MISTAKES, by_lesson
+from autograder.questions import QUESTIONS
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS = ROOT / "solutions"
+AUTOGRADER = ROOT / "autograder"
+WRONG = ROOT / "tests" / "submissions" / "wrong"
+NOTEBOOK_LESSONS = sorted(
+    p.name
+    for p in SOLUTIONS.iterdir()
+    if (p / f"{p.name}.ipynb").is_file() and p.name[:2].isdigit()
+)
+
+# Mistakes a lesson owns that its notebook does not cite yet (the notebook's author adds them to
+# its "Common mistakes"; then they leave this set). Never add to it to make a new mistake pass.
+NOT_YET_CITED = {"generator-ignored"}
+
+
+def notebook(lesson: str):
+    return nbformat.read(SOLUTIONS / lesson / f"{lesson}.ipynb", as_version=4)
+
+
+def markdown(lesson: str) -> str:
+    return "\n".join(c.source for c in notebook(lesson).cells if c.cell_type == "markdown")
+
+
+def plain(text: str) -> str:
+    """Notebook markdown as plain text: no emphasis, code marks, LaTeX or bullets."""
+    text = re.sub(r"^\s*- ", "", text, flags=re.M)
+    text = re.sub(r"\\mathcal\{(\w)\}", r"\1", text)
+    text = re.sub(r"\\sqrt\{([^}]*)\}", r"sqrt(\1)", text)
+    text = text.replace("\\cdot", "·").replace("`", "").replace("$", "")
+    return " ".join(text.split())
+
+
+def cited(lesson: str) -> set[str]:
+    """The ``[mistake-id]`` a lesson's notebook cites."""
+    return set(re.findall(r"\[([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\]", markdown(lesson)))
+
+
+# ---- the table and the lesson folders ------------------------------------------------------------
+
+
+def test_the_table_lists_each_exercise_once_with_points_and_a_lesson_folder():
+    assert len(contract.NAMES) == len(set(contract.NAMES)) == len(contract.CONTRACT)
+    assert len(contract.CONTRACT) >= 25
+    for e in contract.CONTRACT:
+        assert re.fullmatch(r"\d\d_[a-z0-9_]+", e.lesson), e
+        assert e.points in (1, 2), e
+        assert e.reference.startswith("course_lib.") and e.reference.endswith(":" + e.name), e
+        assert (AUTOGRADER / "lessons" / e.lesson / "checks.py").is_file(), e
+    lessons_in_order = [e.lesson for e in contract.CONTRACT]
+    assert lessons_in_order == sorted(lessons_in_order), "the table is in course order"
+
+
+def test_lesson_folders_are_discovered_and_named_like_their_solutions_folder():
+    folders = lessons.lessons()
+    assert set(contract.lessons()) <= set(folders)
+    for folder in folders:
+        assert re.fullmatch(r"\d\d_[a-z0-9_]+", folder), folder
+        number_twins = [s.name for s in SOLUTIONS.iterdir() if s.name[:3] == folder[:3]]
+        assert number_twins in ([], [folder]), f"lessons/{folder} but solutions/{number_twins}"
+    for lesson in NOTEBOOK_LESSONS:
+        assert lesson in folders, f"solutions/{lesson} has no autograder/lessons/{lesson}/"
+    for folder in folders:  # a folder with checks checks only what the table gives it
+        if (AUTOGRADER / "lessons" / folder / "checks.py").is_file():
+            assert folder in contract.lessons(), f"lessons/{folder}/checks.py: not in the table"
+
+
+def test_each_lessons_mistakes_are_first_diagnosed_in_that_lesson():
+    order = list(lessons.lessons())
+    for lesson, mistakes in by_lesson().items():
+        for m in mistakes:
+            first = min((contract.BY_NAME[x].lesson for x in m.exercises), key=order.index)
+            assert first == lesson, f"{m.id} belongs in lessons/{first}/mistakes.py, not {lesson}"
+
+
+def test_modules_stay_small_except_data_tables():
+    """One job per module: a module of the kit, the registry or a lesson stays under ~400 lines
+    (the catalogue's and the table's data excepted)."""
+    owned = [
+        *AUTOGRADER.glob("kit/*.py"),
+        *AUTOGRADER.glob("lessons/*/checks.py"),
+        *AUTOGRADER.glob("lessons/*/questions.py"),
+        *(AUTOGRADER / name for name in ("registry.py", "questions.py", "contract.py")),
+    ]
+    sizes = {p.relative_to(AUTOGRADER).as_posix(): len(p.read_text().splitlines()) for p in owned}
+    assert not {p: n for p, n in sizes.items() if n > 420}, sizes
+
+
+def _imports(path: Path, package: str) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+            found |= {f"{node.module}.{a.name}" for a in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+    found = {m for m in found if m.split(".")[0] == package}
+    # importing a.b.c runs a/__init__ and a/b/__init__ first
+    return found | {m.rsplit(".", k)[0] for m in found for k in range(1, m.count(".") + 1)}
+
+
+def test_the_grader_has_no_import_circle():
+    modules = {}
+    for path in AUTOGRADER.rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        modules[name] = path
+    graph = {  # a module's own packages are already importing when it runs: not an edge
+        m: {
+            i for i in _imports(p, "autograder") if i in modules and not f"{m}.".startswith(i + ".")
+        }
+        for m, p in modules.items()
+    }
+
+    done: set[str] = set()
+
+    def visit(m: str, stack: list[str]) -> list[str] | None:
+        if m in stack:
+            return stack[stack.index(m) :] + [m]
+        if m in done:
+            return None
+        for n in sorted(graph[m]):
+            circle = visit(n, stack + [m])
+            if circle:
+                return circle
+        done.add(m)
+        return None
+
+    for m in sorted(graph):
+        circle = visit(m, [])
+        assert circle is None, " -> ".join(circle)
+
+
+# ---- what the notebooks say ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lesson", NOTEBOOK_LESSONS)
+def test_question_prompts_are_the_notebooks_text(lesson):
+    asked = {}
+    for cell in notebook(lesson).cells:
+        m = re.search(r"\*\*Question (\d\d)\.(\d+)\.\*\*(.*)", cell.source, re.S)
+        if cell.cell_type == "markdown" and m:
+            asked[f"{m[1]}_{m[2]}"] = plain(m[3])
+    ours = {qid: q.prompt for qid, q in QUESTIONS.items() if qid[:2] == lesson[:2]}
+    assert set(asked) == set(ours), f"{lesson}: the notebook asks {sorted(asked)}"
+    for qid, prompt in ours.items():
+        assert prompt == asked[qid], f"{qid}: the prompt differs from the notebook's text"
+
+
+@pytest.mark.parametrize("lesson", NOTEBOOK_LESSONS)
+def test_every_cited_mistake_exists_and_has_a_wrong_file(lesson):
+    wrong = {p.stem.split("__")[0] for p in WRONG.glob("*.py")}
+    for mistake in cited(lesson):
+        assert mistake in MISTAKES, f"{lesson} cites [{mistake}], which is not in the catalogue"
+        if mistake not in GENERIC_IDS:  # the mutation gate checks that the file gets this id
+            assert mistake in wrong, f"[{mistake}]: no tests/submissions/wrong/{mistake}.py"
+
+
+@pytest.mark.parametrize("lesson", NOTEBOOK_LESSONS)
+def test_every_mistake_of_a_lesson_is_cited_in_its_notebook(lesson):
+    own = {m.id for m in by_lesson().get(lesson, ())}
+    uncited = own - cited(lesson)
+    assert uncited <= NOT_YET_CITED, f"{lesson}'s notebook does not cite {sorted(uncited)}"
+
+
+# ---- the README --------------------------------------------------------------------------------
+
+
+def readme_rows() -> list[tuple[list[str], str]]:
+    """The README's lesson table: (lesson numbers, what the row says they build)."""
+    rows = []
+    for line in (ROOT / "README.md").read_text().splitlines():
+        m = re.match(r"\| (\d\d)(?:[–-](\d\d))? [^|]*\| (.*) \|$", line)
+        if m:
+            first, last = int(m[1]), int(m[2] or m[1])
+            rows.append(([f"{n:02d}" for n in range(first, last + 1)], line))
+    return rows
+
+
+def test_readme_lesson_table_names_the_contracts_exercises():
+    rows = readme_rows()
+    assert rows, "README.md has no lesson table"
+    covered = set()
+    for numbers, line in rows:
+        named = set(re.findall(r"`(\w+)`", line.split("|")[2]))
+        want = {e.name for e in contract.CONTRACT if e.lesson[:2] in numbers}
+        if len(numbers) > 1 and "in the works" in line:
+            assert not named, line  # a range of lessons still in the works lists no exercise
+        else:
+            assert named == want, f"README row {line!r}: names {named}, the table {want}"
+        covered |= set(numbers)
+    missing = {e.lesson for e in contract.CONTRACT if e.lesson[:2] not in covered}
+    assert not missing, f"the README's lesson table has no row for {sorted(missing)}"
+
+
+def test_contributing_names_tests_that_exist():
+    """CONTRIBUTING.md's checklists name, for each step, the test that catches an omission."""
+    text = (ROOT / "CONTRIBUTING.md").read_text()
+    files = set(re.findall(r"`(tests/\w+\.py)", text))
+    tests = set(re.findall(r"::(\w+)`", text))
+    assert len(files) >= 5 and len(tests) >= 10
+    for path in files:
+        assert (ROOT / path).is_file(), f"CONTRIBUTING.md names {path}"
+    defined = "\n".join(p.read_text() for p in (ROOT / "tests").glob("*.py"))
+    for test in tests:
+        assert f"def {test}(" in defined, f"CONTRIBUTING.md names a test {test} that does not exist"
