@@ -18,7 +18,7 @@ QUESTIONS = [
     Question(
         "05_1",
         "q has shape (2, 7, 16), k has shape (2, 9, 16) and v has shape (2, 9, 32). What is the "
-        "shape of the output of scaled_dot_product_attention(q, k, v)? (A tuple.)",
+        "shape of the output of scaled_dot_product_attention(q, k, v)? Answer with a tuple.",
         "shape",
         _attention_output_shape((2, 7, 16), (2, 9, 16), (2, 9, 32)),
         hint="One output row per query, each a weighted average of the values: (..., Lq, d_v).",
@@ -31,8 +31,9 @@ QUESTIONS = [
     ),
     Question(
         "05_2",
-        "In a sequence of 100 tokens, how many steps does information from token 1 take to reach "
-        "token 100 in one self-attention layer? (An int.)",
+        "In a sequence of 100 tokens, information from token 1 must reach token 100. How many "
+        "steps (hand-overs from one position to another) does that take in one self-attention "
+        "layer? Answer with an int.",
         "int",
         1,
         hint="In attention every query scores every key directly; nothing is passed along.",
@@ -44,10 +45,10 @@ QUESTIONS = [
     ),
     Question(
         "05_3",
-        "You shuffle the tokens of a sentence before a SelfAttention layer, with no positional "
-        "information anywhere. What happens to its output? (a) nothing, it is the same as before; "
-        "(b) it is shuffled in the same way: each token gets the output it had before; "
-        "(c) it changes in a way that depends on the new order",
+        "You shuffle the tokens of a sentence before a SelfAttention layer (no positional "
+        "information anywhere). What happens to its output? Answer with a letter, as a string. "
+        "(a) nothing: the output is the same as before (b) it is shuffled in the same way: each "
+        "token gets the output it had before (c) it changes in a way that depends on the new order",
         "choice",
         "b",
         hint="Run the permutation demo: compare attention(x[p]) with attention(x)[p].",
@@ -67,8 +68,8 @@ QUESTIONS = [
     Question(
         "05_4",
         "additive is a float mask of 0 (may attend) and -inf (blocked). Which expression gives "
-        "the same mask as a bool mask, True = may attend? (a) additive.bool(); (b) additive == 0; "
-        "(c) ~(additive == 0)",
+        "the same mask as a bool mask, True = may attend? Answer with a letter, as a string. "
+        "(a) additive.bool() (b) additive == 0 (c) ~(additive == 0)",
         "choice",
         "b",
         hint="Work out what .bool() gives for 0.0 and for -inf.",
@@ -83,8 +84,9 @@ QUESTIONS = [
     Question(
         "05_5",
         "A model's query and key projections end up equal, W_Q = W_K. What do its attention maps "
-        "look like? (a) uniform, every weight close to 1/L; (b) diagonal-dominant, tokens attend "
-        "mostly to themselves; (c) every query puts all its weight on the first key",
+        "look like? Answer with a letter, as a string. (a) uniform: every weight close to 1/L "
+        "(b) diagonal-dominant: tokens attend mostly to themselves (c) every query puts all its "
+        "weight on the first key",
         "choice",
         "b",
         hint="With W_Q = W_K the score s_ij is q_i · q_j; compare it with s_ii = |q_i|^2.",
