@@ -1,34 +1,45 @@
 """What runs inside the sandbox: the learner's code, and the judge's calls into it.
 
-This module is imported by the fork server before any learner code exists, so that each sandbox
-starts as a cheap fork with torch already loaded. ``main`` is the sandbox's whole life:
+This module is imported once by the warm server (:mod:`autograder._zygote`) before any learner
+code exists, so that each learner process starts as a cheap fork with torch already loaded. The
+course's reference (``course_lib``'s exercise modules) and the checks are *not* here: they are not
+even in the sandbox's filesystem, so learner code can neither call nor read nor clone them.
 
-1. lock itself down: resource limits, a fresh working directory, an unprivileged user when started
-   as root, stdout/stderr sent to a file (nothing the learner prints can look like a result), and an
-   audit hook that forbids writing files outside the sandbox, reading the grader's or the
-   reference's source, starting processes, sockets, ctypes and switching profilers off;
-2. resolve what each exercise forbids *before* the learner's code runs (so it cannot swap the
-   things being watched for look-alikes);
-3. run the learner's definitions statement by statement, noting the ones that raise;
-4. answer the judge's requests (call a function, build an object, load weights, ...) one at a
-   time, watching every call for forbidden functions with a profiler, a torch function mode and,
-   where asked, a dispatch mode that records every op's output shape.
+A learner process (:func:`learner_main`) lives as long as the judge's ``Submission``:
 
-Replies go back as ``torch.save`` bytes that the judge reads with ``weights_only=True``: plain
-data and tensors, never pickled objects that could run code in the judge.
+1. it locks itself down: resource limits (memory, file size, processes, CPU time), a private
+   working directory, stdout/stderr sent to a file there (nothing the learner prints can look like
+   a result), and an audit hook that refuses, with a clear message, what the operating system's
+   sandbox would stop anyway (writing outside the working directory, processes, sockets, ctypes,
+   threads, switching the watch off);
+2. it resolves what each exercise forbids *before* the learner's code runs;
+3. it runs the learner's definitions statement by statement, noting the ones that raise;
+4. for every exercise the judge begins, it forks an exercise process under that exercise's
+   CPU-time limit (``RLIMIT_CPU``), waits for it (killing it at the wall-clock backstop) and
+   reports how it ended: its wait status and the CPU seconds it used.
+
+The exercise process answers the judge's requests one at a time, watching every call for forbidden
+functions with a profiler, a torch function mode and, where needed, a dispatch mode; each forbidden
+call is written to the judge's socket at once (an ``event``), so no later rewriting of Python
+objects can hide it. Replies are ``torch.save`` bytes of plain data (:mod:`autograder.protocol`).
 """
 
 from __future__ import annotations
 
 import builtins
-import importlib
-import io
+import ctypes
 import linecache
+import math
 import os
 import pickle
 import pkgutil
+import random
 import resource
+import select
+import signal
 import sys
+import tempfile
+import time
 import traceback
 from contextlib import nullcontext
 from functools import partial
@@ -38,15 +49,30 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from autograder.contract import REFERENCE_MODULES  # the course_lib modules of the exercises
-
-# The reference modules are imported now, so that the learner never needs to read their source.
-for _name in REFERENCE_MODULES:
-    importlib.import_module(_name)
+import course_lib.data  # noqa: F401  (the sandbox's own: the helpers, not the reference)
+import course_lib.device  # noqa: F401  (lessons import them in their set-up cells:
+import course_lib.memory  # noqa: F401   loaded once here, not once per submission)
+import course_lib.viz  # noqa: F401
+from autograder.protocol import Begin, Channel, ChannelClosed, Request, Setup, encode
 
 # Notebooks import plots from course_lib.viz; preloading matplotlib makes their cells cheap.
 matplotlib.use("Agg")
 import matplotlib.pyplot  # noqa: E402, F401
+
+# Packages that are absent from the sandbox: what an exercise forbids of them cannot be reached
+# (the course's reference is forbidden to every exercise, and is simply not there).
+ABSENT = ("course_lib",)
+NOBODY = 65534
+PROCESS_LIMIT = 64  # processes and threads of one sandbox (a fork bomb stops here)
+FILE_SIZE_LIMIT = 16 * 2**20
+_libc = ctypes.CDLL(None, use_errno=True)  # loaded now: learner code may not load ctypes
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE = 1, 4
+
+
+def prctl(option: int, value: int) -> None:
+    """Linux's prctl (a no-op elsewhere: there, only process isolation is on offer anyway)."""
+    if hasattr(_libc, "prctl"):
+        _libc.prctl(option, value)
 
 
 def _warm_up() -> None:
@@ -56,13 +82,11 @@ def _warm_up() -> None:
         (x @ x).softmax(-1).sum().item()
     with Watch({}, True, []):
         torch.ones(2, 2, device="meta") @ torch.ones(2, 2, device="meta")
+    encode({"type": "event", "kind": "x", "what": "y"})
 
 
 class Refused(PermissionError):
     """What the sandbox raises when learner code tries something it does not allow."""
-
-
-NOBODY = 65534
 
 
 def _readable_by_others(path: str) -> bool:
@@ -91,6 +115,8 @@ class Rules:
             if dotted.startswith("aten."):
                 ops["aten::" + dotted[5:]] = dotted
                 continue
+            if dotted.split(".")[0] in ABSENT:
+                continue  # not in the sandbox: nothing to watch
             obj = pkgutil.resolve_name(dotted)
             members = vars(obj).values() if isinstance(obj, type) else [obj]
             for member in members:
@@ -102,6 +128,23 @@ class Rules:
                     objects[id(member)] = dotted
             objects[id(obj)] = dotted
         return objects, codes, ops
+
+
+class Reporter:
+    """Writes what the learner's code does wrong to the judge's socket the moment it happens."""
+
+    def __init__(self):
+        self.chan = None
+        self.sent = set()
+
+    def __call__(self, kind, what):
+        if self.chan is None or (kind, what) in self.sent:
+            return
+        self.sent.add((kind, what))
+        self.chan.send(encode({"type": "event", "kind": kind, "what": what}))
+
+
+report = Reporter()
 
 
 class Watch(TorchDispatchMode):
@@ -116,6 +159,7 @@ class Watch(TorchDispatchMode):
         name = func._schema.name
         if name in self.ops:
             self.seen.append(self.ops[name])
+            report("forbidden", self.ops[name])
         out = func(*args, **(kwargs or {}))
         if self.record:
             self.names.add(name.removeprefix("aten::"))
@@ -139,45 +183,51 @@ class Guard(TorchFunctionMode):
         name = self.objects.get(id(func))
         if name is not None:
             self.seen.append(name)
+            report("forbidden", name)
         return func(*args, **(kwargs or {}))
 
 
 class Sandbox:
     """The learner's namespace, the objects the judge made in it, and the locks around them."""
 
-    def __init__(self, setup):
-        self.rules = Rules(setup["forbid"])
+    def __init__(self, setup: Setup, workdir: str, hidden: tuple[str, ...] = ()):
+        self.rules = Rules(setup.forbid)
         self.ns = {"__name__": "__main__", "__builtins__": builtins}
         self.handles = {}
         self.profiling = False  # True only while the harness itself switches the profiler
         self.learner = False  # True while learner code runs
         self.refusals = []  # what the audit hook refused during the current call
-        self.workdir = setup["workdir"]
-        blocked = [os.path.dirname(sys.modules["autograder"].__file__)]
-        for name in REFERENCE_MODULES:  # the source and its compiled copy in __pycache__
-            if name in sys.modules:
-                folder, file = os.path.split(sys.modules[name].__file__)
-                stem = file.removesuffix(".py")
-                blocked += [
-                    os.path.join(folder, file),
-                    os.path.join(folder, "__pycache__", stem + "."),
-                ]
-        self.blocked_reads = tuple(os.path.realpath(p) for p in blocked)
+        self.workdir = workdir
+        self.hidden = tuple(os.path.realpath(p) for p in hidden)
+        helpers = os.path.dirname(os.path.abspath(sys.modules["course_lib"].__file__))
+        # the course's helpers stay importable where the checkout itself is hidden
+        self.readable = {os.path.realpath(os.path.join(helpers, f)) for f in os.listdir(helpers)}
 
     # -- lock-down ---------------------------------------------------------------------------
-    def lock_down(self, memory_limit):
+    def lock_down(self, setup: Setup, contained: bool):
         os.chdir(self.workdir)
         out = os.open(os.path.join(self.workdir, "output.txt"), os.O_WRONLY | os.O_CREAT, 0o600)
         os.dup2(out, 1)
         os.dup2(out, 2)
-        with open("/proc/self/statm") as f:
-            vm_bytes = int(f.read().split()[0]) * resource.getpagesize()
-        limit = vm_bytes + memory_limit
+        os.close(out)
+        try:
+            with open("/proc/self/statm") as f:
+                vm_bytes = int(f.read().split()[0]) * resource.getpagesize()
+        except OSError:  # not Linux
+            vm_bytes = 0
+        limit = vm_bytes + setup.memory_limit
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (16 * 2**20, 16 * 2**20))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if os.geteuid() == 0 and _readable_by_others(os.path.dirname(os.__file__)):
-            # never run learner code as root: as nobody, it cannot touch the course's files
+        # Loading runs under its own CPU limit; the hard limit stays open, so that each exercise
+        # process can set its own (a process may lower a hard limit, never raise it).
+        cpu = math.ceil(resource.getrusage(resource.RUSAGE_SELF).ru_utime + setup.load_cpu_limit)
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, resource.RLIM_INFINITY))
+        if contained:
+            # Counted per user namespace: this sandbox's processes and threads, nobody else's.
+            resource.setrlimit(resource.RLIMIT_NPROC, (PROCESS_LIMIT, PROCESS_LIMIT))
+        elif os.geteuid() == 0 and _readable_by_others(os.path.dirname(os.__file__)):
+            # without the OS sandbox, at least never run learner code as root
             os.chown(self.workdir, NOBODY, NOBODY)
             os.chown(os.path.join(self.workdir, "output.txt"), NOBODY, NOBODY)
             os.setgroups([])
@@ -201,6 +251,7 @@ class Sandbox:
 
     def refuse(self, what):
         self.refusals.append(what)
+        report("refused", what)
         raise Refused(f"the grader's sandbox does not allow {what}")
 
     def audit(self, event, args):
@@ -216,14 +267,33 @@ class Sandbox:
             )
             if writes and not (real.startswith(self.workdir) or real == "/dev/null"):
                 self.refuse(f"writing {path}")
-            if real.startswith(self.blocked_reads):
+            if self.hidden and real.startswith(self.hidden) and real not in self.readable:
                 self.refuse(f"reading {path}: write your own code")
         elif event in ("sys.setprofile", "sys.settrace", "threading.setprofile"):
             if not self.profiling:
                 self.refuse("changing the profiler")
         elif event in (
+            "os.remove",
+            "os.rename",
+            "os.replace",
+            "os.rmdir",
+            "os.truncate",
+            "os.link",
+            "os.symlink",
+            "os.chmod",
+            "os.chown",
+            "os.mkdir",
+            "os.utime",
+        ):
+            paths = [a for a in args if isinstance(a, str | bytes | os.PathLike)]
+            for p in paths:
+                if not os.path.realpath(os.fsdecode(p)).startswith(self.workdir):
+                    self.refuse(f"{event.replace('os.', '')} on {os.fsdecode(p)}")
+        elif event in (
             "os.kill",
             "os.killpg",
+            "resource.setrlimit",
+            "resource.prlimit",
             "os.fork",
             "os.forkpty",
             "os.system",
@@ -243,7 +313,12 @@ class Sandbox:
         for label, source in cells:
             filename = f"<{label}>"
             linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-            for node in ast.parse(source).body:
+            try:
+                nodes = ast.parse(source).body
+            except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
+                problems.append(f"{label}: {self.describe_error(e)}")
+                continue
+            for node in nodes:
                 module = ast.Module(body=[node], type_ignores=[])
                 try:
                     code = compile(module, filename, "exec")
@@ -254,6 +329,7 @@ class Sandbox:
                         self.learner = False
                 except BaseException as e:  # SystemExit and KeyboardInterrupt too
                     problems.append(f"{label}, line {node.lineno}: {self.describe_error(e)}")
+        self.refusals = []
         defined = sorted(k for k, v in self.ns.items() if callable(v) and not k.startswith("__"))
         return defined, problems
 
@@ -282,31 +358,31 @@ class Sandbox:
         return "\n".join(lines[-3:])
 
     # -- requests ----------------------------------------------------------------------------
-    def target(self, req):
-        name = req["target"]
+    def target(self, req: Request):
+        name = req.target
         obj = self.handles[name] if isinstance(name, int) else self.ns.get(name)
         if obj is None:
             raise NameError(f"{name} is not defined")
-        if req.get("method"):
-            obj = getattr(obj, req["method"])
+        if req.method:
+            obj = getattr(obj, req.method)
         return obj
 
-    def serve(self, req):
-        op = req["op"]
+    def serve(self, req: Request, exercise: str):
+        op = req.op
         if op == "call" or op == "new":
-            return self.watched_call(req)
+            return self.watched_call(req, exercise)
         if op == "get":  # a learner's global, e.g. the answer to a question
-            return {"value": self.ns.get(req["target"])}
-        obj = self.handles[req["target"]]
+            return {"value": self.ns.get(req.target)}
+        obj = self.handles[req.target]
         if op == "load_state_dict":
-            self.learner_call(lambda: obj.load_state_dict(req["state_dict"], strict=True))
+            state = req.extra["state_dict"]
+            self.learner_call(lambda: obj.load_state_dict(state, strict=True))
             return {"value": None}
         if op == "describe":
             return {"value": describe(obj)}
         if op == "fit":
-            return {
-                "value": self.learner_call(lambda: fit(obj, req["tokens"], req["steps"], req["lr"]))
-            }
+            x = req.extra
+            return {"value": self.learner_call(lambda: fit(obj, x["tokens"], x["steps"], x["lr"]))}
         raise ValueError(f"unknown request {op!r}")
 
     def learner_call(self, fn):
@@ -316,8 +392,8 @@ class Sandbox:
         finally:
             self.learner = False
 
-    def watched_call(self, req):
-        objects, codes, ops = self.rules.by_exercise.get(req.get("exercise"), ({}, {}, {}))
+    def watched_call(self, req: Request, exercise: str):
+        objects, codes, ops = self.rules.by_exercise.get(exercise, ({}, {}, {}))
         seen = []
         fn = self.target(req)
 
@@ -330,16 +406,17 @@ class Sandbox:
                 return
             if name is not None:
                 seen.append(name)
+                report("forbidden", name)
 
         self.refusals = []
-        watch = Watch(ops, req.get("watch", False), seen)
+        watch = Watch(ops, req.watch, seen)
         trace, error = None, None
         self.profiling = True
         sys.setprofile(profiler)
         self.profiling = False
         try:
             with Guard(objects, seen), watch if (ops or watch.record) else nullcontext():
-                value = self.learner_call(lambda: fn(*req["args"], **req["kwargs"]))
+                value = self.learner_call(lambda: fn(*req.args, **req.kwargs))
         except BaseException as e:
             error = e
         finally:
@@ -347,7 +424,7 @@ class Sandbox:
             self.profiling = True
             sys.setprofile(None)
             self.profiling = False
-        if req.get("watch"):
+        if req.watch:
             trace = {
                 "largest_numel": watch.largest_numel,
                 "largest_shape": list(watch.largest_shape),
@@ -355,14 +432,10 @@ class Sandbox:
                 "ops": sorted(watch.names),
             }
         if not intact:
-            return {"tampered": "your code switched off the grader's watch on forbidden calls"}
-        if self.refusals:  # reported even if the learner's code caught the exception
-            return {"tampered": "the grader's sandbox does not allow " + "; ".join(self.refusals)}
-        if seen:
-            return {"forbidden": sorted(set(seen))}
+            report("tampered", "your code switched off the grader's watch on forbidden calls")
         if error is not None:
             raise error
-        if req["op"] == "new":
+        if req.op == "new":
             handle = len(self.handles) + 1
             self.handles[handle] = value
             return {"value": handle, "trace": trace}
@@ -447,47 +520,98 @@ def fit(model, tokens, steps, lr):
 _warm_up()
 
 
-def send(conn, message):
-    buf = io.BytesIO()
+def send(chan, message):
+    """Send a reply or an error; a value torch cannot save becomes an error saying so."""
+    message = {"type": "reply", "trace": None, **message} if "value" in message else message
     try:
-        torch.save(message, buf)
+        data = encode(message)
     except Exception as e:
-        buf = io.BytesIO()
-        torch.save(
-            {
-                "error": {
-                    "kind": "TypeError",
-                    "message": f"cannot return this value: {e}",
-                    "traceback": "",
-                }
-            },
-            buf,
-        )
-    conn.send_bytes(buf.getvalue())
+        data = encode(error_message(TypeError(f"cannot return this value: {e}")))
+    chan.send(data)
 
 
-def main(conn, setup):
-    """The sandbox process: lock down, load the learner's code, then serve the judge."""
-    box = Sandbox(setup)
-    box.lock_down(setup["memory_limit"])
-    defined, problems = box.run_code(setup["cells"])
-    send(conn, {"loaded": True, "defined": defined, "problems": problems})
+def error_message(e: BaseException) -> dict:
+    return {
+        "type": "error",
+        "kind": type(e).__name__,
+        "message": str(e)[:2000],
+        "traceback": Sandbox.learner_traceback(e),
+        "raised_by_learner": Sandbox.raised_by_learner(e),
+    }
+
+
+def _wait(pid: int, wall_limit: float) -> tuple[int, float, bool]:
+    """Wait for the exercise process (killing it at the wall-clock backstop): its wait status,
+    the CPU seconds it (and the children it waited for) used, and whether the backstop fired."""
+    if hasattr(os, "pidfd_open"):
+        fd = os.pidfd_open(pid)
+        try:
+            ended = bool(select.select([fd], [], [], wall_limit)[0])
+        finally:
+            os.close(fd)
+    else:  # not Linux: look every 50 ms
+        deadline = time.monotonic() + wall_limit
+        while not (ended := os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)):
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        ended = bool(ended)
+    if not ended:
+        os.kill(pid, signal.SIGKILL)
+    _, status, usage = os.wait4(pid, 0)
+    return status, usage.ru_utime + usage.ru_stime, not ended
+
+
+def exercise_main(box: Sandbox, chan: Channel, begin: Begin) -> None:
+    """An exercise process: its CPU-time limit, then the judge's requests until it hangs up."""
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with the learner process
+    seconds = max(1, math.ceil(begin.cpu_limit))
+    resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
+    report.chan, report.sent = chan, set()
+    torch.manual_seed(0)  # the same random numbers in every run: grading is reproducible
+    random.seed(0)
     while True:
         try:
-            req = pickle.loads(conn.recv_bytes())  # from the judge, which we trust
-        except EOFError:
-            return
+            req = pickle.loads(chan.receive())  # from the judge, which we trust
+        except ChannelClosed:
+            os._exit(0)
         try:
-            reply = box.serve(req)
+            reply = box.serve(req, begin.exercise)
             if "value" in reply:  # learner code (a __repr__, say) may run here too
                 reply["value"] = box.learner_call(partial(to_plain, reply["value"]))
         except BaseException as e:  # the learner's exception, reported, never fatal
-            reply = {
-                "error": {
-                    "kind": type(e).__name__,
-                    "message": str(e)[:2000],
-                    "traceback": box.learner_traceback(e),
-                    "raised_by_learner": Sandbox.raised_by_learner(e),
-                }
-            }
-        send(conn, reply)
+            reply = error_message(e)
+        send(chan, reply)
+
+
+def learner_main(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
+    """A learner process: lock down, load the learner's code, then fork one process per exercise."""
+    chan = Channel.from_fd(fd)
+    prctl(PR_SET_DUMPABLE, 0)  # no other process of the sandbox reads its memory
+    setup: Setup = pickle.loads(chan.receive())
+    workdir = os.path.realpath(tempfile.mkdtemp(prefix="submission-"))
+    box = Sandbox(setup, workdir, hidden)
+    box.lock_down(setup, contained)
+    defined, problems = box.run_code(setup.cells)
+    chan.send(encode({"type": "loaded", "defined": defined, "problems": problems}))
+    while True:
+        fds: list[int] = []
+        try:
+            begin: Begin = pickle.loads(chan.receive(fds=fds))
+        except ChannelClosed:
+            os._exit(0)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                from autograder.protocol import close_fds_except
+
+                close_fds_except(fds[0])
+                exercise_main(box, Channel.from_fd(fds[0]), begin)
+            finally:
+                os._exit(70)
+        for f in fds:
+            os.close(f)
+        status, cpu, wall_hit = _wait(pid, begin.wall_limit)
+        chan.send(
+            encode({"type": "exited", "status": status, "cpu": cpu, "wall_limit_hit": wall_hit})
+        )

@@ -13,14 +13,18 @@ unnormalised output ``acc = sum exp(s - m) v``.  When a new block raises the max
     ...
     output = acc / l
 
-Looping over query blocks too, the largest temporary is ``(block, block)``: peak memory is
-``O(block^2 + L d)`` instead of ``O(L^2)``.
+All queries meet one block of keys at a time, so the largest temporary is ``(T, block)``: peak
+memory is ``O(T block + T d)``, linear in the length, instead of ``O(T S)``.  (FlashAttention
+tiles the queries too, so that a tile fits in a GPU's on-chip memory; in plain PyTorch every
+tile is a Python iteration, and one loop over key blocks is both simpler and faster.)  Like
+FlashAttention, the running statistics are kept in float32 when the inputs are float16 or
+bfloat16: a sum of thousands of exponentials in float16 would lose digits.
 
 **KV cache.**  When generating token by token, the keys and values of earlier tokens never
 change (causal attention), so each step only projects the new token and appends its k, v.
 
 Shape legend: ``...`` leading batch dims, T queries (Lq), S keys (Lk), K d_k, V d_v,
-Tb / Sb a block of queries / keys.
+Sb a block of keys.
 """
 
 import math
@@ -41,47 +45,44 @@ def tiled_attention(
 
     Args:
         q: ``(..., T, K)``.  k: ``(..., S, K)``.  v: ``(..., S, V)``.
-        block_size: queries and keys per block.
+        block_size: keys per block.
         causal: query ``i`` attends to keys ``j <= i`` (aligned top-left, like
             ``F.scaled_dot_product_attention(..., is_causal=True)``); key blocks that lie
-            entirely in the future of a query block are skipped.
+            entirely in the future of every query are skipped.
 
     Returns:
-        ``output (..., T, V)``, equal to ``F.scaled_dot_product_attention(q, k, v,
-        is_causal=causal)``.
+        ``output (..., T, V)`` in the dtype of ``q``, equal to
+        ``F.scaled_dot_product_attention(q, k, v, is_causal=causal)``.  Float16 and bfloat16
+        inputs are accumulated in float32, as FlashAttention does.
     """
-    T, S = q.size(-2), k.size(-2)
-    scale = 1.0 / math.sqrt(q.size(-1))
-    outputs = []
-    for i0 in range(0, T, block_size):
-        q_block = q[..., i0 : i0 + block_size, :] * scale  # (..., Tb, K)
-        Tb = q_block.size(-2)
-        m = q_block.new_full((*q_block.shape[:-1], 1), float("-inf"))  # (..., Tb, 1) running max
-        l = q_block.new_zeros((*q_block.shape[:-1], 1))  # (..., Tb, 1) running denominator
-        acc = q_block.new_zeros((*q_block.shape[:-1], v.size(-1)))  # (..., Tb, V) running sum
+    T, S, dtype = q.size(-2), k.size(-2), q.dtype
+    work = torch.promote_types(q.dtype, torch.float32)  # float32, or float64 for float64 inputs
+    q = q.to(work) / math.sqrt(q.size(-1))  # (..., T, K), scaled once instead of every tile
+    m = q.new_full((*q.shape[:-1], 1), float("-inf"))  # (..., T, 1) running max
+    l = q.new_zeros((*q.shape[:-1], 1))  # (..., T, 1) running denominator
+    acc = q.new_zeros((*q.shape[:-1], v.size(-1)))  # (..., T, V) running weighted sum of values
+    query_pos = torch.arange(T, device=q.device)[:, None]  # (T, 1)
 
-        for j0 in range(0, S, block_size):
-            if causal and j0 > i0 + Tb - 1:
-                break  # this key block and all after it are in the future of every query here
-            k_block = k[..., j0 : j0 + block_size, :]  # (..., Sb, K)
-            v_block = v[..., j0 : j0 + block_size, :]  # (..., Sb, V)
-            s = q_block @ k_block.transpose(-2, -1)  # (..., Tb, K) @ (..., K, Sb) -> (..., Tb, Sb)
-            if causal:
-                query_pos = torch.arange(i0, i0 + Tb, device=q.device)[:, None]  # (Tb, 1)
-                key_pos = torch.arange(j0, j0 + s.size(-1), device=q.device)  # (Sb,)
-                s = masked_scores(s, key_pos <= query_pos)  # (Tb, Sb) mask -> (..., Tb, Sb)
+    for j0 in range(0, S, block_size):
+        if causal and j0 > T - 1:
+            break  # this key block and all after it are in the future of every query
+        k_block = k[..., j0 : j0 + block_size, :].to(work)  # (..., Sb, K)
+        v_block = v[..., j0 : j0 + block_size, :].to(work)  # (..., Sb, V)
+        s = q @ k_block.transpose(-2, -1)  # (..., T, K) @ (..., K, Sb) -> (..., T, Sb)
+        if causal:
+            key_pos = torch.arange(j0, j0 + s.size(-1), device=q.device)  # (Sb,)
+            s = masked_scores(s, key_pos <= query_pos)  # (T, Sb) mask -> (..., T, Sb)
 
-            m_new = torch.maximum(m, s.amax(dim=-1, keepdim=True))  # (..., Tb, 1)
-            m_safe = torch.where(torch.isfinite(m_new), m_new, 0.0)  # rows with no key yet
-            p = torch.exp(s - m_safe)  # (..., Tb, Sb) unnormalised weights
-            correction = torch.exp(m - m_safe)  # (..., Tb, 1) rescales what came before
-            l = l * correction + p.sum(dim=-1, keepdim=True)  # (..., Tb, 1)
-            acc = acc * correction + p @ v_block  # (..., Tb, V)
-            m = m_new
+        m_new = torch.maximum(m, s.amax(dim=-1, keepdim=True))  # (..., T, 1)
+        m_safe = torch.where(torch.isfinite(m_new), m_new, 0.0)  # rows with no key yet
+        p = torch.exp(s - m_safe)  # (..., T, Sb) unnormalised weights
+        correction = torch.exp(m - m_safe)  # (..., T, 1) rescales what came before
+        l = l * correction + p.sum(dim=-1, keepdim=True)  # (..., T, 1)
+        acc = acc * correction + p @ v_block  # (..., T, V)
+        m = m_new
 
-        # l >= 1 for a query that saw any key (its max term is exp(0)); 0 if it saw none
-        outputs.append(acc / l.clamp(min=1.0))  # (..., Tb, V)
-    return torch.cat(outputs, dim=-2)  # (..., T, V)
+    # l >= 1 for a query that saw any key (its max term is exp(0)); 0 if it saw none
+    return (acc / l.clamp(min=1.0)).to(dtype)  # (..., T, V)
 
 
 class KVCache:

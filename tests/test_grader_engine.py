@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import subprocess
 import sys
 import time
@@ -197,6 +196,100 @@ def test_a_memory_bomb_fails_as_out_of_memory_and_the_rest_is_graded():
     assert results["attention_scores"].mistake == "out-of-memory"
 
 
+def test_the_failure_says_which_limit_was_hit():
+    from autograder.protocol import ErrorKind
+    from autograder.registry import Exercise
+    from autograder.sandbox import LearnerTimeout, Submission, wall_backstop
+
+    source = "import time\ndef spin():\n    while True: pass\ndef nap():\n    time.sleep(3600)\n"
+    with Submission([("limits.py", source)], {}) as sub:
+        sub.begin(Exercise("spin", "00", lambda s: None, time_limit=1.0))
+        with pytest.raises(LearnerTimeout) as spun:
+            sub.call("spin")
+        assert spun.value.limit is ErrorKind.CPU_TIME and "1 s of CPU time" in str(spun.value)
+        sub.begin(Exercise("nap", "00", lambda s: None, time_limit=0.5))
+        start = time.monotonic()
+        with pytest.raises(LearnerTimeout) as slept:
+            sub.call("nap")
+        assert slept.value.limit is ErrorKind.WALL_CLOCK and "wall-clock" in str(slept.value)
+        assert time.monotonic() - start < wall_backstop(0.5) + 10
+        sub.begin(Exercise("spin", "00", lambda s: None, time_limit=1.0))  # the code is still there
+        assert sub.defines("nap")
+
+
+@pytest.mark.slow
+def test_grading_on_a_busy_machine_gives_the_same_results_as_on_an_idle_one():
+    """Limits count CPU time: 4 busy loops competing for the cores change no result."""
+    cases = [
+        (GOOD, None),
+        (WRONG, None),
+        ((HOSTILE / "infinite_loop.py").read_text(), 2.0),
+        ((HOSTILE / "memory_bomb.py").read_text(), None),
+    ]
+
+    def grade_all():
+        return [
+            [(r.exercise, r.passed, r.points, r.mistake) for r in judge_source(src, time_limit=t)]
+            for src, t in cases
+        ]
+
+    idle = grade_all()
+    spin = "import time\nend = time.monotonic() + 300\nwhile time.monotonic() < end: pass"
+    hogs = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(4)]
+    try:
+        busy = grade_all()
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    assert busy == idle
+    assert idle[0] == [("attention_scores", True, 1, None), ("causal_mask", True, 1, None)]
+
+
+def test_without_bubblewrap_check_still_works_and_says_so_but_grade_refuses(monkeypatch, capsys):
+    from autograder import sandbox
+
+    monkeypatch.setitem(sandbox._probe, "strong", False)
+    monkeypatch.setitem(sandbox._probe, "why", "bubblewrap (bwrap) is not installed")
+    monkeypatch.setattr(sandbox, "_noted", False)
+    with pytest.raises(sandbox.SandboxUnavailable, match="apt-get install bubblewrap"):
+        with sandbox.isolated():
+            pass
+    with sandbox.isolated(allow_weak=True) as server:  # the instructor accepted the risk
+        assert not server.strong
+        helpers = "from course_lib.data import toy_sentence\nwords, x = toy_sentence()\n"
+        with sandbox.Submission([("setup", helpers)], {}) as sub:
+            assert sub.problems == []  # a lesson's set-up cell still runs
+        results = by_name(judge_source(GOOD))
+        meta = "import torch\ndef causal_mask(n, device=None):\n"
+        meta += "    return torch.empty(n, n, device='meta')"
+        [fake] = judge_source(meta)
+    assert results["causal_mask"].passed and results["attention_scores"].passed
+    assert not fake.passed and "'meta' device" in fake.message
+    assert capsys.readouterr().err.count("process only") == 1  # said once
+
+
+def test_an_exercise_may_have_a_longer_time_limit_than_loading():
+    from autograder.registry import Exercise
+    from autograder.sandbox import Submission
+
+    with Submission([("long.py", GOOD)], {}, load_timeout=5.0) as sub:
+        sub.begin(Exercise("causal_mask", "04", lambda s: None, time_limit=40.0))
+        assert sub.call("causal_mask", 2).tolist() == [[True, False], [True, True]]
+
+
+def test_grading_is_reproducible_across_sandboxes():
+    """Every exercise starts from the same random state, whichever sandbox runs it."""
+    from autograder import sandbox
+
+    src = "import torch\ndef attention_scores(q, k):\n    raise ValueError(str(torch.rand(3)))\n"
+    messages = []
+    for _ in range(2):
+        with sandbox.isolated(allow_weak=True):
+            messages.append(judge_source(src)[0].message)
+    assert messages[0] == messages[1] and "tensor(" in messages[0]
+
+
 def test_exiting_early_is_a_failure_not_a_success():
     results, _ = hostile("exits_early.py")
     assert results["causal_mask"].mistake == "crashed"
@@ -234,12 +327,14 @@ def test_rewriting_grader_or_reference_files_is_refused_and_nothing_changes():
     assert tree_digest(*folders) == before
 
 
+ABSENT = "not available while your code is graded"
+
+
 def test_the_reference_under_another_name_gets_no_points():
     results, _ = hostile("uses_reference.py")
-    assert results["causal_mask"].mistake == "uses-reference"
-    for name in ("attention_scores", "padding_mask"):  # reading the reference's source is refused
-        assert not results[name].passed
-        assert "does not allow reading" in results[name].message
+    for name in ("causal_mask", "padding_mask"):  # a stand-in: the reference is not there
+        assert results[name].mistake == "uses-reference", results[name].message
+    assert not results["attention_scores"].passed  # and there is no source to read
 
 
 def test_importing_the_reference_by_alias_gets_no_points():
@@ -250,8 +345,7 @@ def test_importing_the_reference_by_alias_gets_no_points():
 
 def test_the_reference_run_in_a_thread_of_ones_own_gets_no_points():
     results, _ = hostile("uses_reference_in_a_thread.py")
-    assert results["causal_mask"].mistake == "tampering"
-    assert "does not allow starting threads" in results["causal_mask"].message
+    assert not results["causal_mask"].passed and results["causal_mask"].points == 0
 
 
 def test_switching_off_the_watch_on_forbidden_calls_is_refused():
@@ -264,19 +358,6 @@ def test_killing_the_sandbox_server_is_refused_and_grading_goes_on():
     results, _ = hostile("kills_grader.py")
     assert not results["causal_mask"].passed
     assert by_name(judge_source(GOOD))["causal_mask"].passed
-
-
-@pytest.mark.skipif(os.geteuid() != 0, reason="dropping privileges needs root")
-def test_learner_code_never_runs_as_root_where_python_is_readable():
-    from autograder._worker import _readable_by_others
-
-    if not _readable_by_others(os.path.dirname(os.__file__)):
-        pytest.skip("this Python lives where an unprivileged user cannot read it")
-    src = (
-        "import os, torch\ndef attention_scores(q, k):\n    assert os.geteuid() != 0\n"
-        "    return q @ k.transpose(-2, -1)\n"
-    )
-    assert by_name(judge_source(src))["attention_scores"].passed
 
 
 def test_an_imported_helper_is_not_taken_for_a_submitted_exercise(tmp_path):
