@@ -67,6 +67,35 @@ def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
     return e / total.clamp(min=1.0)  # an all -inf row has total 0: divide by 1, stay 0
 
 
+def apply_mask(scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+    """Apply an attention mask of either kind, as ``F.scaled_dot_product_attention`` does.
+
+    - **bool** (True = may attend): blocked scores become ``-inf`` (:func:`masked_scores`);
+    - **float** (an *additive* mask, e.g. 0 where allowed and ``-inf`` where blocked, or a bias
+      such as ALiBi's): added to the scores, after a cast to their dtype (so a float32 mask works
+      with float16 scores, as SDPA allows).  A row of ``-inf`` blocks the whole query.
+
+    The two kinds convert into each other: ``additive = torch.zeros_like(mask, dtype=dt)
+    .masked_fill(~mask, float("-inf"))`` and, for a 0 / ``-inf`` mask, ``mask == 0`` (not
+    ``mask.bool()``, which is True at the ``-inf`` entries: the opposite).
+
+    Args:
+        scores: ``(..., T, S)`` float.
+        mask: bool or float, broadcastable to ``(..., T, S)``; ``None`` = no mask.
+
+    Returns:
+        The masked scores, broadcast to the shape of ``scores`` and ``mask``.
+    """
+    if mask is None or mask.dtype == torch.bool:
+        return masked_scores(scores, mask)
+    if not mask.is_floating_point():
+        raise TypeError(
+            f"the mask must be bool (True = may attend) or float (added to the scores), got "
+            f"{mask.dtype}; for a 0/1 mask where 1 means 'may attend', pass mask.bool()"
+        )
+    return scores + mask.to(scores.dtype)  # (..., T, S) + (..., T, S) broadcast
+
+
 def scaled_dot_product_attention(
     q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -79,17 +108,20 @@ def scaled_dot_product_attention(
                                   for j in range(S)])
             output[i] = sum(weights[i, j] * v[j] for j in range(S))
 
+    With a float mask, the score of ``(i, j)`` is ``q[i] · k[j] / sqrt(d_k) + mask[i, j]``.
+
     Args:
         q: ``(..., T, K)``.  k: ``(..., S, K)``.  v: ``(..., S, V)``.
-        mask: bool, broadcastable to ``(..., T, S)``; True = may attend.  A query whose keys are
-            all masked gets all-zero weights and an all-zero output.
+        mask: broadcastable to ``(..., T, S)``; bool (True = may attend) or float (added to the
+            scores, see :func:`apply_mask`).  A query whose keys are all masked (all False, or
+            all ``-inf``) gets all-zero weights and an all-zero output.
 
     Returns:
         ``output (..., T, V)`` and ``weights (..., T, S)``.  ``output`` matches
         ``F.scaled_dot_product_attention(q, k, v, attn_mask=mask)``.
     """
     scores = scaled_attention_scores(q, k)  # (..., T, S)
-    scores = masked_scores(scores, mask)  # (..., T, S)
+    scores = apply_mask(scores, mask)  # (..., T, S)
     weights = softmax(scores, dim=-1)  # (..., T, S), each row sums to 1 (or is all 0)
     output = weights @ v  # (..., T, S) @ (..., S, V) -> (..., T, V)
     return output, weights
@@ -104,7 +136,7 @@ def attention_loop(
 
     Args:
         q: ``(..., T, K)``.  k: ``(..., S, K)``.  v: ``(..., S, V)``.
-        mask: bool, broadcastable to ``(..., T, S)``; True = may attend.
+        mask: bool (True = may attend) or float (added), broadcastable to ``(..., T, S)``.
 
     Returns:
         ``output (..., T, V)``, the same as :func:`scaled_dot_product_attention`'s.
@@ -120,7 +152,7 @@ def attention_loop(
             scores.append(score)
         scores = torch.stack(scores, dim=-1)  # (..., S)
         if mask is not None:
-            scores = masked_scores(scores, mask[..., i, :])  # (..., S)
+            scores = apply_mask(scores, mask[..., i, :])  # (..., S)
         weights = softmax(scores, dim=-1)  # (..., S)
         row = 0
         for j in range(S):
@@ -145,7 +177,10 @@ class SelfAttention(nn.Module):
     def forward(
         self, x: torch.Tensor, mask: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """``x: (..., L, M)`` -> ``output (..., L, V)``, ``weights (..., L, L)``."""
+        """``x: (..., L, M)`` -> ``output (..., L, V)``, ``weights (..., L, L)``.
+
+        ``mask``: bool or float, as in :func:`scaled_dot_product_attention`.
+        """
         q = self.w_q(x)  # (..., L, K)
         k = self.w_k(x)  # (..., L, K)
         v = self.w_v(x)  # (..., L, V)

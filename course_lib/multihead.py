@@ -64,8 +64,8 @@ class MultiHeadAttention(nn.Module):
 
         Args:
             key, value: default to ``query`` (self-attention); ``value`` defaults to ``key``.
-            mask: bool, broadcastable to ``(B, H, T, S)``, True = may attend.  A padding mask
-                ``(B, S)`` becomes ``mask[:, None, None, :]``.
+            mask: broadcastable to ``(B, H, T, S)``: bool, True = may attend, or float, added
+                to the scores.  A padding mask ``(B, S)`` becomes ``mask[:, None, None, :]``.
             cache: optional :class:`KVCache`; the new keys and values are
                 appended to it and the queries attend to everything cached so far.
 

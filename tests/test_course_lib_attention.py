@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from course_lib import (
+    MultiHeadAttention,
     SelfAttention,
     attention_loop,
     attention_scores,
@@ -132,6 +133,102 @@ def test_fully_masked_query_gets_zero_weights_and_zero_output(randn):
     torch.testing.assert_close(output, F.scaled_dot_product_attention(q, k, v, attn_mask=mask))
 
 
+# --- additive float masks (SDPA's float attn_mask) -------------------------------------------
+
+
+def additive_mask(seed, shape, dtype, p_blocked=0.3):
+    """A float mask as models use them: a finite bias, with -inf where a key is blocked."""
+    g = torch.Generator().manual_seed(seed)
+    bias = torch.randn(shape, generator=g, dtype=torch.float64)
+    blocked = torch.rand(shape, generator=g) < p_blocked
+    return bias.masked_fill(blocked, float("-inf")).to(dtype)
+
+
+MASK_SHAPES = {  # broadcastable to (B, H, Lq, Lk) with B, H = 2, 3
+    "full": lambda Lq, Lk: (2, 3, Lq, Lk),
+    "keys_only": lambda Lq, Lk: (2, 1, 1, Lk),
+    "per_query": lambda Lq, Lk: (1, 1, Lq, 1),
+    "per_batch": lambda Lq, Lk: (2, 1, Lq, Lk),
+    "2d": lambda Lq, Lk: (Lq, Lk),
+}
+TOLERANCE = {torch.float64: 1e-7, torch.float32: 1e-5, torch.float16: 1e-2, torch.bfloat16: 5e-2}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    Lq=st.integers(1, 7),
+    Lk=st.integers(1, 7),
+    mask_shape=st.sampled_from(sorted(MASK_SHAPES)),
+    dtype=st.sampled_from(sorted(TOLERANCE, key=str)),
+    mask_in_float32=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_float_masks_are_added_to_the_scores_as_torch_sdpa_adds_them(
+    Lq, Lk, mask_shape, dtype, mask_in_float32, seed
+):
+    q, k, v = (t.to(dtype) for t in sdpa_inputs(seed, (2, 3), Lq, Lk, 4, 5))
+    mask_dtype = torch.float32 if mask_in_float32 else dtype  # SDPA accepts both
+    mask = additive_mask(seed, MASK_SHAPES[mask_shape](Lq, Lk), mask_dtype)
+    output, weights = scaled_dot_product_attention(q, k, v, mask)
+    expected = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    assert output.dtype == weights.dtype == dtype
+    assert output.shape == (2, 3, Lq, 5) and weights.shape == (2, 3, Lq, Lk)
+    tol = TOLERANCE[dtype]
+    torch.testing.assert_close(output.double(), expected.double(), atol=tol, rtol=tol)
+    blocked = torch.isneginf(mask).expand_as(weights)
+    assert torch.all(weights[blocked] == 0)  # -inf entries block exactly
+    assert not torch.isnan(output).any()
+
+
+def test_float_mask_bias_shifts_the_weights_as_expected(randn):
+    q, k, v = randn(1, 3, 4), randn(1, 5, 4), randn(1, 5, 2)
+    bias = torch.tensor([0.0, 1.0, -2.0, 0.5, 3.0], dtype=torch.float64)
+    _, weights = scaled_dot_product_attention(q, k, v, bias)
+    scores = q @ k.transpose(-2, -1) / 2.0 + bias  # d_k = 4
+    torch.testing.assert_close(weights, torch.softmax(scores, dim=-1))
+
+
+def test_zero_minus_inf_float_mask_equals_the_bool_mask_it_was_made_from(randn):
+    q, k, v = randn(2, 5, 4), randn(2, 6, 4), randn(2, 6, 3)
+    allowed = torch.rand(5, 6, generator=torch.Generator().manual_seed(3)) < 0.5
+    allowed[2] = False  # one fully masked query
+    additive = torch.zeros(5, 6, dtype=torch.float64).masked_fill(~allowed, float("-inf"))
+    with_bool = scaled_dot_product_attention(q, k, v, allowed)
+    with_float = scaled_dot_product_attention(q, k, v, additive)
+    torch.testing.assert_close(with_float, with_bool)
+    back = additive == 0  # the conversion back; additive.bool() would be the opposite
+    assert torch.equal(back, allowed)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+def test_a_query_whose_float_mask_is_all_minus_inf_gets_zeros_not_nan(dtype):
+    q, k, v = (t.to(dtype) for t in sdpa_inputs(5, (2,), 4, 6, 3, 5))
+    mask = torch.zeros(4, 6, dtype=dtype)
+    mask[1] = float("-inf")
+    mask[3, :4] = float("-inf")
+    output, weights = scaled_dot_product_attention(q, k, v, mask)
+    assert torch.equal(weights[:, 1].float(), torch.zeros(2, 6))
+    assert torch.equal(output[:, 1].float(), torch.zeros(2, 5))
+    assert torch.all(weights[:, 3, :4] == 0) and not torch.isnan(output).any()
+    expected = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    torch.testing.assert_close(output.float(), expected.float(), atol=2e-2, rtol=2e-2)
+
+
+def test_integer_masks_are_refused_with_a_message_that_says_what_to_do(randn):
+    q = randn(3, 4)
+    with pytest.raises(TypeError, match=r"bool .*float.*mask\.bool\(\)"):
+        scaled_dot_product_attention(q, q, q, torch.ones(3, 3, dtype=torch.long))
+
+
+def test_modules_pass_float_masks_through(randn):
+    x = randn(2, 4, 6)
+    additive = torch.zeros(4, 4, dtype=torch.float64).masked_fill(~causal_mask(4), float("-inf"))
+    attention = SelfAttention(6, 4, 5).double()
+    torch.testing.assert_close(attention(x, additive), attention(x, causal_mask(4)))
+    mha = MultiHeadAttention(6, 2).double()
+    torch.testing.assert_close(mha(x, mask=additive), mha(x, mask=causal_mask(4)))
+
+
 def test_causal_attention_ignores_future_tokens(randn):
     q, k, v = randn(1, 6, 4), randn(1, 6, 4), randn(1, 6, 4)
     mask = causal_mask(6)
@@ -202,14 +299,16 @@ def test_attention_gradients_flow_to_q_k_and_v(randn):
     batch=st.lists(st.integers(1, 2), min_size=0, max_size=2),
     Lq=st.integers(1, 5),
     Lk=st.integers(1, 5),
-    masked=st.booleans(),
+    masked=st.sampled_from([None, "bool", "float"]),
     seed=st.integers(0, 2**16),
 )
 def test_attention_loop_equals_vectorised_attention(batch, Lq, Lk, masked, seed):
     q, k, v = sdpa_inputs(seed, batch, Lq, Lk, 3, 2)
     mask = None
-    if masked:
+    if masked == "bool":
         mask = torch.rand(Lq, Lk, generator=torch.Generator().manual_seed(seed)) < 0.5
+    elif masked == "float":
+        mask = additive_mask(seed, (Lq, Lk), torch.float64)
     expected, _ = scaled_dot_product_attention(q, k, v, mask)
     torch.testing.assert_close(attention_loop(q, k, v, mask), expected)
 

@@ -73,7 +73,13 @@ from autograder.kit.modules import (
     load_weights,
     method,
 )
-from autograder.kit.mutants import MASK_MODES, attention_mutants, scale_mutants, transpose_mutants
+from autograder.kit.mutants import (
+    ADDITIVE_MODES,
+    MASK_MODES,
+    attention_mutants,
+    scale_mutants,
+    transpose_mutants,
+)
 from autograder.kit.shared_checks import check_scores_like
 from autograder.kit.text import (
     first_line,
@@ -87,6 +93,7 @@ from autograder.kit.text import (
 )
 
 __all__ = [
+    "ADDITIVE_MODES",
     "ATTENTION_FORBID",
     "DTYPE_PROMOTED",
     "INF",

@@ -35,12 +35,18 @@ def scores(q, k):
 def attend(q, k, v, mask=None, *, scale=None, dim=-1, mode="ok", nan_rows=False, scores=None):
     """Attention as the contract says (mode "ok"), or as a known mistake does.
 
-    ``mode``: how the mask is used — "ok", "inverted", "after-softmax", "weights-before",
-    "ignored", "zero" (scores * mask) or "finite" (-1e9 fill); ``nan_rows``: a softmax that gives
-    NaN for fully masked rows; ``dim``: the dim the softmax normalises over.
+    ``mask`` is bool (True = may attend) or float (added to the scores, as SDPA's float
+    ``attn_mask``). ``mode``: how the mask is used — "ok", "inverted", "after-softmax",
+    "weights-before", "ignored", "zero" (scores * mask) or "finite" (-1e9 fill); for a float
+    mask, "as-bool" (used as a bool mask), "as-bool-where" / "as-bool-not" / "as-bool-fill"
+    (bool-only code that raises on a float mask) or "minus" (subtracted); the bool-only modes
+    apply a float mask correctly. ``nan_rows``: a softmax that gives NaN for fully masked rows;
+    ``dim``: the dim the softmax normalises over.
     """
     scale = q.shape[-1] ** -0.5 if scale is None else scale
     s = (q @ k.transpose(-2, -1) if scores is None else scores(q, k)) * scale
+    if mask is not None and mask.dtype != torch.bool and mode != "ignored":
+        s, mask, mode = _additive(s, mask, mode)
     unmasked = _softmax(s, dim, nan_rows)
     if mask is None or mode == "ignored":
         return unmasked @ v, unmasked
@@ -50,6 +56,20 @@ def attend(q, k, v, mask=None, *, scale=None, dim=-1, mode="ok", nan_rows=False,
     fill = {"zero": 0.0, "finite": -1e9}.get(mode, -INF)
     w = _softmax(s.masked_fill(mask if mode == "inverted" else ~mask, fill), dim, nan_rows)
     return w @ v, unmasked if mode == "weights-before" else w
+
+
+def _additive(s, mask, mode):
+    """Apply a float mask as ``mode`` says; returns ``(scores, bool mask or None, mode)``."""
+    if mode == "as-bool":  # mask.bool() or mask != 0: True wherever the entry is non-zero
+        return s, mask != 0, "ok"
+    if mode == "as-bool-where":
+        torch.where(mask, s, -INF)  # raises on a float condition, as the learner's code did
+    if mode == "as-bool-not":
+        ~mask  # noqa: B018 - raises for a float tensor, as the learner's code did
+    if mode == "as-bool-fill":
+        s.masked_fill(mask, -INF)  # raises on a float mask, as the learner's code did
+    bias = mask.to(s.dtype)
+    return (s - bias if mode == "minus" else s + bias), None, "ok"
 
 
 def _softmax(s, dim, nan_rows):

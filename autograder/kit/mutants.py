@@ -51,6 +51,13 @@ MASK_MODES = {
     "masked-to-zero": "zero",
     "finite-fill-value": "finite",
 }
+ADDITIVE_MODES = (  # (mistake, mode of attend) for float masks; several modes make one mistake
+    ("additive-mask-as-bool", "as-bool"),
+    ("additive-mask-as-bool", "as-bool-where"),
+    ("additive-mask-as-bool", "as-bool-not"),
+    ("additive-mask-as-bool", "as-bool-fill"),
+    ("additive-mask-wrong-sign", "minus"),
+)
 
 
 def attention_mutants(run, ids):
@@ -64,6 +71,7 @@ def attention_mutants(run, ids):
         ("fully-masked-nan", {"nan_rows": True}),
         *((mistake, {"mode": mode}) for mistake, mode in MASK_MODES.items()),
         *((mistake, {"mode": mode, "nan_rows": True}) for mistake, mode in MASK_MODES.items()),
+        *((mistake, {"mode": mode}) for mistake, mode in ADDITIVE_MODES),
     ]
     return tuple(
         (m, lambda *a, kn=kn, **kw: run(*a, knobs=kn, **kw)) for m, kn in table if m in ids

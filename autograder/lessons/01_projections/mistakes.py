@@ -22,7 +22,7 @@ MISTAKES = (
     ),
     Mistake(
         "qkv-order-swapped",
-        ("project_qkv", "QKVProjection"),
+        ("project_qkv", "QKVProjection", "SelfAttention"),
         "q, k and v come back in the wrong order or from the wrong weights",
         "Return exactly (x @ w_q, x @ w_k, x @ w_v), in that order.",
     ),

@@ -1,6 +1,7 @@
 """Lesson 05: single-head attention. ``scaled_dot_product_attention`` and ``SelfAttention``.
 
-Lq queries, Lk keys, K d_k, V d_v; masks are bool, True = may attend.
+Lq queries, Lk keys, K d_k, V d_v; masks are bool (True = may attend) or float (additive: added
+to the scores, as ``F.scaled_dot_product_attention``'s float ``attn_mask``).
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import torch
 
 from autograder.kit import (
+    ADDITIVE_MODES,
     ATTENTION_FORBID,
     DTYPE_PROMOTED,
     INF,
@@ -31,6 +33,7 @@ from autograder.kit import (
     low_precision_dtypes,
     no_full_rows,
     on_meta,
+    rand_mask,
     randn,
     ref_softmax,
     scale_mutants,
@@ -50,6 +53,7 @@ SDPA_IDS = {
     "softmax-wrong-dim",
     "fully-masked-nan",
     *MASK_MODES,
+    *(mistake for mistake, _ in ADDITIVE_MODES),
 }
 SDPA_MUTANTS = (
     *(
@@ -65,8 +69,22 @@ SDPA_MUTANTS = (
 )
 
 
+def _uncast_mask(q, k, v, mask=None):
+    """A float32 mask added to half-precision scores without a cast: the scores, the weights
+    and then ``weights @ v`` are promoted (which raises for half values)."""
+    if mask is None or mask.dtype == torch.bool:
+        raise ValueError("a mistake of float masks only")
+    w = ref_softmax((q @ k.transpose(-2, -1)) * q.shape[-1] ** -0.5 + mask).to(mask.dtype)
+    return w @ v, w
+
+
+FLOAT_MASK_MUTANTS = SDPA_MUTANTS + (("dtype-promoted", _uncast_mask),)
+
+
 def _attn_from_scores(s, v, mask):
-    if mask is not None:
+    if mask is not None and mask.dtype != torch.bool:
+        s = s + mask.to(s.dtype)
+    elif mask is not None:
         s = s.masked_fill(~mask, -INF)
     w = ref_softmax(s)
     return w @ v, w
@@ -112,6 +130,39 @@ def check_scaled_dot_product_attention(sub) -> None:
         out = expect_tuple(c.run(sub), c, 2, "a tuple (output, weights)")
         expect_meta(out[0], c, (2, 3, 6), torch.float32, what="output")
         expect_meta(out[1], c, (2, 3, 5), torch.float32, what="weights")
+    check_additive_masks(g, name, sub)  # last: bool-only mistakes are named by the cases above
+
+
+def additive(mask, bias=None):
+    """A bool mask as an additive float32 one: 0 (plus ``bias``) where allowed, -inf where not."""
+    allowed = torch.zeros(mask.shape) if bias is None else bias
+    return allowed.masked_fill(~mask, -INF)
+
+
+def bias_mask(g, *shape):
+    """A float mask without -inf: half its entries exactly 0, the others a finite bias (as ALiBi
+    adds), so that using it as a bool mask, ignoring it or subtracting it all show."""
+    return randn(g, *shape) * 2 * rand_mask(g, *shape, p=0.5)
+
+
+def check_additive_masks(g, name, sub) -> None:
+    """Float masks are added to the scores; all -inf rows give zeros; float16 stays float16."""
+    cases = (  # (q, k, v shapes, float mask)
+        ((3, 4), (5, 4), (5, 3), bias_mask(g, 3, 5)),  # a bias: neither bool nor 0 / -inf
+        ((2, 4, 4), (2, 5, 4), (2, 5, 3), additive(fully_masked(4, 5))),  # query 1: all -inf
+        ((2, 3, 4), (2, 5, 4), (2, 5, 6), additive(no_full_rows(g, 2, 1, 5))),  # padding
+    )
+    for qs, ks, vs, mask in cases:
+        args = (randn(g, *qs), randn(g, *ks), randn(g, *vs), mask)
+        c = Call(name, *args)
+        out = c.run(sub, mutants=SDPA_MUTANTS)
+        expect_attention(out, ref_attention64(*args), c, args[0].dtype, SDPA_MUTANTS)
+    for dtype in low_precision_dtypes():  # a float32 mask with half inputs, as SDPA allows
+        q, k, v = (randn(g, 2, n, d, dtype=dtype) for n, d in ((3, 8), (4, 8), (4, 5)))
+        args = (q, k, v, additive(no_full_rows(g, 3, 4), bias_mask(g, 3, 4)))
+        c = Call(name, *args)
+        out = c.run(sub, mutants=FLOAT_MASK_MUTANTS)
+        expect_attention(out, ref_attention64(*args), c, dtype, FLOAT_MASK_MUTANTS)
 
 
 def check_mask_invariants(g, make_call, target, mutants) -> None:
@@ -147,9 +198,11 @@ SELF_IDS = SDPA_IDS - {"multiplied-by-sqrt-dk", "masked-to-zero", "weights-befor
 
 def self_attention_mutants(state):
     run = lambda x, mask=None, knobs=None: self_attention(state, x, mask, knobs)  # noqa: E731
+    swapped = state | {"w_q.weight": state["w_k.weight"], "w_k.weight": state["w_q.weight"]}
     return (
         *attention_mutants(run, SELF_IDS),
         ("scaled-by-d-model", lambda x, mask=None: run(x, mask, {"d_model_scale": True})),
+        ("qkv-order-swapped", lambda x, mask=None: self_attention(swapped, x, mask)),
     )
 
 
@@ -174,6 +227,8 @@ def check_self_attention(sub) -> None:
         (randn(g, 2, 4, d_model), no_full_rows(g, 4, 4)),
         (randn(g, 2, 4, d_model), torch.ones(4, 4, dtype=torch.bool).tril()),
         (randn(g, 1, 4, d_model), fully_masked(4, 4)),
+        (randn(g, 2, 3, d_model), bias_mask(g, 3, 3)),  # float masks: a bias first, then 0/-inf
+        (randn(g, 2, 4, d_model), additive(torch.ones(4, 4, dtype=torch.bool).tril())),
     )
     for x, mask in cases:
         c = Call(label, x, params="forward", **({} if mask is None else {"mask": mask}))

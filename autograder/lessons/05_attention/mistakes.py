@@ -6,6 +6,21 @@ _ATTN = ("scaled_dot_product_attention", "SelfAttention", "MultiHeadAttention")
 
 MISTAKES = (
     Mistake(
+        "additive-mask-as-bool",
+        ("scaled_dot_product_attention", "SelfAttention"),
+        "An additive float mask is used as a bool mask",
+        "A float mask is added to the scores (0 = may attend, -inf = blocked, or a bias), as in "
+        "F.scaled_dot_product_attention: apply bool masks with -inf and add float ones "
+        "(scores + mask.to(scores.dtype)). mask.bool() is True at the -inf entries: the opposite.",
+    ),
+    Mistake(
+        "additive-mask-wrong-sign",
+        ("scaled_dot_product_attention", "SelfAttention"),
+        "An additive float mask is subtracted from the scores instead of added",
+        "Add it: scores + mask. Subtracting turns -inf into +inf, so blocked keys win and the "
+        "weights become NaN.",
+    ),
+    Mistake(
         "scaled-by-d-model",
         ("SelfAttention", "MultiHeadAttention"),
         "Scaled by sqrt(d_model) instead of sqrt of the per-head dimension",

@@ -65,8 +65,10 @@ def masked_scores(scores, mask):
 
 def scaled_dot_product_attention(q, k, v, mask=None):
     scores = torch.einsum("...qd,...kd->...qk", q, k) / math.sqrt(q.size(-1))
-    if mask is not None:
+    if mask is not None and mask.dtype is torch.bool:
         scores = torch.where(mask, scores, float("-inf"))
+    elif mask is not None:
+        scores = torch.add(scores, mask, alpha=1).to(scores.dtype)
     weights = softmax(scores)
     return torch.einsum("...qk,...kv->...qv", weights, v), weights
 

@@ -63,7 +63,10 @@ def masked_scores(scores, mask):
 def scaled_dot_product_attention(q, k, v, mask=None):
     scores = scaled_attention_scores(q, k)
     if mask is not None:
-        scores = masked_scores(scores, mask)
+        # a bool mask (True = may attend) becomes additive: 0 where allowed, -inf where not
+        if mask.dtype == torch.bool:
+            mask = torch.zeros_like(mask, dtype=scores.dtype).masked_fill(~mask, float("-inf"))
+        scores = scores + mask.to(scores.dtype)
     weights = torch.softmax(scores.float(), dim=-1).to(q.dtype)  # softmax in float32
     weights = weights.nan_to_num(0.0)
     return weights @ v, weights

@@ -97,7 +97,10 @@ def masked_scores(scores, mask):
 def scaled_dot_product_attention(q, k, v, mask=None):
     scores = scaled_attention_scores(q, k)
     if mask is not None:
-        scores = masked_scores(scores, mask)
+        if mask.is_floating_point():
+            scores = scores + mask.type_as(scores)
+        else:
+            scores = masked_scores(scores, mask)
     weights = softmax(scores, dim=-1)
     return torch.matmul(weights, v), weights
 

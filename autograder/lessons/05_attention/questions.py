@@ -1,0 +1,102 @@
+"""Lesson 05's conceptual questions: single-head attention."""
+
+from __future__ import annotations
+
+import torch
+
+from autograder.questions import Question
+
+
+def _attention_output_shape(q_shape, k_shape, v_shape) -> tuple[int, ...]:
+    """The output shape of softmax(q k^T) v, computed on the meta device (no memory)."""
+    q, k, v = (torch.empty(s, device="meta") for s in (q_shape, k_shape, v_shape))
+    weights = (q @ k.transpose(-2, -1)).softmax(-1)  # (..., Lq, Lk)
+    return tuple((weights @ v).shape)
+
+
+QUESTIONS = [
+    Question(
+        "05_1",
+        "q has shape (2, 7, 16), k has shape (2, 9, 16) and v has shape (2, 9, 32). What is the "
+        "shape of the output of scaled_dot_product_attention(q, k, v)? Answer with a tuple.",
+        "shape",
+        _attention_output_shape((2, 7, 16), (2, 9, 16), (2, 9, 32)),
+        hint="One output row per query, each a weighted average of the values: (..., Lq, d_v).",
+        why="The weights are (2, 7, 9); times v (2, 9, 32) gives one d_v-vector per query.",
+        known_wrong={
+            (2, 7, 9): "that is the shape of the weights, (..., Lq, Lk); the output is weights @ v",
+            (2, 9, 32): "one output per *query*, not per key: the length is Lq = 7",
+            (2, 7, 16): "the output is an average of the values, so its last dim is d_v, not d_k",
+        },
+    ),
+    Question(
+        "05_2",
+        "In a sequence of 100 tokens, information from token 1 must reach token 100. How many "
+        "steps (hand-overs from one position to another) does that take in one self-attention "
+        "layer? Answer with an int.",
+        "int",
+        1,
+        hint="In attention every query scores every key directly; nothing is passed along.",
+        why="Any two positions are one step apart: path length O(1), against O(n) for an RNN.",
+        known_wrong={
+            99: "99 hand-overs is a recurrent network's path; attention connects them directly",
+            100: "that counts tokens; in attention token 100's query scores token 1's key directly",
+        },
+    ),
+    Question(
+        "05_3",
+        "You shuffle the tokens of a sentence before a SelfAttention layer (no positional "
+        "information anywhere). What happens to its output? Answer with a letter, as a string. "
+        "(a) nothing: the output is the same as before (b) it is shuffled in the same way: each "
+        "token gets the output it had before (c) it changes in a way that depends on the new order",
+        "choice",
+        "b",
+        hint="Run the permutation demo: compare attention(x[p]) with attention(x)[p].",
+        why="Attention is permutation-equivariant: without positions, a sentence is a bag of "
+        "words.",
+        choices={
+            "a": "the same output",
+            "b": "the output shuffled the same way",
+            "c": "a different output",
+        },
+        known_wrong={
+            "a": "the rows of the output follow their tokens, so they move when the tokens move",
+            "c": "nothing in attention knows positions, so the new order cannot change any token's "
+            "output: each row just moves with its token",
+        },
+    ),
+    Question(
+        "05_4",
+        "additive is a float mask of 0 (may attend) and -inf (blocked). Which expression gives "
+        "the same mask as a bool mask, True = may attend? Answer with a letter, as a string. "
+        "(a) additive.bool() (b) additive == 0 (c) ~(additive == 0)",
+        "choice",
+        "b",
+        hint="Work out what .bool() gives for 0.0 and for -inf.",
+        why="The allowed entries are exactly the zeros, so additive == 0 is True where allowed.",
+        choices={"a": "additive.bool()", "b": "additive == 0", "c": "~(additive == 0)"},
+        known_wrong={
+            "a": ".bool() is True at every non-zero entry, the -inf ones: the blocked keys, so "
+            "the polarity flips [additive-mask-as-bool]",
+            "c": "that is True at the -inf entries: the blocked keys, the opposite polarity",
+        },
+    ),
+    Question(
+        "05_5",
+        "A model's query and key projections end up equal, W_Q = W_K. What do its attention maps "
+        "look like? Answer with a letter, as a string. (a) uniform: every weight close to 1/L "
+        "(b) diagonal-dominant: tokens attend mostly to themselves (c) every query puts all its "
+        "weight on the first key",
+        "choice",
+        "b",
+        hint="With W_Q = W_K the score s_ij is q_i · q_j; compare it with s_ii = |q_i|^2.",
+        why="By Cauchy-Schwarz q_i · q_j <= |q_i| |q_j|, so a token's score with itself tends to "
+        "be the largest of its row.",
+        choices={"a": "uniform", "b": "diagonal-dominant", "c": "all on the first key"},
+        known_wrong={
+            "a": "a popular claim, and false: the explorer shows W_K = W_Q gives a diagonal map; "
+            "uniform maps come from scores that are too small",
+            "c": "nothing singles out the first key: the scores compare contents, not positions",
+        },
+    ),
+]

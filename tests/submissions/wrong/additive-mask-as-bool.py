@@ -1,0 +1,12 @@
+# grade: scaled_dot_product_attention
+import math
+
+import torch
+
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask.bool(), float("-inf"))  # a float mask made bool
+    weights = softmax(scores, dim=-1)
+    return weights @ v, weights
