@@ -3,7 +3,7 @@
     python -m autograder check FILE [--only NAME ...] [--json]
     python -m autograder grade SUBMISSIONS_DIR [--out grades.csv] [--workers N]
                                [--student NAME ...] [--assignment NAME ...] [--due [A=]DATE ...]
-                               [--allow-weak-sandbox]
+                               [--late-penalty FRACTION] [--allow-weak-sandbox]
 
 Exit status of ``check``: 0 every graded exercise passed, 1 some failed, 2 nothing could be
 graded. Of ``grade``: 0 the class was graded (the table says how each submission did), 2 it
@@ -70,6 +70,14 @@ def _parser() -> argparse.ArgumentParser:
         "c.Autograder.due_dates = {'04_softmax_masks': '2026-12-01 23:59 UTC'}",
     )
     grade.add_argument(
+        "--late-penalty",
+        type=float,
+        default=0.0,
+        metavar="FRACTION",
+        help="a late submission loses this fraction of its points, e.g. 0.1 (default 0: late "
+        "submissions are only reported)",
+    )
+    grade.add_argument(
         "--allow-weak-sandbox",
         action="store_true",
         help="grade even where learner code cannot be isolated by the operating system "
@@ -113,6 +121,7 @@ def _grade(args) -> int:
             assignments=args.assignment,
             due=args.due,
             allow_weak_sandbox=args.allow_weak_sandbox,
+            late_penalty=args.late_penalty,
         )
     except GradeError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -18,6 +18,7 @@ update the existing table in place.
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import os
 import re
@@ -31,12 +32,12 @@ from tqdm import tqdm
 
 from autograder import report
 from autograder.extract import ExtractError, from_file, read_submission
-from autograder.judge import Assignment, Result, assignment, judge_assignment, printable
+from autograder.judge import Result, assignment, judge_assignment, printable
 from autograder.sandbox import warm_up
 
 # What the table says about each student and assignment, besides the points.
 GRADED = "graded"  # judged; on time, or no due date or no time to compare with
-LATE = "late"  # judged, and submitted after the due date (no penalty is applied)
+LATE = "late"  # judged, and submitted after the due date (a penalty only if one is given)
 BLANK = "blank"  # readable, but not one exercise or question of the assignment attempted
 UNREADABLE = "unreadable"  # there is something, but it cannot be read as a notebook
 NOT_SUBMITTED = "not-submitted"  # no submission for this assignment
@@ -74,10 +75,11 @@ class Graded:
     notes: list[str] = field(default_factory=list)  # what was ignored, lateness
     error: str | None = None  # why the submission could not be graded at all
     submitted: datetime | None = None  # from nbgrader's timestamp.txt (UTC)
+    penalty: float = 0.0  # points taken off for lateness
 
     @property
     def total(self) -> float:
-        return sum(r.points for r in self.results)
+        return sum(r.points for r in self.results) - self.penalty
 
 
 @dataclass
@@ -227,11 +229,13 @@ def due_dates(given: list[str] | None, config: Path | None) -> dict[str | None, 
 
 
 # -- grading -----------------------------------------------------------------------------------
-def notebook_order(name: str, work: Assignment) -> list[str]:
-    """The assignment's exercises and questions in the order the released notebook asks them."""
+@functools.cache
+def notebook_order(lesson: str) -> tuple[str, ...]:
+    """The lesson's exercises and questions in the order its released notebook asks them (the
+    contract's order where there is no release)."""
+    work = assignment(lesson)
     order = []
-    release = RELEASE / name / f"{name}.ipynb"
-    if release.is_file():
+    for release in sorted(RELEASE.glob(f"{lesson}_*/{lesson}_*.ipynb"))[:1]:
         import nbformat
 
         for cell in nbformat.read(release, as_version=4).cells:
@@ -240,7 +244,7 @@ def notebook_order(name: str, work: Assignment) -> list[str]:
                     item = m[1] or m[2]
                     if item in work.items and item not in order:
                         order.append(item)
-    return order + [item for item in work.items if item not in order]
+    return tuple(order + [item for item in work.items if item not in order])
 
 
 def grade_one(
@@ -249,8 +253,10 @@ def grade_one(
     folder: _Folder | str | None,
     due: datetime | None,
     time_limit: float | None = None,
+    late_penalty: float = 0.0,
 ) -> Graded:
-    """One student's submission of one assignment; never raises."""
+    """One student's submission of one assignment; never raises. A late one loses the fraction
+    ``late_penalty`` of its points."""
     work = assignment(lesson_of(name))
     graded = Graded(student, name, NOT_SUBMITTED, work.max_points)
     if isinstance(folder, str) or (folder is not None and folder.refused):
@@ -281,17 +287,21 @@ def grade_one(
         graded.status = UNREADABLE
         graded.error = f"the grader failed on this notebook: {type(e).__name__}: {e}"
         return graded
-    order = notebook_order(name, work)
+    order = notebook_order(work.lesson)
     graded.results = sorted(results, key=lambda r: order.index(r.exercise))
     graded.notes += notes
     graded.status = GRADED
     if not any(r.attempted for r in results):
         graded.status = BLANK
-    elif due is not None and graded.submitted is not None and graded.submitted > due:
+    elif due is not None and graded.submitted is None:
+        graded.notes.append(f"no {TIMESTAMP} in the submission: lateness not checked")
+    elif due is not None and graded.submitted > due:
         graded.status = LATE
+        graded.penalty = round(late_penalty * graded.total, 6)
+        penalty = f"late penalty: -{graded.penalty:g} points" if late_penalty else "no penalty"
         graded.notes.append(
             f"submitted {graded.submitted:%Y-%m-%d %H:%M} UTC, {_delay(graded.submitted - due)} "
-            f"after the due date ({due:%Y-%m-%d %H:%M} UTC); no penalty applied"
+            f"after the due date ({due:%Y-%m-%d %H:%M} UTC); {penalty}"
         )
     return graded
 
@@ -317,12 +327,13 @@ def safe_name(name: str) -> str:
 
 
 FIXED = ["student", "assignment", "status"]
-TAIL = ["total", "max", "submitted"]
+TAIL = ["penalty", "total", "max", "submitted"]
 
 
 def _row(g: Graded) -> dict[str, str]:
     row = {"student": g.student, "assignment": g.assignment, "status": g.status}
     row.update({r.exercise: f"{r.points:g}" for r in g.results})
+    row["penalty"] = f"{g.penalty:g}" if g.penalty else ""
     row["total"], row["max"] = f"{g.total:g}", f"{g.max_points:g}"
     row["submitted"] = f"{g.submitted:%Y-%m-%d %H:%M:%S}" if g.submitted else ""
     return row
@@ -339,11 +350,7 @@ def _write_csv(table: GradeTable, keep: list[dict[str, str]]) -> None:
     items = []
     for name in sorted({r["assignment"] for r in rows}):
         lesson = lesson_of(name)
-        items += (
-            [i for i in notebook_order(name, assignment(lesson)) if i not in items]
-            if lesson
-            else []
-        )
+        items += [i for i in notebook_order(lesson) if i not in items] if lesson else []
     extra = sorted({k for r in rows for k in r} - set(FIXED + TAIL + items))
     columns = FIXED + items + extra + TAIL
     table.out.parent.mkdir(parents=True, exist_ok=True)
@@ -375,7 +382,10 @@ def feedback_text(g: Graded) -> str:
         return f"{head}\nNothing was submitted{why}.\nScore: 0/{g.max_points:g}\n"
     if g.error:
         return f"{head}\ncould not be graded: {printable(g.error)}\nScore: 0/{g.max_points:g}\n"
-    return f"{head}\n{report.human(g.notebook, g.results, g.notes)}\n"
+    text = f"{head}\n{report.human(g.notebook, g.results, g.notes)}\n"
+    if g.penalty:
+        text += f"After the late penalty: {g.total:g}/{g.max_points:g}\n"
+    return text
 
 
 def _write_feedback(table: GradeTable) -> None:
@@ -396,10 +406,15 @@ def grade_class(
     due: list[str] | None = None,
     config: str | Path | None = "nbgrader_config.py",
     allow_weak_sandbox: bool = False,
+    late_penalty: float = 0.0,
 ) -> GradeTable:
     """Grade the class (or just ``students`` and ``assignments``, updating the table ``out``)."""
     if not allow_weak_sandbox and not strong_isolation_available():
         raise GradeError(WEAK_SANDBOX)
+    if not 0.0 <= late_penalty <= 1.0:
+        raise GradeError(
+            f"the late penalty is a fraction of the points, 0 to 1; got {late_penalty}"
+        )
     for name in assignments or []:
         if lesson_of(name) is None:
             raise GradeError(
@@ -429,7 +444,8 @@ def grade_class(
         folders = found.get(student, {})
         for name in names:
             folder = folders if isinstance(folders, str) else folders.get(name)
-            tasks.append((student, name, folder, dates.get(name, dates.get(None)), time_limit))
+            due_date = dates.get(name, dates.get(None))
+            tasks.append((student, name, folder, due_date, time_limit, late_penalty))
     warm_up()
     with ThreadPoolExecutor(max_workers=workers) as pool:
         futures = [pool.submit(grade_one, *task) for task in tasks]

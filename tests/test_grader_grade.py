@@ -138,12 +138,13 @@ def test_the_class_of_issue_13_grades_to_the_table_a_careful_human_would_write(t
         (s, a) for s in ["ada", "bea", "lou", "nos", "oli", "ren", "zed"] for a in ["02_qkt", MASKS]
     )
     columns = list(rows[0])
-    assert columns[:3] == ["student", "assignment", "status"] and columns[-3:] == [
+    assert columns[:3] == ["student", "assignment", "status"] and columns[-4:] == [
+        "penalty",
         "total",
         "max",
         "submitted",
     ]
-    assert columns[3:-3] == [
+    assert columns[3:-4] == [
         "attention_scores",
         "answer_02_1",
         "answer_02_2",
@@ -174,6 +175,7 @@ def test_the_class_of_issue_13_grades_to_the_table_a_careful_human_would_write(t
     assert masks["ada"]["attention_scores"] == masks["ada"]["answer_02_1"] == ""
     assert masks["ren"]["causal_mask"] == "0" and masks["ren"]["total"] == "1"
     assert masks["lou"]["total"] == "2" and masks["lou"]["submitted"] == "2026-12-02 09:30:00"
+    assert masks["lou"]["penalty"] == ""  # no penalty unless the instructor gives one
     assert qkt["nos"]["status"] == "graded" and qkt["ada"]["status"] == "graded"
     assert qkt["bea"]["status"] == "not-submitted" and qkt["bea"]["total"] == "0"
 
@@ -186,13 +188,15 @@ def test_the_class_of_issue_13_grades_to_the_table_a_careful_human_would_write(t
     ada = feedback(table, "ada")
     assert "ignored `scaled_dot_product_attention`: it is an exercise of lesson 05" in ada
     assert "ignored `answer_02_1`: it is a question of lesson 02" in ada
-    assert "9.5 hours after the due date" in feedback(table, "lou")
+    assert "9.5 hours after the due date (2026-12-01 23:59 UTC); no penalty" in feedback(
+        table, "lou"
+    )
     assert "Nothing was submitted" in feedback(table, "nos")
     summary = table.summary()
     assert "7 students, 2 assignments" in summary and "1 late" in summary
 
 
-def test_one_student_or_assignment_is_regraded_in_place(tmp_path):
+def test_one_student_or_assignment_is_regraded_in_place_with_a_late_penalty(tmp_path):
     root = tmp_path / "submitted"
     submit(root, "ada", CORRECT, "answer_04_1 = 21")
     submit(root, "bob", raw="{ broken")
@@ -202,15 +206,25 @@ def test_one_student_or_assignment_is_regraded_in_place(tmp_path):
     before = {(r["student"], r["assignment"]): r for r in read_table(out)}
     assert before[("bob", MASKS)]["status"] == "unreadable"
 
-    fixed = root / "bob" / MASKS / f"{MASKS}.ipynb"
-    fixed.unlink()
-    shutil.rmtree(fixed.parent)
-    submit(root, "bob", INVERTED, "answer_04_1 = 21")
-    grade_class(root, out, workers=1, students=["bob"], assignments=[MASKS])
+    shutil.rmtree(root / "bob" / MASKS)
+    fixed = submit(root, "bob", INVERTED, "answer_04_1 = 21")  # 1 point: the answer
+    (fixed.parent / "timestamp.txt").write_text("2026-12-02 00:00:00 UTC")
+    table = grade_class(
+        root,
+        out,
+        workers=1,
+        students=["bob"],
+        assignments=[MASKS],
+        due=[f"{MASKS}=2026-12-01 12:00 UTC"],
+        late_penalty=0.25,
+    )
 
     after = {(r["student"], r["assignment"]): r for r in read_table(out)}
     assert list(after) == list(before)  # same rows, same order
-    assert after[("bob", MASKS)]["status"] == "graded" and after[("bob", MASKS)]["total"] == "1"
+    bob = after[("bob", MASKS)]
+    assert (bob["status"], bob["penalty"], bob["total"]) == ("late", "0.25", "0.75")
+    assert "late penalty: -0.25 points" in feedback(table, "bob")
+    assert "After the late penalty: 0.75/8" in feedback(table, "bob")
     for key in [("ada", MASKS), ("ada", "02_qkt"), ("bob", "02_qkt")]:
         assert after[key] == before[key]
 
