@@ -92,11 +92,6 @@ class GradeTable:
     def students(self) -> list[str]:
         return sorted({g.student for g in self.rows})
 
-    def all_passed(self) -> bool:
-        return all(
-            g.status in (GRADED, LATE) and all(r.passed for r in g.results) for g in self.rows
-        )
-
     def summary(self) -> str:
         counts = {s: sum(g.status == s for g in self.rows) for s in STATUSES}
         text = (
@@ -105,18 +100,28 @@ class GradeTable:
             f"(feedback in {self.feedback_dir}/): "
             + ", ".join(f"{n} {s}" for s, n in counts.items() if n)
         )
-        return "\n".join(
-            [text, *(f"  ignored {p}: not an assignment of the course" for p in self.ignored)]
-        )
+        ignored = [
+            f"  ignored {printable(p)}: not an assignment of the course" for p in self.ignored
+        ]
+        return "\n".join([text, *ignored])
 
 
 # -- reading the submissions folder, without following links ----------------------------------
+@functools.cache
+def released() -> dict[str, str]:
+    """The course's assignments, as released in ``notebooks/``: folder name -> lesson."""
+    if not RELEASE.is_dir():
+        return {}
+    return {p.name: p.name[:2] for p in RELEASE.iterdir() if re.match(r"\d\d_", p.name)}
+
+
 def lesson_of(name: str) -> str | None:
-    """The lesson an assignment folder is (``04_softmax_masks`` -> ``04``), or None."""
+    """The lesson an assignment folder is (``04_softmax_masks`` -> ``04``), or None when it is
+    not one of the course's: a released folder name, or (where nothing is released) any name
+    that starts with a lesson number that has exercises or questions."""
     match = re.match(r"(\d\d)(?:_|$)", name)
-    if match and (assignment(match[1]).items):
-        return match[1]
-    return None
+    lesson = released().get(name) if released() else match and match[1]
+    return lesson if lesson and assignment(lesson).items else None
 
 
 def _entries(folder: Path) -> list[os.DirEntry]:
@@ -285,7 +290,8 @@ def grade_one(
         return graded
     except Exception as e:  # never let one submission stop the class
         graded.status = UNREADABLE
-        graded.error = f"the grader failed on this notebook: {type(e).__name__}: {e}"
+        detail = str(e).replace(str(folder.path), name)  # never a server path in feedback
+        graded.error = f"the grader failed on this notebook: {type(e).__name__}: {detail}"
         return graded
     order = notebook_order(work.lesson)
     graded.results = sorted(results, key=lambda r: order.index(r.exercise))
