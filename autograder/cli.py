@@ -66,7 +66,8 @@ def _parser() -> argparse.ArgumentParser:
         metavar="[ASSIGNMENT=]DATE",
         help="due date, e.g. '2026-12-01 23:59 UTC' (for every assignment) or "
         "'04_softmax_masks=2026-12-01 23:59 UTC'; a submission whose nbgrader timestamp.txt is "
-        "later is reported as late, with no penalty. Also read from nbgrader_config.py: "
+        "later is reported as late (see --late-penalty). Also read from the current folder's "
+        "nbgrader_config.py: "
         "c.Autograder.due_dates = {'04_softmax_masks': '2026-12-01 23:59 UTC'}",
     )
     grade.add_argument(
