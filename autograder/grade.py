@@ -129,6 +129,10 @@ def _entries(folder: Path) -> list[os.DirEntry]:
         return sorted((e for e in it if not e.name.startswith(".")), key=lambda e: e.name)
 
 
+LINKED_STUDENT = "your submission folder is a symbolic link, which the grader does not follow"
+LINKED_ASSIGNMENT = "the assignment folder is a symbolic link, which the grader does not follow"
+
+
 @dataclass
 class _Folder:
     path: Path | None = None  # the student's folder for this assignment
@@ -144,8 +148,7 @@ def find_submissions(root: Path) -> tuple[dict[str, dict[str, _Folder] | str], l
     ignored = []
     for entry in _entries(root):
         if entry.is_symlink():
-            students[entry.name] = "your submission folder is a symbolic link, which the grader "
-            students[entry.name] += "does not follow: submit the folder itself"
+            students[entry.name] = LINKED_STUDENT
             continue
         if not entry.is_dir(follow_symlinks=False):
             continue
@@ -155,10 +158,7 @@ def find_submissions(root: Path) -> tuple[dict[str, dict[str, _Folder] | str], l
                 if sub.is_dir(follow_symlinks=False):
                     ignored.append(f"{entry.name}/{sub.name}")
             elif sub.is_symlink():
-                folders[sub.name] = _Folder(
-                    refused="the assignment folder is a symbolic link, "
-                    "which the grader does not follow"
-                )
+                folders[sub.name] = _Folder(refused=LINKED_ASSIGNMENT)
             elif sub.is_dir(follow_symlinks=False):
                 folders[sub.name] = _Folder(Path(sub.path))
     if not students:
@@ -192,7 +192,7 @@ def _submitted(folder: Path) -> tuple[datetime | None, str | None]:
 
     try:
         return parse_utc(read_submission(folder / TIMESTAMP, limit=200).strip()), None
-    except (ExtractError, ValueError, OverflowError) as e:
+    except (ExtractError, ValueError, OverflowError, TypeError) as e:
         return None, f"{TIMESTAMP} could not be read ({e}); lateness not checked"
 
 
@@ -203,7 +203,7 @@ def parse_due(text: str) -> datetime:
 
     try:
         return parse_utc(text)
-    except (ValueError, OverflowError) as e:
+    except (ValueError, OverflowError, TypeError) as e:
         raise GradeError(
             f"cannot read the due date {text!r} ({e}); give e.g. '2026-12-01 23:59:00 UTC'"
         ) from e
@@ -222,7 +222,15 @@ def due_dates(given: list[str] | None, config: Path | None) -> dict[str | None, 
         except Exception as e:  # the instructor's own Python: whatever it raises, say where
             raise GradeError(f"{config}: cannot be read ({type(e).__name__}: {e})") from e
         if "due_dates" in loaded.Autograder:
-            for name, when in dict(loaded.Autograder.due_dates).items():
+            configured = loaded.Autograder.due_dates
+            if isinstance(configured, str):  # one date for every assignment
+                configured = {None: configured}
+            if not isinstance(configured, dict):
+                raise GradeError(
+                    f"{config}: c.Autograder.due_dates must map assignments to dates, e.g. "
+                    "{'04_softmax_masks': '2026-12-01 23:59 UTC'}"
+                )
+            for name, when in configured.items():
                 dates[name] = parse_due(str(when))
     for item in given or []:
         name, sep, when = item.partition("=")
