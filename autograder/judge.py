@@ -231,7 +231,7 @@ class Assignment:
     """What one lesson's assignment is worth: its exercises and questions, fixed by the contract
     (never by what a submission happens to define)."""
 
-    lesson: str  # "04"
+    lesson: str  # the lesson's number, "04"
     exercises: tuple[Exercise, ...]
     questions: tuple[str, ...]  # question ids, "04_1", ...
 
@@ -249,10 +249,11 @@ class Assignment:
 
 
 def assignment(lesson: str) -> Assignment:
-    """Lesson ``lesson``'s exercises (``Exercise.lesson``) and questions (ids ``<lesson>_n``)."""
+    """Lesson ``lesson``'s exercises and questions: those whose ``Exercise.lesson`` (the lesson
+    folder, ``04_softmax_masks``) starts with its number, and the question ids ``<lesson>_n``."""
     from autograder.questions import QUESTIONS
 
-    exercises = tuple(ex for ex in all_exercises().values() if ex.lesson == lesson)
+    exercises = tuple(ex for ex in all_exercises().values() if ex.lesson[:2] == lesson)
     questions = tuple(q for q in QUESTIONS if q.split("_")[0] == lesson)
     return Assignment(lesson, exercises, questions)
 
@@ -311,7 +312,7 @@ def judge_assignment(
     notes = []
     for name in code.order:
         if name in contract and name not in work.items:
-            lesson = exercises[name].lesson if name in exercises else name.split("_")[1]
+            lesson = exercises[name].lesson[:2] if name in exercises else name.split("_")[1]
             what = "a question" if name.startswith("answer_") else "an exercise"
             notes.append(
                 f"ignored `{name}`: it is {what} of lesson {lesson}, graded in that lesson's "
