@@ -11,7 +11,10 @@ that does not parse is reported and skipped; the others are still graded.
 from __future__ import annotations
 
 import ast
+import errno
 import json
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +27,13 @@ KEPT = (
     ast.Assign,
     ast.AnnAssign,
 )
+
+
+# A course notebook is a few hundred kilobytes, with plots a few megabytes; its code is tens of
+# kilobytes. Anything far bigger is refused before it is parsed, since parsing costs the judge time
+# and memory (an 18 MB file of 3 million statements took 49 s and 7 GB).
+MAX_FILE_BYTES = 32 * 2**20  # a whole .ipynb, outputs included
+MAX_CODE_BYTES = 2 * 2**20  # the code the grader parses: a .py file, or a notebook's code cells
 
 
 class ExtractError(Exception):
@@ -42,6 +52,8 @@ class LearnerCode:
     cells: list[Cell]
     defined: set[str]  # top-level names the kept statements define (what could be an exercise)
     problems: list[str] = field(default_factory=list)  # cells that could not be parsed
+    order: list[str] = field(default_factory=list)  # ``defined``, in the order first defined
+    callables: set[str] = field(default_factory=set)  # the names ``def`` and ``class`` define
 
     def names(self, among: set[str] | dict) -> list[str]:
         """The exercise names (of ``among``) this code defines, in contract order."""
@@ -88,6 +100,9 @@ def _keep_definitions(source: str, label: str, code: LearnerCode) -> None:
     except SyntaxError as e:
         code.problems.append(f"{label} has a syntax error on line {e.lineno}: {e.msg}; skipped it")
         return
+    except (RecursionError, MemoryError, ValueError):
+        code.problems.append(f"{label} is nested too deeply to be read as Python; skipped it")
+        return
     lines = source.splitlines()
     keep = [False] * len(lines)
     for node in tree.body:
@@ -95,7 +110,12 @@ def _keep_definitions(source: str, label: str, code: LearnerCode) -> None:
             start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
             for i in range(start - 1, node.end_lineno):
                 keep[i] = True
-            code.defined.update(_bound_names(node))
+            for name in sorted(_bound_names(node)):
+                if name not in code.defined:
+                    code.order.append(name)
+                code.defined.add(name)
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                code.callables.add(node.name)
     if any(keep):
         kept = "\n".join(ln if k else "" for ln, k in zip(lines, keep, strict=True))
         code.cells.append(Cell(label, kept))
@@ -109,35 +129,101 @@ def from_sources(file: str, sources: list[tuple[str, str]]) -> LearnerCode:
     return code
 
 
-def from_file(path: str | Path) -> LearnerCode:
-    """Read a ``.py`` file or an ``.ipynb`` notebook; never modifies it."""
+def read_submission(path: str | Path, limit: int = MAX_FILE_BYTES) -> str:
+    """The text of a learner's file, read without following a symbolic link and at most ``limit``
+    bytes long; anything else (a link, a folder, a device, a huge file, not UTF-8) is an
+    :class:`ExtractError` that says what was wrong."""
     path = Path(path)
-    if not path.is_file():
-        raise ExtractError(f"{path}: no such file. Give the path of a .py file or .ipynb notebook.")
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ExtractError(f"{path}: cannot read it as UTF-8 text ({e}).") from e
-    if not text.strip():
-        raise ExtractError(f"{path}: the file is empty. Save your work and try again.")
-    if path.suffix == ".ipynb":
-        import nbformat  # only for notebooks: it takes longer to import than a .py takes to grade
-
-        try:
-            nb = nbformat.reads(text, as_version=4)
-        except (json.JSONDecodeError, nbformat.reader.NotJSONError) as e:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
             raise ExtractError(
-                f"{path}: not a notebook (not valid JSON: {e}). If you edited it by hand, "
-                "re-open it in Jupyter and save it, or restore it from a checkpoint."
+                f"{path.name}: is a symbolic link. The grader reads only a regular file: "
+                "submit the file itself, not a link to it."
             ) from e
-        except Exception as e:  # nbformat's own validation errors, unknown versions
-            raise ExtractError(f"{path}: not a readable notebook ({e}).") from e
-        sources = [
-            (f"cell {i}", cell.source)
-            for i, cell in enumerate(nb.cells, start=1)
-            if cell.cell_type == "code"
-        ]
-        return from_sources(str(path), sources)
-    if path.suffix == ".py":
-        return from_sources(str(path), [(path.name, text)])
-    raise ExtractError(f"{path}: expected a .py file or an .ipynb notebook, got '{path.suffix}'.")
+        if e.errno == errno.ENOENT:
+            raise ExtractError(
+                f"{path}: no such file. Give the path of a .py file or .ipynb notebook."
+            ) from e
+        raise ExtractError(f"{path.name}: cannot open it ({e.strerror}).") from e
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ExtractError(
+                f"{path.name}: not a regular file. Give the path of a .py file or .ipynb notebook."
+            )
+        if info.st_size > limit:
+            raise ExtractError(_too_big(path, info.st_size, limit))
+        data = f.read(limit + 1)
+    if len(data) > limit:  # it grew while we read it
+        raise ExtractError(_too_big(path, len(data), limit))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ExtractError(
+            f"{path.name}: cannot read it as UTF-8 text ({e.reason} at byte {e.start}). "
+            "Save it from Jupyter or your editor as UTF-8."
+        ) from e
+
+
+def _too_big(path: Path, size: int, limit: int, what: str = "") -> str:
+    return (
+        f"{path.name}: {size / 2**20:.1f} MB{what}, more than the {limit / 2**20:.0f} MB the "
+        "grader reads. A lesson's code is far smaller: clear the outputs (Kernel > Restart and "
+        "Clear All Outputs) or remove large pasted data, and save it again."
+    )
+
+
+def _notebook_sources(path: Path, text: str) -> list[tuple[str, str]]:
+    import nbformat  # only for notebooks: it takes longer to import than a .py takes to grade
+
+    damaged = (
+        "If you edited it by hand, re-open it in Jupyter and save it, or restore it from a "
+        "checkpoint."
+    )
+    try:
+        nb = nbformat.reads(text, as_version=4)
+    except (json.JSONDecodeError, nbformat.reader.NotJSONError) as e:
+        raise ExtractError(f"{path.name}: not a notebook (not valid JSON: {e}). {damaged}") from e
+    except Exception as e:  # nbformat's own errors: unknown versions, not a notebook at all
+        raise ExtractError(f"{path.name}: not a readable notebook ({e}). {damaged}") from e
+    cells = nb.get("cells") if isinstance(nb, dict) else None
+    if not isinstance(cells, list):
+        raise ExtractError(
+            f"{path.name}: not a readable notebook (it has no list of cells). {damaged}"
+        )
+    sources = []
+    for i, cell in enumerate(cells, start=1):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source")
+        if not isinstance(source, str):
+            raise ExtractError(
+                f"{path.name}: cell {i} is damaged (it has no source text). {damaged}"
+            )
+        sources.append((f"cell {i}", source))
+    return sources
+
+
+def from_file(path: str | Path, label: str | None = None) -> LearnerCode:
+    """Read a ``.py`` file or an ``.ipynb`` notebook; never modifies it.
+
+    ``label`` is how reports name the file (its path by default). Every way a file can fail to
+    be read is an :class:`ExtractError` with a message for the learner that names only the file
+    itself, not the folder it is in.
+    """
+    path = Path(path)
+    if path.suffix not in (".py", ".ipynb"):
+        raise ExtractError(
+            f"{path.name}: expected a .py file or an .ipynb notebook, got '{path.suffix}'."
+        )
+    limit = MAX_FILE_BYTES if path.suffix == ".ipynb" else MAX_CODE_BYTES
+    text = read_submission(path, limit)
+    if not text.strip():
+        raise ExtractError(f"{path.name}: the file is empty. Save your work and try again.")
+    sources = _notebook_sources(path, text) if path.suffix == ".ipynb" else [(path.name, text)]
+    size = sum(len(source.encode("utf-8")) for _, source in sources)
+    if size > MAX_CODE_BYTES:
+        raise ExtractError(_too_big(path, size, MAX_CODE_BYTES, " of code"))
+    return from_sources(str(path) if label is None else label, sources)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import textwrap
 
-from autograder.judge import Result
+from autograder.judge import Result, printable
 from autograder.mistakes import MISTAKES
 
 
@@ -23,22 +23,28 @@ def _indent(text: str, prefix: str = "      ") -> str:
     return textwrap.indent(text, prefix)
 
 
-def human(file: str, results: list[Result]) -> str:
-    """The report a learner reads in a terminal."""
+def human(file: str, results: list[Result], notes: list[str] = ()) -> str:
+    """The report a learner reads in a terminal.
+
+    Only the report writes lines that start at the margin or with ``PASS``/``FAIL``: everything
+    else (messages, which can quote what learner code returned, and notes) is printable text,
+    indented under the exercise it belongs to, so learner code cannot forge or hide a line.
+    """
     width = max(len(r.exercise) for r in results)
-    lines = [file]
+    lines = [printable(file)]
     for r in results:
         status = "PASS" if r.passed else "FAIL"
         lines.append(f"  {status}  {r.exercise:<{width}}  {r.points:g}/{r.max_points:g}")
         if not r.passed:
-            lines.append(_indent(r.message))
+            lines.append(_indent(printable(r.message)))
             hint = mistake_line(r.mistake)
             if hint:
                 lines.append(_indent(textwrap.fill(hint, 92, break_on_hyphens=False)))
+    lines += [_indent(f"Note: {printable(note)}", "  ") for note in notes]
     score = sum(r.points for r in results)
     total = sum(r.max_points for r in results)
     passed = sum(r.passed for r in results)
-    lines.append(f"Score: {score:g}/{total:g} ({passed} of {len(results)} exercises passed)")
+    lines.append(f"Score: {score:g}/{total:g} ({passed} of {len(results)} passed)")
     return "\n".join(lines)
 
 
