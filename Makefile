@@ -57,7 +57,7 @@ release: install
 	$(PY) scripts/release.py
 
 grade: install
-	$(PY) -m autograder grade $(SUBMISSIONS) --out $(GRADES)
+	$(PY) -m autograder grade $(SUBMISSIONS) --out $(GRADES) $(GRADE_OPTIONS)
 
 bench: install
 	$(PY) bench/bench_reference.py

@@ -22,7 +22,6 @@ import functools
 import hashlib
 import os
 import re
-import shutil
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -33,7 +32,7 @@ from tqdm import tqdm
 from autograder import report
 from autograder.extract import ExtractError, from_file, read_submission
 from autograder.judge import Result, assignment, judge_assignment, printable
-from autograder.sandbox import warm_up
+from autograder.sandbox import close_kept, isolated, strong_isolation_available
 
 # What the table says about each student and assignment, besides the points.
 GRADED = "graded"  # judged; on time, or no due date or no time to compare with
@@ -49,11 +48,6 @@ TIMESTAMP = "timestamp.txt"  # nbgrader writes the submission time here
 
 class GradeError(Exception):
     """The class cannot be graded at all (the CLI exits 2 with this message)."""
-
-
-def strong_isolation_available() -> bool:
-    """Whether learner code can be isolated by the operating system here (bubblewrap)."""
-    return shutil.which("bwrap") is not None
 
 
 WEAK_SANDBOX = (
@@ -267,9 +261,14 @@ def grade_one(
     due: datetime | None,
     time_limit: float | None = None,
     late_penalty: float = 0.0,
+    allow_weak_sandbox: bool = False,
 ) -> Graded:
     """One student's submission of one assignment; never raises. A late one loses the fraction
-    ``late_penalty`` of its points."""
+    ``late_penalty`` of its points.
+
+    It is judged in this thread's sandbox, kept from one submission to the next but never shared
+    by two at once, and reset between them (every process killed, its files emptied): starting
+    a sandbox per submission costs seconds of CPU each (see SECURITY.md)."""
     work = assignment(lesson_of(name))
     graded = Graded(student, name, NOT_SUBMITTED, work.max_points)
     if isinstance(folder, str) or (folder is not None and folder.refused):
@@ -292,7 +291,8 @@ def grade_one(
         graded.submitted, note = _submitted(folder.path)
         graded.notes += [note] if note else []
         code = from_file(path, label=path.name)
-        results, notes = judge_assignment(code, work, time_limit=time_limit)
+        with isolated(allow_weak=allow_weak_sandbox, fresh=False):
+            results, notes = judge_assignment(code, work, time_limit=time_limit)
     except ExtractError as e:
         graded.status, graded.error = UNREADABLE, str(e)
         return graded
@@ -459,11 +459,15 @@ def grade_class(
         for name in names:
             folder = folders if isinstance(folders, str) else folders.get(name)
             due_date = dates.get(name, dates.get(None))
-            tasks.append((student, name, folder, due_date, time_limit, late_penalty))
-    warm_up()
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(grade_one, *task) for task in tasks]
-        rows = [f.result() for f in tqdm(futures, desc="grading", unit="submission")]
+            tasks.append(
+                (student, name, folder, due_date, time_limit, late_penalty, allow_weak_sandbox)
+            )
+    try:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(grade_one, *task) for task in tasks]
+            rows = [f.result() for f in tqdm(futures, desc="grading", unit="submission")]
+    finally:
+        close_kept()
     table = GradeTable(rows, out, out.with_name(out.stem + "_feedback"), ignored)
     _write_csv(table, keep)
     _write_feedback(table)
