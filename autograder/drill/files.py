@@ -21,7 +21,9 @@ HEADER = "# drill: "  # the first line of a drill file names its drill
 
 def _comment(text: str, width: int = 92, indent: str = "# ") -> str:
     hang = "#" + " " * (len(indent) - 1 + (0 if indent.endswith("- ") else 2))
-    return textwrap.fill(text, width, initial_indent=indent, subsequent_indent=hang)
+    return textwrap.fill(
+        text, width, initial_indent=indent, subsequent_indent=hang, break_on_hyphens=False
+    )
 
 
 def _stub(ex: contract.Exercise) -> str:
