@@ -41,7 +41,8 @@ SPEC: dict[str, str] = {
     "merge_heads": "the inverse of split_heads: (B, h, L, d_head) -> (B, L, h * d_head).",
     "MultiHeadAttention": "nn.Module with attributes w_q, w_k, w_v, w_o = nn.Linear(d_model, "
     "d_model, bias=bias); forward(query, key=None, value=None, mask=None) -> (output (B, Lq, "
-    "d_model), weights (B, h, Lq, Lk)); self-attention when key and value are None. With the "
+    "d_model), weights (B, h, Lq, Lk)); the mask broadcasts to (B, h, Lq, Lk); "
+    "self-attention when key and value are None. With the "
     "weights of nn.MultiheadAttention copied in (in_proj chunks q, k, v; out_proj is w_o) it "
     "matches it.",
     "mha_num_parameters": "int, the number of parameters of MultiHeadAttention(d_model, "
@@ -166,14 +167,16 @@ COMPOSITES = (
         "(scale by sqrt(d_head)), merge the heads and mix them with w_o.",
         (
             "Shapes: (B, L, d_model) -> view (B, L, h, d_head) -> transpose (B, h, L, d_head).",
-            "A mask of shape (B, Lq, Lk) or (Lq, Lk) needs a head dim to broadcast: "
-            "mask.unsqueeze(-3) when it has 3 dims.",
+            "The mask broadcasts to the per-head scores (B, h, Lq, Lk), e.g. (Lq, Lk) or "
+            "(B, 1, Lq, Lk): apply it to each head's scores as in SDPA (a caller with a (B, Lk) "
+            "padding mask passes mask[:, None, None, :]).",
             "key and value default to query (self-attention). Merge: transpose(1, 2) then "
             "reshape (B, Lq, d_model), then w_o.",
         ),
         "Heads are slices of the projected features, not copies: the parameter count is "
         "4 * d_model^2 (+ biases) whatever the number of heads. Scale by sqrt(d_head), not "
-        "sqrt(d_model).",
+        "sqrt(d_model). (The reference's extra `cache` argument is lesson 09's KV cache, not "
+        "part of this drill.)",
     ),
     Drill(
         "masks",
