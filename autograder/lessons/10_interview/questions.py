@@ -137,7 +137,7 @@ QUESTIONS = [
         hint="Follow the residual path from the loss to the first layer in each arrangement.",
         why="Xiong et al. (2020), 'On Layer Normalization in the Transformer Architecture': "
         "Post-LN has large gradients near the output at initialisation and needs warm-up; Pre-LN "
-        "does not. Lesson 08 measures the gradient norms per layer.",
+        "does not.",
         choices={"a": "Post-LN more stable", "b": "Pre-LN more stable", "c": "same"},
         known_wrong={
             "a": "Post-LN is the original, but it is the one that needs warm-up",
