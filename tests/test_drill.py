@@ -33,7 +33,7 @@ def scaled_dot_product_attention(q, k, v, mask=None):
         if mask.dtype == torch.bool:
             scores = scores.masked_fill(~mask, float("-inf"))
         else:
-            scores = scores + mask
+            scores = scores + mask.to(scores.dtype)
     weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
     return weights @ v, weights
 """

@@ -33,7 +33,8 @@ SPEC: dict[str, str] = {
     "scaled_dot_product_attention": "returns (output (..., Lq, d_v), weights (..., Lq, Lk)); "
     "output matches F.scaled_dot_product_attention(q, k, v, attn_mask=mask). `mask` is either "
     "bool (True = may attend) or float (added to the scores before the softmax, like SDPA's float "
-    "attn_mask; -inf entries block).",
+    "attn_mask; -inf entries block). A float32 mask may come with float16/bfloat16 inputs: add "
+    "it as mask.to(scores.dtype), so the output keeps the inputs' dtype.",
     "SelfAttention": "nn.Module with attributes w_q, w_k, w_v = nn.Linear(d_model, d_*, "
     "bias=False); forward(x, mask=None) -> (output, weights).",
     "split_heads": "(B, L, h * d_head) -> (B, h, L, d_head); head i takes features "
@@ -41,7 +42,8 @@ SPEC: dict[str, str] = {
     "merge_heads": "the inverse of split_heads: (B, h, L, d_head) -> (B, L, h * d_head).",
     "MultiHeadAttention": "nn.Module with attributes w_q, w_k, w_v, w_o = nn.Linear(d_model, "
     "d_model, bias=bias); forward(query, key=None, value=None, mask=None) -> (output (B, Lq, "
-    "d_model), weights (B, h, Lq, Lk)); the mask broadcasts to (B, h, Lq, Lk); "
+    "d_model), weights (B, h, Lq, Lk)); the mask (bool or float, as in SDPA) broadcasts to "
+    "(B, h, Lq, Lk); "
     "self-attention when key and value are None. With the "
     "weights of nn.MultiheadAttention copied in (in_proj chunks q, k, v; out_proj is w_o) it "
     "matches it.",
@@ -148,7 +150,7 @@ COMPOSITES = (
         (
             "Write the shapes first: scores are (..., Lq, Lk) = q @ k.transpose(-2, -1).",
             "Scale by sqrt(d_k) = sqrt(q.size(-1)) before masking. A bool mask: fill the False "
-            "positions with -inf (torch.masked_fill). A float mask: scores + mask.",
+            "positions with -inf (masked_fill). A float mask: scores + mask.to(scores.dtype).",
             "A row that is all -inf gives NaN in softmax: replace NaN rows by 0 (torch.nan_to_num "
             "or torch.where on the row's max being -inf).",
         ),
