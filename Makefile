@@ -59,6 +59,13 @@ release: install
 grade: install
 	$(PY) -m autograder grade $(SUBMISSIONS) --out $(GRADES) $(GRADE_OPTIONS)
 
+# Interview practice: `make drill` says what to practise next; any verb works, e.g.
+#   make drill DRILL="start sdpa-mask"   make drill DRILL="check drill_sdpa-mask.py"
+DRILL ?= next
+.PHONY: drill
+drill: install
+	$(PY) -m autograder drill $(DRILL)
+
 bench: install
 	$(PY) bench/bench_reference.py
 	$(PY) bench/bench_grader.py

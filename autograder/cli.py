@@ -132,5 +132,10 @@ def _grade(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["drill"]:  # the interview trainer has verbs of its own
+        from autograder.drill.cli import main as drill
+
+        return drill(argv[1:])
     args = _parser().parse_args(argv)  # bad arguments exit 2 with argparse's message
     return _check(args) if args.verb == "check" else _grade(args)

@@ -1,0 +1,246 @@
+"""The drills: each contract exercise, plus composite whiteboard drills that grade several.
+
+A drill names the contract exercises it grades (rows of :mod:`autograder.contract`), so it is
+graded by the same checks, with the same named mistakes, as the lessons. What the checks rely on
+and a learner cannot guess (the return value, the mask polarity, the layer names) is written into
+the blank file ``start`` gives, from :data:`SPEC` (the contract's text, one line per exercise) and
+:data:`CONVENTIONS`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from autograder import contract
+
+# What each exercise must do, as COURSE_SPEC.md states it (tests check that every row has one).
+SPEC: dict[str, str] = {
+    "project_qkv": "returns (q, k, v) = (x @ w_q, x @ w_k, x @ w_v); w_*: (d_model, d_k or d_v).",
+    "QKVProjection": "nn.Module with attributes w_q, w_k, w_v = nn.Linear(d_model, d_*, "
+    "bias=False); forward(x) -> (q, k, v).",
+    "attention_scores": "unscaled q @ k^T, shape (..., Lq, Lk).",
+    "scaled_attention_scores": "q @ k^T / sqrt(d_k), shape (..., Lq, Lk).",
+    "dot_product_variance": "the empirical variance (a Python float) of q . k for q, k with "
+    "i.i.d. N(0, 1) entries of length d_k (about d_k); use `generator` for the samples.",
+    "softmax_entropy": "Shannon entropy in nats of each distribution along `dim`; 0 * log 0 = 0.",
+    "softmax": "numerically stable softmax along `dim` without torch.softmax / F.softmax; a row "
+    "of all -inf gives zeros; huge finite inputs give no NaN or inf.",
+    "causal_mask": "bool (L, L) on `device`, True where key index <= query index.",
+    "padding_mask": "bool (B, max_len), True at real (non-pad) positions; lengths: (B,) int "
+    "tensor.",
+    "masked_scores": "the scores with masked-out (False) positions set so that softmax gives them "
+    "weight exactly 0, in any float dtype (float16 included).",
+    "scaled_dot_product_attention": "returns (output (..., Lq, d_v), weights (..., Lq, Lk)); "
+    "output matches F.scaled_dot_product_attention(q, k, v, attn_mask=mask). `mask` is either "
+    "bool (True = may attend) or float (added to the scores before the softmax, like SDPA's float "
+    "attn_mask; -inf entries block). A float32 mask may come with float16/bfloat16 inputs: add "
+    "it as mask.to(scores.dtype), so the output keeps the inputs' dtype.",
+    "SelfAttention": "nn.Module with attributes w_q, w_k, w_v = nn.Linear(d_model, d_*, "
+    "bias=False); forward(x, mask=None) -> (output, weights).",
+    "split_heads": "(B, L, h * d_head) -> (B, h, L, d_head); head i takes features "
+    "[i * d_head, (i + 1) * d_head).",
+    "merge_heads": "the inverse of split_heads: (B, h, L, d_head) -> (B, L, h * d_head).",
+    "MultiHeadAttention": "nn.Module with attributes w_q, w_k, w_v, w_o = nn.Linear(d_model, "
+    "d_model, bias=bias); forward(query, key=None, value=None, mask=None) -> (output (B, Lq, "
+    "d_model), weights (B, h, Lq, Lk)); the mask (bool or float, as in SDPA) broadcasts to "
+    "(B, h, Lq, Lk); "
+    "self-attention when key and value are None. With the "
+    "weights of nn.MultiheadAttention copied in (in_proj chunks q, k, v; out_proj is w_o) it "
+    "matches it.",
+    "mha_num_parameters": "int, the number of parameters of MultiHeadAttention(d_model, "
+    "num_heads, bias).",
+    "sinusoidal_positional_encoding": "(max_len, d_model); PE[p, 2i] = sin(p / 10000^(2i / "
+    "d_model)), PE[p, 2i + 1] = cos(same); an odd d_model raises ValueError.",
+    "LearnedPositionalEmbedding": "nn.Module with attribute embedding = nn.Embedding(max_len, "
+    "d_model); forward(x: (B, L, d_model)) returns x plus the embeddings of positions 0..L-1; "
+    "L > max_len raises ValueError.",
+    "apply_rope": "rotates each pair (x[..., 2i], x[..., 2i+1]) by the angle p * base^(-2i/d) "
+    "(RoFormer's interleaved pairs); positions defaults to 0..L-1; same dtype out as in.",
+    "FeedForward": "nn.Module with attributes linear1 = nn.Linear(d_model, d_ff), linear2 = "
+    "nn.Linear(d_ff, d_model) (with bias), ReLU between, dropout `dropout`.",
+    "TransformerBlock": "nn.Module with attributes attn (your MultiHeadAttention, bias=True), ff "
+    "(your FeedForward), norm1, norm2 (nn.LayerNorm); Pre-LN when norm_first else Post-LN; "
+    "forward(x, mask=None) -> x; with weights copied it matches nn.TransformerEncoderLayer("
+    "batch_first=True, norm_first=..., dropout=0).",
+    "TinyTransformer": "a causal decoder-only language model; forward(tokens: (B, L) long) -> "
+    "logits (B, L, vocab_size).",
+    "sliding_window_mask": "bool (L, L), True where 0 <= i - j < window.",
+    "tiled_attention": "the output only (no weights); online softmax over blocks of keys "
+    "(FlashAttention's algorithm); equals SDPA; never builds an (Lq, Lk) matrix.",
+    "KVCache": "a plain class; append(k, v) -> (k_all, v_all), concatenating along the sequence "
+    "dim (-2).",
+}
+
+# The conventions every check relies on, and which exercises each applies to.
+_ATTENTION = ("scaled_dot_product_attention", "SelfAttention", "MultiHeadAttention")
+_MASKED = _ATTENTION + ("masked_scores", "TransformerBlock")
+CONVENTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "Tensors are batch-first, (..., seq_len, dim); any number of leading batch dims works; "
+        "Lq, Lk, d_k, d_v may all differ.",
+        tuple(contract.NAMES),
+    ),
+    ("Return a tuple (output, weights), not just the output.", _ATTENTION),
+    (
+        "A bool mask broadcasts to (..., Lq, Lk) and True = this query MAY attend to this key "
+        "(F.scaled_dot_product_attention's convention; nn.MultiheadAttention's is the opposite).",
+        _MASKED + ("causal_mask", "padding_mask", "sliding_window_mask"),
+    ),
+    (
+        "A query whose keys are all masked gets all-zero weights and an all-zero output (no NaN).",
+        _MASKED + ("softmax",),
+    ),
+    (
+        "Block with -inf, not -1e9 (-1e9 overflows float16).",
+        _MASKED,
+    ),
+    (
+        "Create every tensor on the input's device with the input's dtype.",
+        tuple(contract.NAMES),
+    ),
+    (
+        "Layers are nn.Linear attributes named exactly as in the contract (the checks load known "
+        "weights into them by name).",
+        tuple(n for n in contract.NAMES if n[0].isupper() and n != "KVCache"),
+    ),
+    (
+        "Do not call what the drill asks you to build (F.scaled_dot_product_attention, "
+        "nn.MultiheadAttention, torch.softmax in softmax, ...) or course_lib: no points for it. "
+        "Helpers you write yourself in the same file are fine.",
+        tuple(contract.NAMES),
+    ),
+)
+
+
+def conventions(exercises: tuple[str, ...]) -> list[str]:
+    return [text for text, applies in CONVENTIONS if set(exercises) & set(applies)]
+
+
+@dataclass(frozen=True)
+class Drill:
+    name: str  # what `drill start NAME` takes
+    title: str
+    exercises: tuple[str, ...]  # the contract exercises it grades
+    difficulty: int  # 1 easy .. 3 hard
+    minutes: int  # the target time
+    statement: str = ""  # the problem, beyond the exercises' SPEC lines
+    hints: tuple[str, ...] = ()  # in levels; the catalogue's mistakes come after them
+    explanation: str = ""  # shown with the model answer
+
+    @property
+    def target_seconds(self) -> float:
+        return 60.0 * self.minutes
+
+
+def _difficulty(ex: contract.Exercise) -> int:
+    return min(3, ex.points + (ex.name[0].isupper() and ex.name != "KVCache"))
+
+
+COMPOSITES = (
+    Drill(
+        "sdpa-mask",
+        "SDPA with an additive or bool mask",
+        ("scaled_dot_product_attention",),
+        2,
+        10,
+        "The classic whiteboard question. Before you write code, say which mask convention you "
+        "use (here: bool True = may attend, as F.scaled_dot_product_attention; a float mask is "
+        "added to the scores). Write softmax(q k^T / sqrt(d_k) + mask) v for both mask forms, "
+        "returning the weights too.",
+        (
+            "Write the shapes first: scores are (..., Lq, Lk) = q @ k.transpose(-2, -1).",
+            "Scale by sqrt(d_k) = sqrt(q.size(-1)) before masking. A bool mask: fill the False "
+            "positions with -inf (masked_fill). A float mask: scores + mask.to(scores.dtype).",
+            "A row that is all -inf gives NaN in softmax: replace NaN rows by 0 (torch.nan_to_num "
+            "or torch.where on the row's max being -inf).",
+        ),
+        "Scaling keeps the variance of the scores at 1 whatever d_k is; the mask must go in "
+        "before the softmax so the remaining weights renormalise; -inf (not -1e9) survives "
+        "float16; a fully masked row is defined as zeros, as PyTorch's SDPA does.",
+    ),
+    Drill(
+        "mha",
+        "MHA from scratch",
+        ("MultiHeadAttention",),
+        3,
+        20,
+        "Multi-head attention as nn.Module. Project query, key and value with w_q, w_k, w_v, "
+        "split d_model into num_heads slices of d_head = d_model // num_heads, attend per head "
+        "(scale by sqrt(d_head)), merge the heads and mix them with w_o.",
+        (
+            "Shapes: (B, L, d_model) -> view (B, L, h, d_head) -> transpose (B, h, L, d_head).",
+            "The mask broadcasts to the per-head scores (B, h, Lq, Lk), e.g. (Lq, Lk) or "
+            "(B, 1, Lq, Lk): apply it to each head's scores as in SDPA (a caller with a (B, Lk) "
+            "padding mask passes mask[:, None, None, :]).",
+            "key and value default to query (self-attention). Merge: transpose(1, 2) then "
+            "reshape (B, Lq, d_model), then w_o.",
+        ),
+        "Heads are slices of the projected features, not copies: the parameter count is "
+        "4 * d_model^2 (+ biases) whatever the number of heads. Scale by sqrt(d_head), not "
+        "sqrt(d_model). (The reference's extra `cache` argument is lesson 09's KV cache, not "
+        "part of this drill.)",
+    ),
+    Drill(
+        "masks",
+        "causal mask + padding mask",
+        ("causal_mask", "padding_mask", "masked_scores"),
+        2,
+        10,
+        "Build a causal mask and a padding mask, and apply a mask to scores. A decoder combines "
+        "them: causal (L, L) & padding[:, None, :] (B, 1, L) -> (B, L, L).",
+        (
+            "torch.tril(torch.ones(L, L, dtype=torch.bool)) is True on and below the diagonal.",
+            "Padding: torch.arange(max_len) < lengths[:, None].",
+            "masked_scores: scores.masked_fill(~mask, float('-inf')) - not in place.",
+        ),
+        "True = may attend throughout; the padding mask masks keys (columns), not queries.",
+    ),
+    Drill(
+        "rope",
+        "RoPE",
+        ("apply_rope",),
+        3,
+        15,
+        "Rotary position embedding: rotate each interleaved pair of features by an angle that "
+        "grows with the position, so that q_m . k_n depends only on m - n.",
+        (
+            "theta_i = base^(-2i/d) for i in 0..d/2-1; angle = positions[:, None] * theta.",
+            "Pairs are x[..., 0::2] and x[..., 1::2]: (a, b) -> (a cos - b sin, a sin + b cos).",
+            "Interleave back with torch.stack([..., ...], dim=-1).flatten(-2); keep x's dtype.",
+        ),
+        "A rotation by p * theta of q and by n * theta of k leaves their dot product depending "
+        "only on p - n: relative positions from an absolute operation.",
+    ),
+    Drill(
+        "tiled",
+        "tiled attention",
+        ("tiled_attention",),
+        3,
+        25,
+        "FlashAttention's algorithm: loop over blocks of keys, keep a running row max m, a "
+        "running denominator l and an unnormalised output; rescale them when the max grows.",
+        (
+            "For each key block: s = q @ k_blk^T * scale; m_new = max(m, s.max(-1)).",
+            "Rescale: l = l * exp(m - m_new) + exp(s - m_new).sum(-1); the same factor for the "
+            "output accumulator.",
+            "causal=True: mask the block's scores where key index > query index; divide by l "
+            "at the end.",
+        ),
+        "Exact, not approximate: the online softmax gives the same result as a full softmax "
+        "while holding only (Lq, block) scores at a time.",
+    ),
+)
+
+
+def _single(ex: contract.Exercise) -> Drill:
+    return Drill(ex.name, ex.name, (ex.name,), _difficulty(ex), 5 * _difficulty(ex), explanation="")
+
+
+DRILLS: dict[str, Drill] = {d.name: d for d in (*map(_single, contract.CONTRACT), *COMPOSITES)}
+
+
+def find(name: str) -> Drill:
+    """The drill named ``name`` (``KeyError`` with the list when there is none)."""
+    if name in DRILLS:
+        return DRILLS[name]
+    raise KeyError(f"no drill named {name!r}; the drills are: {', '.join(DRILLS)}")

@@ -1,0 +1,116 @@
+"""The files of a drill: the blank file ``start`` writes, and the model answer ``reveal`` shows.
+
+The blank file carries the contract's signatures (:mod:`autograder.contract`), what each
+exercise must do (:data:`catalogue.SPEC`) and the conventions the checks rely on. The model
+answer is the course's reference, read from ``course_lib`` with ``inspect.getsource`` (with the
+course functions it calls), never a copy.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import textwrap
+
+from autograder import contract
+from autograder.drill.catalogue import Drill, conventions
+
+HEADER = "# drill: "  # the first line of a drill file names its drill
+
+
+def _comment(text: str, width: int = 92, indent: str = "# ") -> str:
+    hang = "#" + " " * (len(indent) - 1 + (0 if indent.endswith("- ") else 2))
+    return textwrap.fill(
+        text, width, initial_indent=indent, subsequent_indent=hang, break_on_hyphens=False
+    )
+
+
+def _stub(ex: contract.Exercise) -> str:
+    if ex.name[0].isupper():
+        init = ex.signature.replace("(", "(self, ", 1) if ex.signature != "()" else "(self)"
+        if ex.name == "KVCache":
+            body = "    def append(self, k, v):\n        raise NotImplementedError\n"
+        elif ex.name == "MultiHeadAttention":
+            body = "    def forward(self, query, key=None, value=None, mask=None):\n"
+            body += "        raise NotImplementedError\n"
+        elif ex.name in ("SelfAttention", "TransformerBlock"):
+            body = "    def forward(self, x, mask=None):\n        raise NotImplementedError\n"
+        elif ex.name == "TinyTransformer":
+            body = "    def forward(self, tokens):\n        raise NotImplementedError\n"
+        else:
+            body = "    def forward(self, x):\n        raise NotImplementedError\n"
+        base = "" if ex.name == "KVCache" else "(nn.Module)"
+        return (
+            f"class {ex.name}{base}:\n    def __init__{init}:\n"
+            + ("        super().__init__()\n" if base else "        pass\n")
+            + "        raise NotImplementedError\n\n"
+            + body
+        )
+    return f"def {ex.name}{ex.signature}:\n    raise NotImplementedError\n"
+
+
+def blank(drill: Drill, filename: str = "FILE") -> str:
+    """The text of a drill's blank file."""
+    from autograder.drill.catalogue import SPEC
+
+    lines = [f"{HEADER}{drill.name}", f"# {drill.title}: target {drill.minutes} min", "#"]
+    if drill.statement:
+        lines += [_comment(drill.statement), "#"]
+    lines.append("# Write, from a blank page (no notebook, no course_lib):")
+    for name in drill.exercises:
+        ex = contract.BY_NAME[name]
+        lines.append(_comment(f"{name}{ex.signature}: {SPEC[name]}", indent="#   "))
+    lines += ["#", "# Conventions the checks rely on:"]
+    lines += [_comment(c, indent="#   - ") for c in conventions(drill.exercises)]
+    lines += [
+        "#",
+        f"# Check:  .venv/bin/python -m autograder drill check {filename}",
+        f"# Hints:  .venv/bin/python -m autograder drill hint {drill.name} [1, 2, 3...]",
+        "",
+        "import math",
+        "",
+        "import torch",
+        "import torch.nn.functional as F  # noqa: F401",
+        "from torch import nn  # noqa: F401",
+        "",
+    ]
+    stubs = [_stub(contract.BY_NAME[n]) for n in drill.exercises]
+    return "\n".join(lines) + "\n\n" + "\n\n".join(stubs)
+
+
+def drill_of(text: str) -> str | None:
+    """The drill a file names on its first line (``# drill: NAME``), or None."""
+    first = text.lstrip().splitlines()[:1]
+    if first and first[0].startswith(HEADER):
+        return first[0][len(HEADER) :].strip()
+    return None
+
+
+def _course_objects(obj, seen: dict) -> None:
+    """``obj`` and, after it, the course_lib functions and classes its source refers to."""
+    key = f"{obj.__module__}:{obj.__qualname__}"
+    if key in seen:
+        return
+    source = inspect.getsource(obj)
+    seen[key] = source
+    module = importlib.import_module(obj.__module__)
+    names = {n.id for n in ast.walk(ast.parse(textwrap.dedent(source))) if isinstance(n, ast.Name)}
+    for name in sorted(names):
+        found = getattr(module, name, None)
+        if (
+            (inspect.isfunction(found) or inspect.isclass(found))
+            and getattr(found, "__module__", "").startswith("course_lib")
+            and found is not obj
+        ):
+            _course_objects(found, seen)
+
+
+def model_answer(drill: Drill) -> str:
+    """The reference source of the drill's exercises, with the course functions they call."""
+    seen: dict[str, str] = {}
+    for name in drill.exercises:
+        module, _, attr = contract.BY_NAME[name].reference.partition(":")
+        _course_objects(getattr(importlib.import_module(module), attr), seen)
+    parts = [f"# {key}\n{source}" for key, source in seen.items()]
+    return "\n\n".join(parts)
