@@ -43,6 +43,13 @@ MISTAKES = (
         "The variance is the square of the standard deviation: use .var(), not .std().",
     ),
     Mistake(
+        "num-samples-ignored",
+        ("dot_product_variance",),
+        "The num_samples argument is ignored",
+        "Draw exactly num_samples pairs (torch.randn(num_samples, d_k, generator=generator)) "
+        "and use every one of them: more samples must give a more precise estimate.",
+    ),
+    Mistake(
         "generator-ignored",
         ("dot_product_variance",),
         "The generator argument is ignored",
