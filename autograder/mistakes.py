@@ -68,6 +68,13 @@ GENERIC = (
         "Often a recursion without end or a native crash; run the cell again to see the error.",
     ),
     Mistake(
+        "modifies-input",
+        (),
+        "Changes the caller's input tensors in place",
+        "Use the out-of-place versions (k.transpose(-2, -1), scores.masked_fill(...), "
+        "x - m, q / c): the caller still needs its tensors as they were.",
+    ),
+    Mistake(
         "tampering",
         (),
         "Tries to change the grader or its results",

@@ -23,6 +23,7 @@ import torch
 
 from autograder.contract import CONTRACT
 from autograder.kit.exercise import CheckFailure
+from autograder.kit.inplace import KIND as INPUT_MODIFIED
 from autograder.kit.text import first_line, fmt_value
 from autograder.mistakes import get as get_mistake
 from autograder.sandbox import LearnerError, NotWrittenYet
@@ -125,7 +126,13 @@ def is_super_init_error(err: LearnerError) -> bool:
     )
 
 
+def is_input_modified(err: LearnerError) -> bool:
+    """The sandbox found an argument changed in place (``autograder.kit.inplace``)."""
+    return err.kind == INPUT_MODIFIED
+
+
 ERROR_PREDICATES: tuple[tuple[str, Callable[[LearnerError], bool]], ...] = (
+    ("modifies-input", is_input_modified),
     ("fill-overflows-fp16", is_fp16_overflow),
     ("view-not-contiguous", is_view_error),
     ("missing-super-init", is_super_init_error),
@@ -136,6 +143,8 @@ def learner_failed(c: Call, err: LearnerError, mutants: Mutants = ()) -> CheckFa
     """The failure for ``c`` raising ``err``, naming the mistake when one explains the error
     (and showing where in the learner's code it was raised when none does)."""
     mistake = diagnose_error(c, err, mutants)
+    if mistake == "modifies-input":
+        return fail(f"{c} returned, but {err.message}.", mistake)
     where = (
         "" if mistake or not err.traceback else "\n" + "\n".join(err.traceback.splitlines()[-3:])
     )
