@@ -50,6 +50,7 @@ grade: install
 bench: install
 	$(PY) bench/bench_reference.py
 	$(PY) bench/bench_grader.py
+	$(PY) bench/bench_startup.py
 
 doctor: install
 	$(PY) -m course_lib.device
