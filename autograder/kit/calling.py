@@ -131,8 +131,23 @@ def is_input_modified(err: LearnerError) -> bool:
     return err.kind == INPUT_MODIFIED
 
 
+MATRIX_ONLY_ERRORS = (
+    "self must be a matrix",  # torch.mm
+    "must be a 3D tensor",  # torch.bmm
+    "t() expects a tensor with <= 2 dimensions",  # .t()
+    "does not match the length of the desired ordering of dimensions",  # permute(...)
+    "number of dims don't match in permute",
+)
+
+
+def is_matrix_only(err: LearnerError) -> bool:
+    """torch.mm, torch.bmm, .t() or a fixed permute on inputs with more (or fewer) dims."""
+    return any(s in err.message for s in MATRIX_ONLY_ERRORS)
+
+
 ERROR_PREDICATES: tuple[tuple[str, Callable[[LearnerError], bool]], ...] = (
     ("modifies-input", is_input_modified),
+    ("matrix-only-op", is_matrix_only),
     ("fill-overflows-fp16", is_fp16_overflow),
     ("view-not-contiguous", is_view_error),
     ("missing-super-init", is_super_init_error),
@@ -145,6 +160,12 @@ def learner_failed(c: Call, err: LearnerError, mutants: Mutants = ()) -> CheckFa
     mistake = diagnose_error(c, err, mutants)
     if mistake == "modifies-input":
         return fail(f"{c} returned, but {err.message}.", mistake)
+    if mistake == "matrix-only-op":
+        return fail(
+            f"{c} raised {err.kind}: {first_line(err.message)}. torch.mm, torch.bmm, .t() and "
+            "a fixed permute work only for 2-D/3-D inputs; use @ and transpose(-2, -1).",
+            mistake,
+        )
     where = (
         "" if mistake or not err.traceback else "\n" + "\n".join(err.traceback.splitlines()[-3:])
     )
