@@ -31,8 +31,8 @@ SCALED_MUTANTS = (
 )
 
 SCALED_CASES = (
-    ((4, 4), (4, 4)),  # d_k = 4: / d_k, * sqrt(d_k) and no scaling all differ
-    ((3, 9), (5, 9)),  # Lq, Lk and d_k all differ: a scale from a length shows
+    ((3, 4), (5, 4)),  # d_k = 4: / d_k, * sqrt(d_k) and no scaling all differ; Lq != Lk != d_k
+    ((3, 9), (5, 9)),  # Lq, Lk and sqrt(d_k) all differ: a scale from a length shows
     ((2, 3, 4), (2, 5, 4)),
     ((2, 2, 3, 4), (2, 2, 5, 4)),
 )
