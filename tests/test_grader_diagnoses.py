@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from autograder.judge import judge_source
+from autograder.mistakes import MISTAKES
 
 BASE = (Path(__file__).parent / "submissions" / "correct" / "plain.py").read_text()
 
@@ -56,3 +57,19 @@ def test_a_dtype_mismatch_is_named_wrong_dtype(case):
     [result] = judge_source(BASE + "\n\nimport torch\n\n" + code, only=[name])
     assert (result.passed, result.mistake) == (False, "wrong-dtype"), result.message
     assert "dtype" in result.message
+
+
+def test_causal_mask_on_the_wrong_device_is_told_to_use_its_device_argument():
+    code = (
+        "def causal_mask(seq_len, device=None):\n"
+        "    return torch.ones(seq_len, seq_len, dtype=torch.bool).tril()\n"
+    )
+    [result] = judge_source(BASE + "\n\nimport torch\n\n" + code, only=["causal_mask"])
+    assert result.mistake == "created-on-cpu"
+    assert "the device it is given" in result.message and "x.device" not in result.message
+    assert "causal_mask's own device argument" in MISTAKES["created-on-cpu"].hint
+
+
+def test_hints_point_at_the_fix_of_the_exercise_that_names_them():
+    assert "dim=dim" in MISTAKES["ignores-dim-argument"].hint  # softmax_entropy divides nothing
+    assert "MultiHeadAttention" not in MISTAKES["projection-has-bias"].hint  # cited in lesson 01

@@ -130,9 +130,10 @@ def expect_tensor(
             diagnose(subject, c, mutants),
         )
     if device == "meta" and out.device.type != "meta":
+        inputs = any(isinstance(a, torch.Tensor) for a in c.args)
+        where = "the inputs' device" if inputs else "the device it is given"
         raise fail(
-            f"{c} (inputs on the 'meta' device) returned {what} on '{out.device.type}'; it must "
-            "stay on the inputs' device.",
+            f"{c} returned {what} on '{out.device.type}'; it must be on {where} ('meta' here).",
             "created-on-cpu",
         )
     if tuple(out.shape) != tuple(shape):

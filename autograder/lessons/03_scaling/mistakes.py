@@ -84,6 +84,7 @@ MISTAKES = (
         "ignores-dim-argument",
         ("softmax", "softmax_entropy"),
         "The dim argument is ignored (always the last dimension)",
-        "Reduce over the dim you are given, with keepdim=True where you divide.",
+        "Reduce over the dim you are given: .sum(dim=dim) (in softmax, also the max, with "
+        "keepdim=True so that the division lines up).",
     ),
 )
