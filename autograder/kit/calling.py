@@ -22,6 +22,7 @@ from typing import Any
 import torch
 
 from autograder.contract import CONTRACT
+from autograder.kit.devices import KIND as CREATED_ON_DEFAULT_DEVICE
 from autograder.kit.exercise import CheckFailure
 from autograder.kit.inplace import KIND as INPUT_MODIFIED
 from autograder.kit.text import first_line, fmt_value
@@ -103,6 +104,8 @@ def fail(message: str, mistake: str | None = None) -> CheckFailure:
 
 # Error predicates: mistakes recognised from the error the learner's code raised.
 def is_device_error(err: LearnerError) -> bool:
+    if err.kind == CREATED_ON_DEFAULT_DEVICE:  # autograder.kit.devices, in the sandbox
+        return True
     m = err.message
     return (
         "expected device" in m
@@ -158,7 +161,7 @@ def learner_failed(c: Call, err: LearnerError, mutants: Mutants = ()) -> CheckFa
     """The failure for ``c`` raising ``err``, naming the mistake when one explains the error
     (and showing where in the learner's code it was raised when none does)."""
     mistake = diagnose_error(c, err, mutants)
-    if mistake == "modifies-input":
+    if mistake == "modifies-input" or err.kind == CREATED_ON_DEFAULT_DEVICE:
         return fail(f"{c} returned, but {err.message}.", mistake)
     if mistake == "matrix-only-op":
         return fail(
@@ -176,7 +179,7 @@ def diagnose_error(c: Call, err: LearnerError, mutants: Mutants = ()) -> str | N
     """Which mistake explains the learner's error: a meta-device mismatch, a known error message,
     or a mutant that raises the very same error on the same inputs."""
     on_meta = any(isinstance(a, torch.Tensor) and a.device.type == "meta" for a in _flat(c))
-    if on_meta and is_device_error(err):
+    if (on_meta and is_device_error(err)) or err.kind == CREATED_ON_DEFAULT_DEVICE:
         return "created-on-cpu"
     for mistake, predicate in ERROR_PREDICATES:
         if predicate(err):
