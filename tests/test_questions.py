@@ -117,3 +117,40 @@ def test_each_lessons_questions_are_numbered_after_its_folder():
             assert q.id.startswith(lesson[:2] + "_"), f"{q.id} is in lessons/{lesson}/questions.py"
             seen.append(q.id)
     assert seen == list(QUESTIONS)  # every question comes from a lesson folder, in course order
+
+
+WHOLE_NUMBER_ANSWERS = [
+    q for q in sorted(QUESTIONS) if QUESTIONS[q].kind == "number" and QUESTIONS[q].answer % 1 == 0
+]
+
+
+@pytest.mark.parametrize("qid", WHOLE_NUMBER_ANSWERS)
+def test_a_whole_number_answer_admits_no_neighbouring_whole_number(qid):
+    """The audit of numeric tolerances: an answer such as 65504 must not accept 65503 or 65505,
+    let alone the classic slips near it (65535, 65536). (Other numbers, such as log 8, are
+    judged by their known slips.)"""
+    answer = QUESTIONS[qid].answer
+    for near in (answer - 1, answer + 1):
+        assert not grade_answer(qid, near).correct, f"{qid} accepts {near}"
+
+
+def test_float16_max_rejects_the_uint16_and_power_of_two_slips_by_name():
+    for slip, named in ((65535, "uint16"), (65536, "2^16"), (65500, "exact")):
+        verdict = grade_answer("04_3", slip)
+        assert not verdict.correct and named in verdict.message, (slip, verdict.message)
+    assert grade_answer("04_3", torch.finfo(torch.float16).max).correct
+
+
+def test_loading_the_questions_stays_off_torchs_meta_registrations():
+    """A learner's first check_answer must not wait seconds for sympy (pulled in by the meta
+    device's first matmul)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom autograder.questions import QUESTIONS, grade_answer\n"
+        "grade_answer('01_1', (2, 7, 8)); assert len(QUESTIONS) > 10\n"
+        "print('sympy' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

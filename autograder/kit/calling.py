@@ -22,7 +22,9 @@ from typing import Any
 import torch
 
 from autograder.contract import CONTRACT
+from autograder.kit.devices import KIND as CREATED_ON_DEFAULT_DEVICE
 from autograder.kit.exercise import CheckFailure
+from autograder.kit.inplace import KIND as INPUT_MODIFIED
 from autograder.kit.text import first_line, fmt_value
 from autograder.mistakes import get as get_mistake
 from autograder.sandbox import LearnerError, NotWrittenYet
@@ -102,6 +104,8 @@ def fail(message: str, mistake: str | None = None) -> CheckFailure:
 
 # Error predicates: mistakes recognised from the error the learner's code raised.
 def is_device_error(err: LearnerError) -> bool:
+    if err.kind == CREATED_ON_DEFAULT_DEVICE:  # autograder.kit.devices, in the sandbox
+        return True
     m = err.message
     return (
         "expected device" in m
@@ -125,7 +129,28 @@ def is_super_init_error(err: LearnerError) -> bool:
     )
 
 
+def is_input_modified(err: LearnerError) -> bool:
+    """The sandbox found an argument changed in place (``autograder.kit.inplace``)."""
+    return err.kind == INPUT_MODIFIED
+
+
+MATRIX_ONLY_ERRORS = (
+    "self must be a matrix",  # torch.mm
+    "must be a 3D tensor",  # torch.bmm
+    "t() expects a tensor with <= 2 dimensions",  # .t()
+    "does not match the length of the desired ordering of dimensions",  # permute(...)
+    "number of dims don't match in permute",
+)
+
+
+def is_matrix_only(err: LearnerError) -> bool:
+    """torch.mm, torch.bmm, .t() or a fixed permute on inputs with more (or fewer) dims."""
+    return any(s in err.message for s in MATRIX_ONLY_ERRORS)
+
+
 ERROR_PREDICATES: tuple[tuple[str, Callable[[LearnerError], bool]], ...] = (
+    ("modifies-input", is_input_modified),
+    ("matrix-only-op", is_matrix_only),
     ("fill-overflows-fp16", is_fp16_overflow),
     ("view-not-contiguous", is_view_error),
     ("missing-super-init", is_super_init_error),
@@ -136,6 +161,14 @@ def learner_failed(c: Call, err: LearnerError, mutants: Mutants = ()) -> CheckFa
     """The failure for ``c`` raising ``err``, naming the mistake when one explains the error
     (and showing where in the learner's code it was raised when none does)."""
     mistake = diagnose_error(c, err, mutants)
+    if mistake == "modifies-input" or err.kind == CREATED_ON_DEFAULT_DEVICE:
+        return fail(f"{c} returned, but {err.message}.", mistake)
+    if mistake == "matrix-only-op":
+        return fail(
+            f"{c} raised {err.kind}: {first_line(err.message)}. torch.mm, torch.bmm, .t() and "
+            "a fixed permute work only for 2-D/3-D inputs; use @ and transpose(-2, -1).",
+            mistake,
+        )
     where = (
         "" if mistake or not err.traceback else "\n" + "\n".join(err.traceback.splitlines()[-3:])
     )
@@ -146,7 +179,7 @@ def diagnose_error(c: Call, err: LearnerError, mutants: Mutants = ()) -> str | N
     """Which mistake explains the learner's error: a meta-device mismatch, a known error message,
     or a mutant that raises the very same error on the same inputs."""
     on_meta = any(isinstance(a, torch.Tensor) and a.device.type == "meta" for a in _flat(c))
-    if on_meta and is_device_error(err):
+    if (on_meta and is_device_error(err)) or err.kind == CREATED_ON_DEFAULT_DEVICE:
         return "created-on-cpu"
     for mistake, predicate in ERROR_PREDICATES:
         if predicate(err):

@@ -130,9 +130,10 @@ def expect_tensor(
             diagnose(subject, c, mutants),
         )
     if device == "meta" and out.device.type != "meta":
+        inputs = any(isinstance(a, torch.Tensor) for a in c.args)
+        where = "the inputs' device" if inputs else "the device it is given"
         raise fail(
-            f"{c} (inputs on the 'meta' device) returned {what} on '{out.device.type}'; it must "
-            "stay on the inputs' device.",
+            f"{c} returned {what} on '{out.device.type}'; it must be on {where} ('meta' here).",
             "created-on-cpu",
         )
     if tuple(out.shape) != tuple(shape):
@@ -141,9 +142,11 @@ def expect_tensor(
             diagnose(subject, c, mutants),
         )
     if dtype is not None and out.dtype != dtype:
+        # Named by its dtype before its values: a float64 softmax reproduces the values of
+        # several mutants, none of which is what went wrong.
         raise fail(
             f"{c}: {what} has dtype {fmt_dtype(out.dtype)}, expected {fmt_dtype(dtype)}.",
-            diagnose(subject, c, mutants) or _dtype_mistake(out, dtype, mutants),
+            _dtype_mistake(out, dtype, mutants),
         )
     return out
 
@@ -156,10 +159,13 @@ def _never(*args: Any, **kwargs: Any) -> Any:
 DTYPE_PROMOTED: Mutants = (("dtype-promoted", _never),)
 
 
-def _dtype_mistake(out: torch.Tensor, dtype: torch.dtype, mutants: Mutants) -> str | None:
-    """A half-precision input that came back as float32: name it where the exercise knows it."""
+def _dtype_mistake(out: torch.Tensor, dtype: torch.dtype, mutants: Mutants) -> str:
+    """A half-precision input that came back as float32 is named as a promotion where the
+    exercise knows that mistake; any other dtype mismatch is [wrong-dtype]."""
     promoted = dtype in (torch.float16, torch.bfloat16) and out.dtype == torch.float32
-    return "dtype-promoted" if promoted and "dtype-promoted" in {m for m, _ in mutants} else None
+    if promoted and "dtype-promoted" in {m for m, _ in mutants}:
+        return "dtype-promoted"
+    return "wrong-dtype"
 
 
 def expect_close(

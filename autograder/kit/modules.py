@@ -38,6 +38,12 @@ def expect_layers(
     for attr, spec in layers.items():
         child = children.get(attr)
         if child is None:
+            if _in_state_dict(obj, attr):  # nn.Module lists a layer stored twice only once
+                raise fail(
+                    f"{label}.{attr} is the very same layer as another of its layers: "
+                    f"{', '.join(layers)} must be separate layers, each with its own weights.",
+                    "shared-projection-layer",
+                )
             has = ", ".join(sorted(children)) or "none"
             raise fail(
                 f"{label} has no layer named {attr!r} (its layers: {has}); the grader loads known "
@@ -53,6 +59,16 @@ def expect_layers(
                 mistake = bias_mistake if key == "bias" and got and not value else None
                 raise fail(f"{label}.{attr} has {key}={got}, expected {value}.", mistake)
     return d
+
+
+def _in_state_dict(obj: Any, attr: str) -> bool:
+    """Whether the module's state_dict has weights under ``attr`` (a layer shared by two
+    attributes is in the state_dict under both, though named_children lists it once)."""
+    try:
+        state = obj.method("state_dict")
+    except LearnerError:
+        return False
+    return isinstance(state, dict) and any(str(k).startswith(attr + ".") for k in state)
 
 
 def _plain(value: Any) -> Any:

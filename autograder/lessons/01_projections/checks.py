@@ -5,7 +5,7 @@ B batch, L positions, D d_model, K d_k, V d_v.
 
 from __future__ import annotations
 
-from itertools import permutations
+from itertools import permutations, product
 
 import torch
 
@@ -30,11 +30,13 @@ NAMES = ("q", "k", "v")
 
 
 def _swapped(outputs_of):
-    """qkv-order-swapped: every order of (q, k, v) but the right one."""
+    """qkv-order-swapped: (q, k, v) in another order, or one of them from another's weights
+    (v from w_k...): every assignment of the three projections to the outputs but the right one,
+    the reorderings first."""
+    wrong = [p for p in permutations(range(3)) if p != (0, 1, 2)]
+    wrong += [p for p in product(range(3), repeat=3) if len(set(p)) < 3]
     return tuple(
-        ("qkv-order-swapped", lambda *a, p=p: tuple(outputs_of(*a)[i] for i in p))
-        for p in permutations(range(3))
-        if p != (0, 1, 2)
+        ("qkv-order-swapped", lambda *a, p=p: tuple(outputs_of(*a)[i] for i in p)) for p in wrong
     )
 
 

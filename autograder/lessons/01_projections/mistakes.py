@@ -30,7 +30,27 @@ MISTAKES = (
         "projection-has-bias",
         ("QKVProjection", "SelfAttention", "MultiHeadAttention"),
         "Projection layers have a bias the contract does not ask for",
-        "Create them as nn.Linear(d_in, d_out, bias=False) (MultiHeadAttention: bias=bias).",
+        "Create each projection as nn.Linear(d_in, d_out, bias=False), exactly as the "
+        "exercise's signature asks.",
+    ),
+    Mistake(
+        "shared-projection-layer",
+        ("QKVProjection", "SelfAttention", "MultiHeadAttention"),
+        "One layer shared by Q, K and V",
+        "self.w_q = self.w_k = self.w_v = nn.Linear(...) makes one layer with three names, so "
+        "Q = K = V always: create three nn.Linear layers.",
+    ),
+    Mistake(
+        "matrix-only-op",
+        (
+            "project_qkv",
+            "attention_scores",
+            "scaled_attention_scores",
+            "scaled_dot_product_attention",
+        ),
+        "An operation that works only for 2-D or 3-D tensors (torch.mm, torch.bmm, .t(), permute)",
+        "Inputs may have any number of leading batch dims: use @ (torch.matmul) and "
+        "transpose(-2, -1), which act on the last two dims whatever comes before.",
     ),
     Mistake(
         "module-attribute-names",

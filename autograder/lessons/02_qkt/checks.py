@@ -12,12 +12,16 @@ from autograder.kit import (
     transpose_mutants,
 )
 
-SCORE_MUTANTS = transpose_mutants()
+SCORE_MUTANTS = (
+    *transpose_mutants(),
+    ("scaled-too-early", lambda q, k: scores(q, k) * q.shape[-1] ** -0.5),
+)
 
-# (q shape, k shape), smallest first: square (so q @ k runs and is just wrong), non-square 2-D,
-# then leading batch dimensions (where k.T and transpose(0, 1) break).
+# (q shape, k shape), smallest first: 2-D with Lq, Lk and d_k all different (so every transpose
+# mistake shows in the shape), then leading batch dimensions (where k.T and transpose(0, 1)
+# break).
 SCORE_CASES = (
-    ((4, 4), (4, 4)),
+    ((3, 4), (5, 4)),
     ((2, 5), (3, 5)),
     ((2, 3, 4), (2, 5, 4)),
     ((2, 2, 3, 4), (2, 2, 5, 4)),

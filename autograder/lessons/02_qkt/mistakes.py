@@ -15,4 +15,17 @@ MISTAKES = (
         "The transpose only works for 2-D inputs (k.T or transpose(0, 1))",
         "Swap the last two dimensions, whatever comes before them: k.transpose(-2, -1).",
     ),
+    Mistake(
+        "scores-transposed",
+        ("attention_scores", "scaled_attention_scores"),
+        "The product the wrong way round: k @ q^T",
+        "Rows are queries and columns keys: q @ k.transpose(-2, -1), shape (..., Lq, Lk).",
+    ),
+    Mistake(
+        "scaled-too-early",
+        ("attention_scores",),
+        "attention_scores is scaled",
+        "attention_scores is the plain q @ k^T; dividing by sqrt(d_k) is lesson 03's "
+        "scaled_attention_scores.",
+    ),
 )

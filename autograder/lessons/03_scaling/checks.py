@@ -31,8 +31,8 @@ SCALED_MUTANTS = (
 )
 
 SCALED_CASES = (
-    ((4, 4), (4, 4)),  # d_k = 4: / d_k, * sqrt(d_k) and no scaling all differ
-    ((3, 9), (5, 9)),  # Lq, Lk and d_k all differ: a scale from a length shows
+    ((3, 4), (5, 4)),  # d_k = 4: / d_k, * sqrt(d_k) and no scaling all differ; Lq != Lk != d_k
+    ((3, 9), (5, 9)),  # Lq, Lk and sqrt(d_k) all differ: a scale from a length shows
     ((2, 3, 4), (2, 5, 4)),
     ((2, 2, 3, 4), (2, 2, 5, 4)),
 )
@@ -84,6 +84,33 @@ def check_dot_product_variance(sub) -> None:
             "the same way: the samples must come from the generator you are given.",
             "generator-ignored",
         )
+    _check_num_samples_used(sub)
+
+
+def _check_num_samples_used(sub) -> None:
+    """The estimate's spread must follow num_samples, on fixed seeds (so never flaky): 2 samples
+    give estimates all over the place, 400 000 samples pin the variance of a product of two
+    N(0, 1) numbers (1) to within 1% (3% allowed: the reference's relative spread is 0.45%)."""
+    tiny = [
+        Call("dot_product_variance", 16, num_samples=2, generator=generator(s)) for s in range(5)
+    ]
+    values = [c.run(sub) for c in tiny]
+    if all(isinstance(v, (int, float)) and abs(v - 16) <= 0.2 * 16 for v in values):
+        raise fail(
+            f"{tiny[0]} and four other seeds all returned about 16 ({fmt_num(min(values))} to "
+            f"{fmt_num(max(values))}): from 2 samples the estimate must scatter widely, so your "
+            "code draws some other number of samples.",
+            "num-samples-ignored",
+        )
+    for seed in range(4):
+        c = Call("dot_product_variance", 1, num_samples=400_000, generator=generator(seed))
+        value = c.run(sub)
+        if isinstance(value, (int, float)) and abs(value - 1) > 0.03:
+            raise fail(
+                f"{c} returned {fmt_num(value)}; from 400 000 samples the estimate is within "
+                "1% of 1, so your code uses fewer samples than it is given.",
+                "num-samples-ignored",
+            )
 
 
 # ---- softmax_entropy ---------------------------------------------------------------------------

@@ -43,6 +43,13 @@ MISTAKES = (
         "The variance is the square of the standard deviation: use .var(), not .std().",
     ),
     Mistake(
+        "num-samples-ignored",
+        ("dot_product_variance",),
+        "The num_samples argument is ignored",
+        "Draw exactly num_samples pairs (torch.randn(num_samples, d_k, generator=generator)) "
+        "and use every one of them: more samples must give a more precise estimate.",
+    ),
+    Mistake(
         "generator-ignored",
         ("dot_product_variance",),
         "The generator argument is ignored",
@@ -77,6 +84,7 @@ MISTAKES = (
         "ignores-dim-argument",
         ("softmax", "softmax_entropy"),
         "The dim argument is ignored (always the last dimension)",
-        "Reduce over the dim you are given, with keepdim=True where you divide.",
+        "Reduce over the dim you are given: .sum(dim=dim) (in softmax, also the max, with "
+        "keepdim=True so that the division lines up).",
     ),
 )

@@ -75,6 +75,11 @@ SOFTMAX_FORBID = (
     "aten._softmax",
     "aten._log_softmax",
     "aten._safe_softmax",
+    # exp(x - logsumexp(x)) is softmax with the stable normaliser done for you
+    "torch.logsumexp",
+    "torch.Tensor.logsumexp",
+    "torch.special.logsumexp",
+    "aten.logsumexp",
 )
 
 

@@ -85,8 +85,9 @@ MISTAKES = (
             "KVCache",
         ),
         "A tensor is created on the CPU instead of on the input's device",
-        "Pass device=x.device (and dtype=x.dtype where it matters) to torch.arange, torch.ones, "
-        "torch.full, ...: on a GPU your code would fail.",
+        "Create every new tensor (torch.arange, torch.ones, torch.full, torch.tensor...) on the "
+        "device you were given: device=x.device from an input tensor x, or causal_mask's own "
+        "device argument. On a GPU your code would fail.",
     ),
     Mistake(
         "padding-mask-inverted",

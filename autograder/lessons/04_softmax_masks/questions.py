@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from autograder.questions import Question
+from autograder.questions import Question, shape_of
 
 QUESTIONS = [
     Question(
@@ -42,13 +42,21 @@ QUESTIONS = [
         float(torch.finfo(torch.float16).max),
         hint="torch.finfo(torch.float16) knows.",
         why="65504: so -1e9 does not fit in float16, while -inf does (and softmax maps it to 0).",
+        known_wrong={
+            65535: "that is the largest uint16, 2^16 - 1; a float spends bits on its exponent",
+            65536: "that is 2^16, which float16 rounds to inf",
+            65500: "close, but the largest float16 is an exact number: torch.finfo gives it",
+            float(torch.finfo(torch.float32).max): "that is float32's largest value",
+        },
+        rel_tol=0.0,
+        abs_tol=0.5,
     ),
     Question(
         "04_4",
         "scores has shape (3, 5, 5) (batch, queries, keys). You combine causal_mask(5) with "
         "padding_mask(lengths, 5)[:, None, :] using &. What is the shape of the combined mask?",
         "shape",
-        tuple(torch.broadcast_shapes((5, 5), (3, 1, 5))),
+        shape_of(lambda causal, padding: causal.bool() & padding.bool(), (5, 5), (3, 1, 5)),
         hint="Broadcasting aligns shapes from the right and stretches size-1 dims: (5, 5) with "
         "(3, 1, 5).",
         why="(5, 5) & (3, 1, 5) broadcasts to (3, 5, 5): one mask per sequence, per query.",

@@ -41,7 +41,11 @@ from autograder.kit.expected import num_parameters
 
 
 HOW = {"split-heads-no-transpose": "no-transpose", "wrong-head-order": "wrong-order"}
-SPLIT_MUTANTS = tuple((m, lambda x, h, how=how: split(x, h, how)) for m, how in HOW.items())
+SPLIT_MUTANTS = (
+    *((m, lambda x, h, how=how: split(x, h, how)) for m, how in HOW.items()),
+    # (B, L, H, E): the heads split off but never moved before the positions
+    ("split-heads-no-transpose", lambda x, h: x.reshape(*x.shape[:-1], h, x.shape[-1] // h)),
+)
 MERGE_MUTANTS = (
     ("merge-heads-no-transpose", lambda x: merge(x, "no-transpose")),
     ("wrong-head-order", lambda x: merge(x, "wrong-order")),
@@ -203,6 +207,8 @@ PARAM_MUTANTS = (
     ),
     ("params-forgot-biases", lambda d, h, bias=False: num_parameters(d, h, bias, with_bias=False)),
     ("params-times-heads", lambda d, h, bias=False: num_parameters(d, h, bias, per_head=True)),
+    ("params-bias-ignored", lambda d, h, bias=False: num_parameters(d, h, True)),
+    ("params-one-head", lambda d, h, bias=False: num_parameters(d, h, bias) // h),
     (
         "params-times-heads",
         lambda d, h, bias=False: (

@@ -67,4 +67,17 @@ MISTAKES = (
         "Heads split d_model, they don't add parameters: each head uses d_model / h of the "
         "outputs of the same four d_model × d_model projections.",
     ),
+    Mistake(
+        "params-bias-ignored",
+        ("mha_num_parameters",),
+        "Biases counted when bias=False",
+        "Each projection has d_model * d_model weights, plus d_model biases only when bias=True.",
+    ),
+    Mistake(
+        "params-one-head",
+        ("mha_num_parameters",),
+        "Counted one head's slice of each projection (d_model * d_head)",
+        "The heads share each projection: W_Q, W_K, W_V and W_O are each d_model x d_model, "
+        "whatever the number of heads.",
+    ),
 )

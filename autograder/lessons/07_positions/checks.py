@@ -98,7 +98,8 @@ def _rope_mutant(**knobs):
     return lambda x, positions=None, base=10000.0: rope(x, positions, base, **knobs)
 
 
-ROPE_MUTANTS = (
+ROPE_MUTANTS = (  # base ignored first: 100^(-4i/d) is 10000^(-2i/d), an exponent mistake's value
+    ("rope-base-ignored", lambda x, positions=None, base=10000.0: rope(x, positions)),
     ("rope-half-split", _rope_mutant(how="halves")),
     ("rope-wrong-direction", _rope_mutant(sign=-1.0)),
     ("rope-positions-ignored", _rope_mutant(how="ignore-positions")),

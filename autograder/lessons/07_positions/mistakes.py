@@ -55,4 +55,10 @@ MISTAKES = (
         "Use the given positions, e.g. the offset ones of new tokens decoded with a KV cache; "
         "only default to torch.arange(L) when positions is None.",
     ),
+    Mistake(
+        "rope-base-ignored",
+        ("apply_rope",),
+        "The base argument is ignored (always 10000)",
+        "Compute the frequencies from the base you are given: base ** (-2i / d).",
+    ),
 )

@@ -44,8 +44,10 @@ def softmax_entropy(weights, dim=-1):
 
 
 def softmax(x, dim=-1):
-    # log-sum-exp with a guard for rows that are all -inf
-    lse = torch.logsumexp(x, dim=dim, keepdim=True)
+    # exp(x - log-sum-exp), the log-sum-exp written out, with a guard for rows that are all -inf
+    m = x.amax(dim=dim, keepdim=True)
+    m = torch.where(torch.isneginf(m), torch.zeros_like(m), m)
+    lse = m + torch.log(torch.exp(x - m).sum(dim=dim, keepdim=True))
     out = torch.exp(x - lse)
     return torch.where(torch.isneginf(lse), torch.zeros_like(out), out)
 

@@ -1,0 +1,3 @@
+# grade: attention_scores
+def attention_scores(q, k):
+    return q @ k.transpose_(-2, -1)

@@ -1,0 +1,75 @@
+"""Diagnoses the learner trials found wrong (issue 9, section 3): each learner-style version here
+must get exactly the id named, through the real engine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autograder.judge import judge_source
+from autograder.mistakes import MISTAKES
+
+BASE = (Path(__file__).parent / "submissions" / "correct" / "plain.py").read_text()
+
+DTYPE = {  # (exercise, learner code): a dtype mismatch is a dtype mistake, checked before values
+    "softmax upcasts float16 to float32": (
+        "softmax",
+        "def softmax(x, dim=-1):\n"
+        "    x = x.float()\n"
+        "    m = x.amax(dim, keepdim=True)\n"
+        "    e = (x - torch.where(m.isneginf(), 0.0, m)).exp()\n"
+        "    s = e.sum(dim, keepdim=True)\n"
+        "    return e / torch.where(s == 0, 1.0, s)\n",
+    ),
+    "softmax returns float64": (
+        "softmax",
+        "def softmax(x, dim=-1):\n"
+        "    x = x.double()\n"
+        "    m = x.amax(dim, keepdim=True)\n"
+        "    e = (x - torch.where(m.isneginf(), 0.0, m)).exp()\n"
+        "    s = e.sum(dim, keepdim=True)\n"
+        "    return e / torch.where(s == 0, 1.0, s)\n",
+    ),
+    "softmax_entropy in float64": (
+        "softmax_entropy",
+        "def softmax_entropy(weights, dim=-1):\n"
+        "    p = weights.double()\n"
+        "    return -torch.where(p > 0, p * p.clamp_min(1e-300).log(), 0.0).sum(dim)\n",
+    ),
+    "sinusoidal encoding in float64": (
+        "sinusoidal_positional_encoding",
+        "def sinusoidal_positional_encoding(max_len, d_model):\n"
+        "    if d_model % 2:\n"
+        "        raise ValueError('d_model must be even')\n"
+        "    pos = torch.arange(max_len, dtype=torch.float64)[:, None]\n"
+        "    freq = 10000.0 ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)\n"
+        "    pe = torch.zeros(max_len, d_model, dtype=torch.float64)\n"
+        "    pe[:, 0::2], pe[:, 1::2] = (pos * freq).sin(), (pos * freq).cos()\n"
+        "    return pe\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DTYPE))
+def test_a_dtype_mismatch_is_named_wrong_dtype(case):
+    name, code = DTYPE[case]
+    [result] = judge_source(BASE + "\n\nimport torch\n\n" + code, only=[name])
+    assert (result.passed, result.mistake) == (False, "wrong-dtype"), result.message
+    assert "dtype" in result.message
+
+
+def test_causal_mask_on_the_wrong_device_is_told_to_use_its_device_argument():
+    code = (
+        "def causal_mask(seq_len, device=None):\n"
+        "    return torch.ones(seq_len, seq_len, dtype=torch.bool).tril()\n"
+    )
+    [result] = judge_source(BASE + "\n\nimport torch\n\n" + code, only=["causal_mask"])
+    assert result.mistake == "created-on-cpu"
+    assert "the device it is given" in result.message and "x.device" not in result.message
+    assert "causal_mask's own device argument" in MISTAKES["created-on-cpu"].hint
+
+
+def test_hints_point_at_the_fix_of_the_exercise_that_names_them():
+    assert "dim=dim" in MISTAKES["ignores-dim-argument"].hint  # softmax_entropy divides nothing
+    assert "MultiHeadAttention" not in MISTAKES["projection-has-bias"].hint  # cited in lesson 01
