@@ -53,6 +53,8 @@ import course_lib.data  # noqa: F401  (the sandbox's own: the helpers, not the r
 import course_lib.device  # noqa: F401  (lessons import them in their set-up cells:
 import course_lib.memory  # noqa: F401   loaded once here, not once per submission)
 import course_lib.viz  # noqa: F401
+from autograder._devices import DefaultDeviceFactories, has_tensor
+from autograder._inplace import InputSnapshot
 from autograder.protocol import Begin, Channel, ChannelClosed, Request, Setup, encode
 
 # Notebooks import plots from course_lib.viz; preloading matplotlib makes their cells cheap.
@@ -409,13 +411,22 @@ class Sandbox:
                 report("forbidden", name)
 
         self.refusals = []
+        # The caller's inputs must come back unchanged, and code given tensors must create its
+        # own on their device: both are checked around the call, outside the learner's reach.
+        inputs = InputSnapshot(fn, req.args, req.kwargs)
+        factories = DefaultDeviceFactories()
+        watch_factories = req.op != "new" and has_tensor(req.args, req.kwargs)
         watch = Watch(ops, req.watch, seen)
         trace, error = None, None
         self.profiling = True
         sys.setprofile(profiler)
         self.profiling = False
         try:
-            with Guard(objects, seen), watch if (ops or watch.record) else nullcontext():
+            with (
+                Guard(objects, seen),
+                watch if (ops or watch.record) else nullcontext(),
+                factories if watch_factories else nullcontext(),
+            ):
                 value = self.learner_call(lambda: fn(*req.args, **req.kwargs))
         except BaseException as e:
             error = e
@@ -424,6 +435,10 @@ class Sandbox:
             self.profiling = True
             sys.setprofile(None)
             self.profiling = False
+        if error is None:
+            error = inputs.check()
+        if error is None and watch_factories:
+            error = factories.check()
         if req.watch:
             trace = {
                 "largest_numel": watch.largest_numel,

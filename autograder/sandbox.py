@@ -88,6 +88,8 @@ SANDBOX_FILES = {
     "autograder/_zygote.py": PACKAGE / "_zygote.py",
     "autograder/_worker.py": PACKAGE / "_worker.py",
     "autograder/protocol.py": PACKAGE / "protocol.py",
+    "autograder/_inplace.py": PACKAGE / "_inplace.py",  # the worker's two checks
+    "autograder/_devices.py": PACKAGE / "_devices.py",  # around each learner call
     "course_lib/__init__.py": PACKAGE / "_course_lib_stub.py",
     # Every course_lib module that holds no exercise's reference: the helpers (data, viz...).
     **{

@@ -1,6 +1,6 @@
 """[created-on-cpu] for code that reads values (issue 9): ``padding_mask`` built from
 ``lengths.tolist()`` and ``torch.arange(L)`` in ``LearnedPositionalEmbedding.forward`` passed,
-since the meta-device part of their checks is skipped or fooled. ``autograder.kit.devices`` sees
+since the meta-device part of their checks is skipped or fooled. ``autograder._devices`` sees
 a factory called without ``device=`` next to the learner's call (in the sandbox worker); these
 tests run it on the learner-style files of ``tests/submissions/device/`` directly, the judge's
 half on the error it receives, and the whole engine on the same files.
@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 import torch
 
+from autograder._devices import KIND, DefaultDeviceFactories, has_tensor
 from autograder.kit import Call
 from autograder.kit.calling import learner_failed
-from autograder.kit.devices import KIND, DefaultDeviceFactories, has_tensor
 from autograder.sandbox import LearnerError
 
 SUBMISSIONS = Path(__file__).parent / "submissions"
@@ -72,11 +72,6 @@ def test_the_judge_names_it_created_on_cpu():
     assert "returned, but torch.tensor was called without device=" in failure.message
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs the sandbox worker to run the learner's call inside "
-    "autograder.kit.devices.DefaultDeviceFactories (the sandbox is being replaced)",
-)
 @pytest.mark.parametrize("path", DEVICE, ids=lambda p: p.stem)
 def test_the_engine_names_created_on_cpu(path: Path):
     from autograder.judge import judge_source

@@ -14,9 +14,8 @@ to the learner's call, in the sandbox worker::
 
 The error reaches the judge as a ``LearnerError`` of kind ``"InputModified"``, which
 ``autograder.kit.calling`` names ``modifies-input`` for every exercise. This module imports
-nothing but ``torch`` and ``inspect``, so the worker can import it on its own
-(``from autograder.kit.inplace import InputSnapshot``; the kit's package ``__init__`` is not
-needed there).
+nothing but ``torch`` and ``inspect``: the sandbox holds it beside the worker, which calls it
+around every learner call (``autograder._worker``).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 right its return value (issue 9: ``k.transpose_``, ``scores.masked_fill_``, ``x.sub_().exp_()``
 and ``q /= sqrt(d)`` all passed).
 
-The comparison runs next to the learner's call (``autograder.kit.inplace``, called by the
+The comparison runs next to the learner's call (``autograder._inplace``, called by the
 sandbox worker); these tests run that half on the learner-style files of
 ``tests/submissions/inplace/`` directly, the judge's half on the error it receives, and the whole
 engine on the same files.
@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 import torch
 
+from autograder._inplace import KIND, InputModified, InputSnapshot
 from autograder.kit import Call
 from autograder.kit.calling import learner_failed
-from autograder.kit.inplace import KIND, InputModified, InputSnapshot
 from autograder.sandbox import LearnerError
 
 SUBMISSIONS = Path(__file__).parent / "submissions"
@@ -104,11 +104,6 @@ def test_the_judge_names_the_error_modifies_input_with_a_short_message():
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs the sandbox worker to call autograder.kit.inplace.InputSnapshot around the "
-    "learner's call (the sandbox is being replaced; see the module docstring there)",
-)
 @pytest.mark.parametrize("path", INPLACE, ids=lambda p: p.stem)
 def test_the_engine_names_modifies_input(path: Path):
     from autograder.judge import judge_source
