@@ -2,6 +2,7 @@
 
     python -m autograder check FILE [--only NAME ...] [--json]
     python -m autograder grade SUBMISSIONS_DIR [--out grades.csv] [--workers N]
+    python -m autograder progress [NOTEBOOKS_DIR]
 
 Exit status: 0 every graded exercise passed, 1 some failed, 2 nothing could be graded.
 """
@@ -22,7 +23,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Grade Attention-from-Scratch exercises, safely, with feedback that names "
         "the mistake.",
     )
-    verbs = parser.add_subparsers(dest="verb", required=True, metavar="{check,grade}")
+    verbs = parser.add_subparsers(dest="verb", required=True, metavar="{check,grade,progress}")
     check = verbs.add_parser("check", help="grade one .py file or .ipynb notebook")
     check.add_argument("file", metavar="FILE")
     check.add_argument("--only", nargs="+", metavar="NAME", help="grade just these exercises")
@@ -33,6 +34,8 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument(
         "--workers", type=int, default=os.cpu_count() or 1, help="submissions graded at once"
     )
+    progress = verbs.add_parser("progress", help="your notebooks' progress, lesson by lesson")
+    progress.add_argument("notebooks", nargs="?", default="notebooks", metavar="NOTEBOOKS_DIR")
     return parser
 
 
@@ -70,6 +73,18 @@ def _grade(args) -> int:
     return EXIT_PASSED if table.all_passed() else EXIT_FAILED
 
 
+def _progress(args) -> int:
+    from autograder.progress import course_progress, table
+
+    try:
+        progress = course_progress(args.notebooks)
+    except FileNotFoundError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_UNGRADABLE
+    print(table(progress))
+    return EXIT_PASSED if all(p.done == p.total for p in progress) else EXIT_FAILED
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)  # bad arguments exit 2 with argparse's message
-    return _check(args) if args.verb == "check" else _grade(args)
+    return {"check": _check, "grade": _grade, "progress": _progress}[args.verb](args)
