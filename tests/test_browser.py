@@ -39,9 +39,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def _lessons(folder: str) -> list[str]:
-    return sorted(
-        p.name for p in (ROOT / folder).iterdir() if (p / f"{p.name}.ipynb").is_file()
-    )
+    return sorted(p.name for p in (ROOT / folder).iterdir() if (p / f"{p.name}.ipynb").is_file())
 
 
 NOTEBOOKS = [("notebooks", name) for name in _lessons("notebooks")] + [
@@ -135,15 +133,17 @@ def browser(chromium):
 def _run_all(page, base: str, token: str, path: str) -> list[str]:
     """Open ``path``, Run → Run All Cells, wait until the kernel is idle; the console errors."""
     errors: list[str] = []
-    page.on(
-        "console",
-        lambda m: errors.append(f"{m.text} ({m.location.get('url')})") if m.type == "error" else None,
-    )
+
+    def on_console(message):
+        if message.type == "error":
+            errors.append(f"{message.text} ({message.location.get('url')})")
+
+    page.on("console", on_console)
     page.on("pageerror", lambda e: errors.append(str(e)))
     workspace = re.sub(r"\W", "-", path)  # a fresh workspace: no tab of another lesson
     page.goto(f"{base}/lab/workspaces/{workspace}/tree/{path}?token={token}")
     page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=120_000)
-    idle = page.locator(".jp-NotebookPanel-toolbar .jp-Notebook-ExecutionIndicator[data-status='idle']")
+    idle = page.locator(".jp-NotebookPanel-toolbar [data-status='idle']")  # the kernel's indicator
     idle.wait_for(timeout=120_000)
     page.locator(".lm-MenuBar-item", has_text=re.compile(r"^Run$")).click()
     page.locator(".lm-Menu-item", has_text=re.compile(r"^Run All Cells")).first.click()
@@ -221,7 +221,7 @@ def test_lesson_runs_in_the_learners_lab(lab, browser, folder, lesson):
                 assert cell["pictures"] or waits, f"{where} cell {i} shows no plot:\n{source}"
         if folder == "solutions":
             assert len(ran) == len(sources), f"{where}: Run All stopped at cell {len(ran)}"
-            for i, source, cell in ran:
+            for i, _, cell in ran:
                 assert not cell["errors"], f"{where} cell {i} shows an error:\n{cell['text']}"
         else:
             for i, source, cell in ran:
