@@ -7,7 +7,8 @@ would see: no JavaScript console error, every widget rendered (no "Error display
 every plot shown, no error output in a solution notebook, and in a blank notebook short
 "not written yet" verdicts rather than tracebacks (the one error JupyterLab may show is nbgrader's
 ``raise NotImplementedError()`` stub of an unanswered question, where Run All stops). On failure
-it saves a screenshot of the lesson under ``browser-artifacts/``.
+it saves a screenshot of the lesson under ``browser-artifacts/`` (with ``COURSE_SCREENSHOTS=1``, of
+every lesson).
 
 The browser is Debian's ``chromium`` (``apt-get install chromium``; ``.ci/run`` installs it),
 driven by the ``playwright`` package (its own browser download is not used). Without chromium the
@@ -16,6 +17,7 @@ test is skipped with that reason, except where ``COURSE_REQUIRE_BROWSER=1`` (CI)
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
@@ -130,8 +132,19 @@ def browser(chromium):
         browser.close()
 
 
+def _shut_down_kernels(base: str, token: str) -> None:
+    """Free the CPU and memory of the notebooks already tested."""
+    with urllib.request.urlopen(f"{base}/api/sessions?token={token}", timeout=30) as response:
+        sessions = json.load(response)
+    for session in sessions:
+        url = f"{base}/api/sessions/{session['id']}?token={token}"
+        urllib.request.urlopen(urllib.request.Request(url, method="DELETE"), timeout=60)
+
+
 def _run_all(page, base: str, token: str, path: str) -> list[str]:
     """Open ``path``, Run → Run All Cells, wait until the kernel is idle; the console errors."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     errors: list[str] = []
 
     def on_console(message):
@@ -145,10 +158,23 @@ def _run_all(page, base: str, token: str, path: str) -> list[str]:
     page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=120_000)
     idle = page.locator(".jp-NotebookPanel-toolbar [data-status='idle']")  # the kernel's indicator
     idle.wait_for(timeout=120_000)
-    page.locator(".lm-MenuBar-item", has_text=re.compile(r"^Run$")).click()
-    page.locator(".lm-Menu-item", has_text=re.compile(r"^Run All Cells")).first.click()
+    page.get_by_text(re.compile(r"\| Idle$")).first.wait_for(timeout=120_000)  # the status bar
+    prompts = page.locator(".jp-Notebook .jp-CodeCell .jp-InputPrompt")
+    for _ in range(3):  # a click while the kernel still connects may not take: try again
+        page.locator(".lm-MenuBar-item", has_text=re.compile(r"^Run$")).click()
+        page.locator(".lm-Menu-item", has_text=re.compile(r"^Run All Cells")).first.click()
+        try:
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')]"
+                ".some(p => /\\[(\\*|\\d+)\\]/.test(p.textContent))",
+                timeout=30_000,
+            )
+            break
+        except PlaywrightTimeout:
+            continue
+    else:
+        raise AssertionError(f"{path}: Run All Cells started nothing ({prompts.count()} cells)")
     deadline = time.monotonic() + RUN_TIMEOUT_S
-    time.sleep(2)
     while time.monotonic() < deadline:
         busy = page.evaluate(
             """() => [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')]
@@ -181,6 +207,15 @@ def _cells(page) -> list[dict]:
             };
         })"""
     )
+
+
+def _screenshot(page, folder: str, lesson: str) -> None:
+    """The lesson as the learner sees it, its last widget in view, under browser-artifacts/."""
+    widgets = page.locator(".jp-OutputArea .jupyter-widgets")
+    if widgets.count():
+        widgets.last.scroll_into_view_if_needed()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=ARTIFACTS / f"{folder}-{lesson}.png")
 
 
 def _is_stub(source: str) -> bool:
@@ -216,7 +251,9 @@ def test_lesson_runs_in_the_learners_lab(lab, browser, folder, lesson):
         assert ran, f"{where}: no cell ran"
         for i, source, cell in ran:
             assert not cell["brokenImages"], f"{where} cell {i}: an image did not load"
-            if "widget(" in source or PLOTTING.search(source):
+            if re.search(r"\bwidget\(", source):  # lesson 00's progress view
+                assert cell["widgets"], f"{where} cell {i} shows no widget:\n{source}"
+            if PLOTTING.search(source):
                 waits = WAIT_FIRST.search(cell["text"]) and folder == "notebooks"
                 assert cell["pictures"] or waits, f"{where} cell {i} shows no plot:\n{source}"
         if folder == "solutions":
@@ -231,8 +268,11 @@ def test_lesson_runs_in_the_learners_lab(lab, browser, folder, lesson):
                     assert "not written yet" in cell["text"], f"{where} cell {i}: {cell['text']}"
                     assert "Traceback" not in cell["text"]
     except BaseException:
-        ARTIFACTS.mkdir(exist_ok=True)
-        page.screenshot(path=ARTIFACTS / f"{folder}-{lesson}.png", full_page=True)
+        _screenshot(page, folder, lesson)
         raise
+    else:
+        if os.environ.get("COURSE_SCREENSHOTS") == "1":  # every lesson's, to look at
+            _screenshot(page, folder, lesson)
     finally:
         page.close()
+        _shut_down_kernels(base, token)
