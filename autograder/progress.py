@@ -136,10 +136,9 @@ def widget(notebooks_dir: str | Path = ".."):
     progress = course_progress(notebooks_dir)
     rows = []
     for p in progress:
-        label = (
-            f"{_count(p.exercises_passed, len(p.exercises))} exercises, "
-            f"{_count(p.questions_passed, len(p.questions))} questions"
-        )
+        counts = [(p.exercises_passed, len(p.exercises), "exercises")]
+        counts.append((p.questions_passed, len(p.questions), "questions"))
+        label = ", ".join(f"{done}/{total} {what}" for done, total, what in counts if total)
         rows.append(
             widgets.HBox(
                 [
