@@ -105,3 +105,20 @@ def test_a_lesson_half_done_counts_what_passes(tmp_path):
     nbformat.write(blank, root / "00_setup/00_setup.ipynb")
     [lesson] = course_progress(root)
     assert (lesson.questions_passed, lesson.total) == (1, 2)
+
+
+@pytest.mark.slow
+def test_the_widget_shows_the_same_progress(tmp_path):
+    import ipywidgets
+
+    from autograder.progress import widget
+
+    root = tmp_path / "notebooks"
+    (root / "00_setup").mkdir(parents=True)
+    shutil.copy(ROOT / "solutions/00_setup/00_setup.ipynb", root / "00_setup")
+    view = widget(root)
+    [row, summary] = view.children
+    label, bar_, counts = row.children
+    assert label.value == "00_setup" and isinstance(bar_, ipywidgets.FloatProgress)
+    assert bar_.value == 1.0 and counts.value == "100%  (2/2 questions)"
+    assert "well done" in summary.value
