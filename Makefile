@@ -13,11 +13,11 @@ export MPLBACKEND ?= Agg
 SUBMISSIONS ?= submitted
 GRADES      ?= grades.csv
 
-.PHONY: help install sandbox-tool lab test test-fast release grade bench doctor lint format clean
+.PHONY: help install sandbox-tool lab lab-instructor progress test test-fast release grade bench doctor lint format clean
 
 help:
 	@grep -E '^# ' Makefile | head -3 | sed 's/^# //'
-	@echo "Other targets: release grade bench doctor lint format clean"
+	@echo "Other targets: progress lab-instructor release grade bench doctor lint format clean"
 
 # The venv, with the pinned packages, the course's own packages, the kernel and the widgets
 # (ipywidgets 8 ships its JupyterLab extension as a package: installing it registers it).
@@ -43,9 +43,27 @@ sandbox-tool:
 	    echo "note: bubblewrap (bwrap) is not installed; grading a class needs it"; \
 	  fi; }
 
+# The learner's lab: JupyterLab's settings overrides (no news prompt, see jupyter/README.md) and
+# nbgrader's instructor extensions off (`make lab-instructor` turns them back on).
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
+$(LAB_SETTINGS): jupyter/overrides.json $(BIN)/.installed
+	$(BIN)/jupyter labextension disable --level=sys_prefix @jupyter/nbgrader >/dev/null
+	mkdir -p $(dir $@)
+	cp jupyter/overrides.json $@
+install: $(LAB_SETTINGS)
+
 # As root (containers, cloud boxes) Jupyter refuses to start without --allow-root.
+LAB := $(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: install
-	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
+	$(LAB) --ServerApp.default_url=/lab/tree/00_setup/00_setup.ipynb
+
+# The same lab with nbgrader's instructor tools (Create Assignment, Validate, formgrader).
+lab-instructor: install
+	JUPYTER_CONFIG_PATH=$(abspath jupyter/instructor) $(LAB)
+
+# Which exercises and questions of your notebooks pass, lesson by lesson (read-only).
+progress: install
+	$(PY) -m autograder progress notebooks
 
 test: install
 	$(PY) -m pytest -n 2

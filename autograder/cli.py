@@ -4,6 +4,8 @@
     python -m autograder grade SUBMISSIONS_DIR [--out grades.csv] [--workers N]
                                [--student NAME ...] [--assignment NAME ...] [--due [A=]DATE ...]
                                [--late-penalty FRACTION] [--allow-weak-sandbox]
+    python -m autograder progress [NOTEBOOKS_DIR]
+    python -m autograder drill VERB ...        (the interview trainer: autograder/drill/)
 
 Exit status of ``check``: 0 every graded exercise passed, 1 some failed, 2 nothing could be
 graded. Of ``grade``: 0 the class was graded (the table says how each submission did), 2 it
@@ -26,7 +28,9 @@ def _parser() -> argparse.ArgumentParser:
         description="Grade Attention-from-Scratch exercises, safely, with feedback that names "
         "the mistake.",
     )
-    verbs = parser.add_subparsers(dest="verb", required=True, metavar="{check,grade}")
+    verbs = parser.add_subparsers(
+        dest="verb", required=True, metavar="{check,grade,progress,drill}"
+    )
     check = verbs.add_parser("check", help="grade one .py file or .ipynb notebook")
     check.add_argument("file", metavar="FILE")
     check.add_argument("--only", nargs="+", metavar="NAME", help="grade just these exercises")
@@ -85,6 +89,10 @@ def _parser() -> argparse.ArgumentParser:
         "(no bubblewrap): a hostile submission could then read other students' work or change "
         "the grade table",
     )
+    progress = verbs.add_parser("progress", help="your notebooks' progress, lesson by lesson")
+    progress.add_argument("notebooks", nargs="?", default="notebooks", metavar="NOTEBOOKS_DIR")
+    # main() hands `drill` to the trainer before parsing; listed here so that --help shows it.
+    verbs.add_parser("drill", help="interview practice: `python -m autograder drill --help`")
     return parser
 
 
@@ -131,6 +139,18 @@ def _grade(args) -> int:
     return EXIT_PASSED  # the class was graded: the table says how each submission did
 
 
+def _progress(args) -> int:
+    from autograder.progress import course_progress, table
+
+    try:
+        progress = course_progress(args.notebooks)
+    except FileNotFoundError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_UNGRADABLE
+    print(table(progress))
+    return EXIT_PASSED if all(p.done == p.total for p in progress) else EXIT_FAILED
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["drill"]:  # the interview trainer has verbs of its own
@@ -138,4 +158,4 @@ def main(argv: list[str] | None = None) -> int:
 
         return drill(argv[1:])
     args = _parser().parse_args(argv)  # bad arguments exit 2 with argparse's message
-    return _check(args) if args.verb == "check" else _grade(args)
+    return {"check": _check, "grade": _grade, "progress": _progress}[args.verb](args)

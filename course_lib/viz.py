@@ -14,9 +14,10 @@ Shape legend: T queries (Lq), S keys (Lk), K key/query dim (d_k).
 
 from __future__ import annotations
 
+import contextlib
 import io
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import ipywidgets as widgets
 import matplotlib
@@ -25,6 +26,7 @@ import torch
 from matplotlib.figure import Figure
 
 __all__ = [
+    "needs",
     "plot_attention",
     "plot_matrices",
     "plot_variance_vs_dk",
@@ -33,6 +35,38 @@ __all__ = [
 ]
 
 _DIMS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
+
+
+@contextlib.contextmanager
+def needs(*names: str) -> Iterator[None]:
+    """Run a demo that calls the learner's exercises; if one is not written yet, say so.
+
+    ``with needs("softmax"): ...`` prints "write `softmax` above first, then run this cell
+    again" instead of a traceback when the code inside raises ``NotImplementedError`` (the stub of
+    a blank exercise), naming the exercise whose stub raised when it can tell (among ``names``).
+    Every other error propagates: it is a real bug, and the learner must see it.
+    """
+    try:
+        yield
+    except NotImplementedError as error:
+        print(f"write {_unwritten(error, names)} above first, then run this cell again.")
+
+
+def _unwritten(error: BaseException, names: Sequence[str]) -> str:
+    """The exercise whose stub raised ``error`` (a function, or a method of a class), as `name`;
+    all of ``names`` when the raising frame is none of them."""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is not None:
+        frame = tb.tb_frame
+        name = frame.f_code.co_name
+        owner = frame.f_locals.get("self")
+        if name not in names and owner is not None:
+            name = type(owner).__name__
+        if name in names:
+            return f"`{name}`"
+    return " and ".join(f"`{n}`" for n in names)
 
 
 def _to_numpy(t) -> np.ndarray:

@@ -137,3 +137,35 @@ def test_mask_builder_reports_fully_masked_rows_and_inversion():
 def test_mask_builder_wants_square_scores_matching_the_tokens():
     with pytest.raises(ValueError, match="square"):
         MaskBuilder(torch.randn(3, 4), ["a", "b", "c"], masked_scores)
+
+
+def test_needs_names_the_exercise_whose_stub_raised(capsys):
+    from course_lib.viz import needs
+
+    def softmax(x):  # a blank exercise, as nbgrader releases it
+        raise NotImplementedError()
+
+    class QKVProjection:
+        def __init__(self):
+            raise NotImplementedError()
+
+    with needs("causal_mask", "softmax"):
+        softmax(torch.zeros(2))
+    assert capsys.readouterr().out == "write `softmax` above first, then run this cell again.\n"
+    with needs("project_qkv", "QKVProjection"):
+        QKVProjection()
+    assert capsys.readouterr().out.startswith("write `QKVProjection` above first")
+    with needs("a", "b"):
+        raise NotImplementedError  # raised here, by none of them: name them all
+    assert capsys.readouterr().out.startswith("write `a` and `b` above first")
+
+
+def test_needs_lets_every_other_error_through_and_stays_quiet_on_success(capsys):
+    from course_lib.viz import needs
+
+    with pytest.raises(ValueError, match="a real bug"):
+        with needs("softmax"):
+            raise ValueError("a real bug")
+    with needs("softmax"):
+        value = 1 + 1
+    assert value == 2 and capsys.readouterr().out == ""

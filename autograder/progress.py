@@ -1,0 +1,159 @@
+"""Where a learner stands in the course: ``python -m autograder progress [NOTEBOOKS_DIR]``.
+
+It grades the learner's own working notebooks (``NOTEBOOKS_DIR/<lesson>/<lesson>.ipynb``, by
+default ``notebooks/``) exactly as ``check`` does (:func:`autograder.judge.judge_file`, in the
+sandbox, the notebooks only read) and shows, lesson by lesson, how many of its exercises and
+conceptual questions pass, with a bar, and which lesson to open next. Lesson 00 shows the same
+view as a widget (:func:`widget`).
+
+The lessons are the folders of ``autograder/lessons`` that have a notebook in NOTEBOOKS_DIR; a
+lesson's exercises are its rows of the contract table, its questions its ``questions.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder import lessons
+from autograder.contract import CONTRACT
+from autograder.extract import ExtractError
+from autograder.judge import NothingToGrade, judge_file
+
+BAR_WIDTH = 20
+
+
+@dataclass(frozen=True)
+class LessonProgress:
+    lesson: str  # "03_scaling"
+    notebook: Path
+    exercises: tuple[str, ...]  # the lesson's exercises, in contract order
+    questions: tuple[str, ...]  # its question ids, "03_1", ...
+    passed: frozenset[str]  # the exercises and questions (as "answer_03_1") that pass
+    problem: str | None = None  # why the notebook could not be graded, if it could not
+
+    @property
+    def exercises_passed(self) -> int:
+        return sum(name in self.passed for name in self.exercises)
+
+    @property
+    def questions_passed(self) -> int:
+        return sum(f"answer_{qid}" in self.passed for qid in self.questions)
+
+    @property
+    def total(self) -> int:
+        return len(self.exercises) + len(self.questions)
+
+    @property
+    def done(self) -> int:
+        return self.exercises_passed + self.questions_passed
+
+    @property
+    def fraction(self) -> float:
+        return self.done / self.total if self.total else 1.0
+
+
+def lesson_items(lesson: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A lesson's exercises (contract order) and question ids (as its questions.py lists them)."""
+    exercises = tuple(e.name for e in CONTRACT if e.lesson == lesson)
+    module = lessons.load(lesson, "questions")
+    questions = tuple(q.id for q in getattr(module, "QUESTIONS", ()))
+    return exercises, questions
+
+
+def lesson_progress(lesson: str, notebook: Path) -> LessonProgress:
+    """Grade one lesson's notebook, as ``check`` does; a blank or unreadable one passes nothing."""
+    exercises, questions = lesson_items(lesson)
+    try:
+        results = judge_file(notebook, questions=True)
+    except NothingToGrade:  # nothing written (or every definition deleted): nothing passes
+        results = []
+    except ExtractError as e:
+        return LessonProgress(lesson, notebook, exercises, questions, frozenset(), str(e))
+    passed = frozenset(r.exercise for r in results if r.passed)
+    return LessonProgress(lesson, notebook, exercises, questions, passed)
+
+
+def course_progress(notebooks_dir: str | Path = "notebooks") -> list[LessonProgress]:
+    """Every lesson with a notebook in ``notebooks_dir``, in course order."""
+    root = Path(notebooks_dir)
+    if not root.is_dir():
+        raise FileNotFoundError(f"{root} is not a folder (expected your notebooks/ folder)")
+    found = [(name, root / name / f"{name}.ipynb") for name in lessons.lessons()]
+    found = [(name, path) for name, path in found if path.is_file()]
+    if not found:
+        raise FileNotFoundError(
+            f"no lesson notebook in {root}: expected e.g. {root}/00_setup/00_setup.ipynb"
+        )
+    return [lesson_progress(name, path) for name, path in found]
+
+
+def next_lesson(progress: list[LessonProgress]) -> LessonProgress | None:
+    """The first lesson that does not pass entirely, or None when all of them do."""
+    return next((p for p in progress if p.done < p.total), None)
+
+
+def bar(fraction: float, width: int = BAR_WIDTH) -> str:
+    filled = round(fraction * width)
+    return "[" + "#" * filled + "-" * (width - filled) + "]"
+
+
+def _count(passed: int, total: int) -> str:
+    return f"{passed}/{total}" if total else "-"
+
+
+def table(progress: list[LessonProgress]) -> str:
+    """The plain-text view: one row per lesson, a total, and which lesson to open next."""
+    width = max(len(p.lesson) for p in progress)
+    lines = [f"{'lesson':<{width}}  exercises  questions  {'':<{BAR_WIDTH + 2}}  done"]
+    for p in progress:
+        lines.append(
+            f"{p.lesson:<{width}}  {_count(p.exercises_passed, len(p.exercises)):>9}  "
+            f"{_count(p.questions_passed, len(p.questions)):>9}  {bar(p.fraction)}  "
+            f"{p.fraction:>4.0%}" + (f"  ({p.problem})" if p.problem else "")
+        )
+    done, total = sum(p.done for p in progress), sum(p.total for p in progress)
+    lines.append(f"\nCourse: {done}/{total} passed ({done / total if total else 1:.0%}).")
+    lines.append(summary(progress))
+    return "\n".join(lines)
+
+
+def summary(progress: list[LessonProgress]) -> str:
+    """Which lesson to open next, in one sentence."""
+    nxt = next_lesson(progress)
+    if nxt is None:
+        return "Every exercise and question passes: well done."
+    return f"Open next: {nxt.notebook} ({nxt.done}/{nxt.total} passed)."
+
+
+def widget(notebooks_dir: str | Path = ".."):
+    """The same view as ipywidgets: a progress bar per lesson (lesson 00 runs this).
+
+    ``notebooks_dir`` defaults to ``..``: a lesson's kernel runs in its own folder.
+    """
+    import ipywidgets as widgets
+
+    progress = course_progress(notebooks_dir)
+    rows = []
+    for p in progress:
+        counts = [(p.exercises_passed, len(p.exercises), "exercises")]
+        counts.append((p.questions_passed, len(p.questions), "questions"))
+        label = ", ".join(f"{done}/{total} {what}" for done, total, what in counts if total)
+        rows.append(
+            widgets.HBox(
+                [
+                    widgets.Label(p.lesson, layout=widgets.Layout(width="11em")),
+                    widgets.FloatProgress(
+                        value=p.fraction,
+                        min=0.0,
+                        max=1.0,
+                        bar_style="success" if p.done == p.total else "",
+                        layout=widgets.Layout(width="16em"),
+                    ),
+                    widgets.Label(f"{p.fraction:.0%}  ({label})"),
+                ]
+            )
+        )
+    nxt = next_lesson(progress)
+    text = summary(progress) if nxt is None else f"Open next: {nxt.lesson}."
+    return widgets.VBox([*rows, widgets.HTML(f"<b>{text}</b>")])
