@@ -9,9 +9,8 @@ Shape legend: L sequence length, M d_model, K d_k.
 
 from __future__ import annotations
 
-import contextlib
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import ipywidgets as widgets
 import numpy as np
@@ -20,22 +19,7 @@ from matplotlib.figure import Figure
 
 from course_lib.viz import _heatmap, _png
 
-__all__ = ["AttentionMapExplorer", "map_statistics", "needs_your_code", "plot_reach"]
-
-
-@contextlib.contextmanager
-def needs_your_code(*names: str) -> Iterator[None]:
-    """Run a demo that calls the learner's functions; if one is not written yet, say so.
-
-    A blank exercise raises ``NotImplementedError``: instead of a traceback, the cell prints
-    ``Write `name` above first, then run this cell again.``
-    """
-    try:
-        yield
-    except NotImplementedError:
-        named = [f"`{n}`" for n in names]
-        listed = " and ".join([", ".join(named[:-1]), named[-1]] if len(named) > 1 else named)
-        print(f"Write {listed} above first, then run this cell again.")
+__all__ = ["AttentionMapExplorer", "map_statistics", "plot_reach"]
 
 
 def plot_reach(reach: Mapping[str, Sequence[float]], *, title: str | None = None) -> Figure:

@@ -14,9 +14,8 @@ Shape legend: P positions, D features (d_model or the head dim), I = D / 2 pairs
 
 from __future__ import annotations
 
-import contextlib
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 
 import ipywidgets as widgets
 import torch
@@ -24,24 +23,7 @@ from matplotlib.figure import Figure
 
 from course_lib.viz import _png
 
-__all__ = ["needs", "plot_encoding", "plot_offset_dots", "RopeRotation"]
-
-
-@contextlib.contextmanager
-def needs(*names: str) -> Iterator[None]:
-    """Run the demo in the ``with`` block, or say which exercise to write first.
-
-    A blank exercise raises ``NotImplementedError``; instead of a traceback, the learner reads
-    "write `apply_rope` above first". Any other error is a real bug and propagates.
-    """
-    try:
-        yield
-    except NotImplementedError:
-        listed = " and ".join(f"`{n}`" for n in names)
-        print(
-            f"This demo uses your {listed}: write {'it' if len(names) == 1 else 'them'} above "
-            "first, then run this cell again."
-        )
+__all__ = ["plot_encoding", "plot_offset_dots", "RopeRotation"]
 
 
 def plot_encoding(pe: torch.Tensor, title: str = "positional encoding") -> Figure:
