@@ -44,22 +44,34 @@ def needs(*names: str) -> Iterator[None]:
     ``with needs("softmax"): ...`` prints "write `softmax` above first, then run this cell
     again" instead of a traceback when the code inside raises ``NotImplementedError`` (the stub of
     a blank exercise), naming the exercise whose stub raised when it can tell (among ``names``).
-    Every other error propagates: it is a real bug, and the learner must see it.
+    A ``NameError`` raised by the demo cell itself (not inside the learner's code) is a result of
+    an earlier demo that could not run yet: it says so too. Every other error propagates: it is a
+    real bug, and the learner must see it.
     """
     try:
         yield
     except NotImplementedError as error:
         print(f"write {_unwritten(error, names)} above first, then run this cell again.")
+    except NameError as error:
+        if _raised_in(error).f_code.co_name != "<module>":
+            raise
+        listed = " and ".join(f"`{n}`" for n in names)
+        print(f"write {listed} and run the cells above first ({error}).")
+
+
+def _raised_in(error: BaseException):
+    """The frame where ``error`` was raised."""
+    tb = error.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb.tb_frame
 
 
 def _unwritten(error: BaseException, names: Sequence[str]) -> str:
     """The exercise whose stub raised ``error`` (a function, or a method of a class), as `name`;
     all of ``names`` when the raising frame is none of them."""
-    tb = error.__traceback__
-    while tb is not None and tb.tb_next is not None:
-        tb = tb.tb_next
-    if tb is not None:
-        frame = tb.tb_frame
+    if error.__traceback__ is not None:
+        frame = _raised_in(error)
         name = frame.f_code.co_name
         owner = frame.f_locals.get("self")
         if name not in names and owner is not None:

@@ -10,7 +10,6 @@ Shape legend: H heads, T queries (Lq), S keys (Lk), M d_model, D d_head.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Sequence
 
 import ipywidgets as widgets
@@ -21,37 +20,7 @@ from matplotlib.patches import Rectangle
 
 from course_lib.viz import _heatmap, _png, _to_numpy
 
-__all__ = ["needs", "plot_heads", "HeadView", "HeadCountExplorer"]
-
-
-@contextlib.contextmanager
-def needs(*names: str):
-    """Run a demo that calls the learner's functions; if one is not written yet, say so.
-
-    ``with needs("split_heads"): ...`` prints "write `split_heads` above first" instead of a
-    traceback when the code inside raises ``NotImplementedError`` (the stub of a blank exercise),
-    naming the exercise whose stub raised when it can tell. Every other error still shows.
-    """
-    try:
-        yield
-    except NotImplementedError as error:
-        print(f"(write {_unwritten(error, names)} above first, then run this cell again)")
-
-
-def _unwritten(error: BaseException, names: Sequence[str]) -> str:
-    """The exercise whose stub raised ``error`` (a function, or a class's method), as `name`."""
-    tb = error.__traceback__
-    while tb is not None and tb.tb_next is not None:
-        tb = tb.tb_next
-    if tb is not None:
-        frame = tb.tb_frame
-        name = frame.f_code.co_name
-        owner = frame.f_locals.get("self")
-        if name not in names and owner is not None:
-            name = type(owner).__name__
-        if name in names:
-            return f"`{name}`"
-    return ", ".join(f"`{n}`" for n in names)
+__all__ = ["plot_heads", "HeadView", "HeadCountExplorer"]
 
 
 def plot_heads(

@@ -169,3 +169,17 @@ def test_needs_lets_every_other_error_through_and_stays_quiet_on_success(capsys)
     with needs("softmax"):
         value = 1 + 1
     assert value == 2 and capsys.readouterr().out == ""
+
+
+def test_needs_says_which_earlier_cells_a_demo_needs_and_keeps_the_learners_name_errors(capsys):
+    from course_lib.viz import needs
+
+    with needs("softmax"):
+        exec("weights_of_an_earlier_demo", {})  # the demo cell's own code: a missing result
+    assert "write `softmax` and run the cells above first" in capsys.readouterr().out
+
+    def softmax(x):
+        return typo_in_the_learners_code  # noqa: F821
+
+    with pytest.raises(NameError), needs("softmax"):
+        softmax(1)

@@ -13,7 +13,6 @@ from course_lib.data import toy_sentence  # noqa: E402
 from course_lib.viz_attention import (  # noqa: E402
     AttentionMapExplorer,
     map_statistics,
-    needs_your_code,
     plot_reach,
 )
 
@@ -68,26 +67,3 @@ def test_plot_reach_draws_one_line_per_model_and_skips_zeros():
     lines = fig.axes[0].get_lines()
     assert len(lines) == 2
     assert sum(~torch.tensor(lines[1].get_ydata()).isnan()) == 1
-
-
-def test_needs_your_code_turns_a_blank_exercise_into_one_line(capsys):
-    with needs_your_code("scaled_dot_product_attention"):
-        raise NotImplementedError()
-    assert capsys.readouterr().out == (
-        "Write `scaled_dot_product_attention` above first, then run this cell again.\n"
-    )
-
-
-def test_needs_your_code_lists_several_functions_and_lets_other_errors_through(capsys):
-    with needs_your_code("softmax", "masked_scores", "SelfAttention"):
-        raise NotImplementedError()
-    assert capsys.readouterr().out.startswith(
-        "Write `softmax`, `masked_scores` and `SelfAttention` above first"
-    )
-    try:
-        with needs_your_code("softmax"):
-            raise ValueError("a real bug")
-    except ValueError:
-        pass
-    else:
-        raise AssertionError("a real error must not be swallowed")

@@ -10,7 +10,7 @@ matplotlib.use("Agg")
 
 from course_lib.data import toy_sentence  # noqa: E402
 from course_lib.multihead import MultiHeadAttention, mha_num_parameters  # noqa: E402
-from course_lib.viz_multihead import HeadCountExplorer, HeadView, needs, plot_heads  # noqa: E402
+from course_lib.viz_multihead import HeadCountExplorer, HeadView, plot_heads  # noqa: E402
 
 PNG = b"\x89PNG"
 
@@ -76,38 +76,3 @@ def test_head_count_explorer_reports_d_head_and_the_learners_count():
     assert numbers["formula"] == numbers["counted"] == 4 * 8 * 8 + 4 * 8
     assert numbers["h_times_one_head"] == 4 * numbers["counted"]
     assert explorer.image.value[:4] == PNG
-
-
-def test_needs_turns_a_blank_exercise_into_a_one_line_hint(capsys):
-    def split_heads(x, num_heads):
-        raise NotImplementedError()
-
-    with needs("split_heads"):
-        split_heads(torch.zeros(1, 2, 4), 2)
-    assert (
-        capsys.readouterr().out == "(write `split_heads` above first, then run this cell again)\n"
-    )
-    with pytest.raises(ValueError), needs("split_heads"):
-        raise ValueError("a real bug still shows")
-
-
-def test_needs_names_the_exercise_whose_stub_raised(capsys):
-    def split_heads(x, num_heads):
-        raise NotImplementedError()
-
-    class MultiHeadAttention(torch.nn.Module):
-        def forward(self, x):
-            return split_heads(x, 2)
-
-    with needs("split_heads", "MultiHeadAttention"):
-        MultiHeadAttention()(torch.zeros(1, 2, 4))
-    assert "write `split_heads` above first" in capsys.readouterr().out
-
-    class Blank(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            raise NotImplementedError()
-
-    with needs("split_heads", "Blank"):
-        Blank()
-    assert "write `Blank` above first" in capsys.readouterr().out

@@ -13,7 +13,6 @@ matplotlib.use("Agg")
 from course_lib.positions import apply_rope, sinusoidal_positional_encoding  # noqa: E402
 from course_lib.viz_positions import (  # noqa: E402
     RopeRotation,
-    needs,
     plot_encoding,
     plot_offset_dots,
 )
@@ -28,26 +27,6 @@ def no_pyplot_figures_leak():
     before = plt.get_fignums()
     yield
     assert plt.get_fignums() == before, "viz must build figures without pyplot's global state"
-
-
-def test_needs_turns_a_blank_exercise_into_one_line(capsys):
-    def blank(*args):
-        raise NotImplementedError()
-
-    with needs("apply_rope"):
-        blank()
-        raise AssertionError("the block stops at the blank exercise")
-    assert capsys.readouterr().out.strip() == (
-        "This demo uses your `apply_rope`: write it above first, then run this cell again."
-    )
-    with needs("a", "b"):
-        blank()
-    assert "your `a` and `b`: write them above first" in capsys.readouterr().out
-
-
-def test_needs_lets_real_bugs_through():
-    with pytest.raises(ValueError, match="a real bug"), needs("apply_rope"):
-        raise ValueError("a real bug")
 
 
 def test_plot_encoding_shows_the_table_on_a_fixed_scale():

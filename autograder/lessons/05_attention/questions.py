@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import torch
 
-from autograder.questions import Question
+from autograder.questions import Question, shape_of
 
 
-def _attention_output_shape(q_shape, k_shape, v_shape) -> tuple[int, ...]:
-    """The output shape of softmax(q k^T) v, computed on the meta device (no memory)."""
-    q, k, v = (torch.empty(s, device="meta") for s in (q_shape, k_shape, v_shape))
-    weights = (q @ k.transpose(-2, -1)).softmax(-1)  # (..., Lq, Lk)
-    return tuple((weights @ v).shape)
+def _attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    """softmax(q k^T) v, for its shape."""
+    return (q @ k.transpose(-2, -1)).softmax(-1) @ v  # (..., Lq, Lk) @ (..., Lk, d_v)
 
 
 QUESTIONS = [
@@ -20,7 +18,7 @@ QUESTIONS = [
         "q has shape (2, 7, 16), k has shape (2, 9, 16) and v has shape (2, 9, 32). What is the "
         "shape of the output of scaled_dot_product_attention(q, k, v)? Answer with a tuple.",
         "shape",
-        _attention_output_shape((2, 7, 16), (2, 9, 16), (2, 9, 32)),
+        shape_of(_attention, (2, 7, 16), (2, 9, 16), (2, 9, 32)),
         hint="One output row per query, each a weighted average of the values: (..., Lq, d_v).",
         why="The weights are (2, 7, 9); times v (2, 9, 32) gives one d_v-vector per query.",
         known_wrong={
