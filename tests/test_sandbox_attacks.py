@@ -130,6 +130,9 @@ def test_writes_outside_the_sandbox_all_fail_with_the_audit_hook_off(victim):
 
 
 def test_the_reference_the_checks_and_the_judge_cannot_be_read():
+    # the files it goes for exist here: what it cannot do, it cannot do in the sandbox only
+    targets = ("course_lib/masks.py", "autograder/lessons/04_softmax_masks/checks.py", "solutions")
+    assert all((ROOT / t).exists() for t in targets)
     results, _ = judge_hostile("reads_hidden.py", root=ROOT, judge=os.getpid())
     r = results["causal_mask"]
     assert not r.passed
