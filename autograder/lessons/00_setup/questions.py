@@ -9,8 +9,10 @@ from autograder.questions import Question, shape_of
 QUESTIONS = [
     Question(
         "00_1",
-        "X has shape (4, 3) and W has shape (3, 2). What is the shape of X @ W? Work it out "
-        "before you run anything.",
+        (
+            "X has shape (4, 3) and W has shape (3, 2). What is the shape of X @ W? Work it out "
+            "before you run anything. Answer with a tuple, such as (2, 3)."
+        ),
         "shape",
         shape_of(torch.matmul, (4, 3), (3, 2)),
         hint="A matrix product (n, m) @ (m, p) keeps the outer sizes and consumes the inner one.",
@@ -23,8 +25,10 @@ QUESTIONS = [
     ),
     Question(
         "00_2",
-        "A batch of 8 sentences, each 5 tokens long, each token a 16-dimensional vector: what is "
-        "the shape of the batch?",
+        (
+            "A batch of 8 sentences, each 5 tokens long, each token a 16-dimensional vector: what"
+            " is the shape of the batch? Answer with a tuple, such as (2, 3)."
+        ),
         "shape",
         (8, 5, 16),
         hint="Batch first, then sequence, then features: (B, L, d).",

@@ -18,8 +18,10 @@ def _params_qkv(d_model: int, d_k: int, d_v: int) -> int:
 QUESTIONS = [
     Question(
         "01_1",
-        "x has shape (2, 7, 16) (batch, tokens, d_model) and W_Q has shape (16, 8). What is the "
-        "shape of Q = x @ W_Q?",
+        (
+            "x has shape (2, 7, 16) (batch, tokens, d_model) and W_Q has shape (16, 8). What is "
+            "the shape of Q = x @ W_Q? Answer with a tuple, such as (2, 3)."
+        ),
         "shape",
         shape_of(torch.matmul, (2, 7, 16), (16, 8)),
         hint="The batch and token dims pass through untouched; only the last dim is projected.",
@@ -32,8 +34,10 @@ QUESTIONS = [
     ),
     Question(
         "01_2",
-        "How many learnable parameters does QKVProjection(d_model=512, d_k=64, d_v=64) have? (An "
-        "integer; you may compute it.)",
+        (
+            "How many learnable parameters does QKVProjection(d_model=512, d_k=64, d_v=64) have? "
+            "(An integer; you may compute it.)"
+        ),
         "int",
         _params_qkv(512, 64, 64),
         hint="Three nn.Linear layers without bias; each holds one (out, in) weight matrix.",
@@ -45,8 +49,10 @@ QUESTIONS = [
     ),
     Question(
         "01_3",
-        "What is the shape of QKVProjection(16, 8, 4).w_v.weight? Try to answer without building "
-        "it.",
+        (
+            "What is the shape of QKVProjection(16, 8, 4).w_v.weight? Try to answer without "
+            "building it. Answer with a tuple, such as (2, 3)."
+        ),
         "shape",
         tuple(torch.nn.Linear(16, 4, bias=False, device="meta").weight.shape),
         hint="nn.Linear(in_features, out_features) stores its weight as (out_features, "

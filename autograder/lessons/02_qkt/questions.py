@@ -14,7 +14,10 @@ def _qkt(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
 QUESTIONS = [
     Question(
         "02_1",
-        "q has shape (3, 8) and k has shape (5, 8). What is the shape of attention_scores(q, k)?",
+        (
+            "q has shape (3, 8) and k has shape (5, 8). What is the shape of attention_scores(q, "
+            "k)? Answer with a tuple, such as (2, 3)."
+        ),
         "shape",
         shape_of(_qkt, (3, 8), (5, 8)),
         hint="One row per query, one column per key.",
@@ -27,8 +30,10 @@ QUESTIONS = [
     ),
     Question(
         "02_2",
-        "q has shape (2, 4, 10, 64) and k has shape (2, 4, 12, 64) (batch, heads, tokens, d_k). "
-        "What is the shape of the scores?",
+        (
+            "q has shape (2, 4, 10, 64) and k has shape (2, 4, 12, 64) (batch, heads, tokens, "
+            "d_k). What is the shape of the scores? Answer with a tuple, such as (2, 3)."
+        ),
         "shape",
         shape_of(_qkt, (2, 4, 10, 64), (2, 4, 12, 64)),
         hint="Leading dims are batch dims and pass through; the last two follow (Lq, d_k) @ "
@@ -42,11 +47,13 @@ QUESTIONS = [
     ),
     Question(
         "02_3",
-        "q = [1, 2, 0] and k = [3, -1, 4]. What is their (unscaled) attention score? Do it by "
-        "hand.",
+        (
+            "q = [1, 2, 0] and k = [3, -1, 4]. What is their (unscaled) attention score? Do it by"
+            " hand. Answer with a number."
+        ),
         "number",
         float(torch.dot(torch.tensor([1.0, 2.0, 0.0]), torch.tensor([3.0, -1.0, 4.0]))),
-        hint="Multiply the vectors entry by entry, then add up: 1*3 + 2*(-1) + 0*4.",
+        hint="Multiply the vectors entry by entry, then add up the three products.",
         why="1*3 + 2*(-1) + 0*4 = 1: the vectors agree on the first feature, disagree on the "
         "second, and the third does not count because q is 0 there.",
     ),

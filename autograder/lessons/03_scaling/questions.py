@@ -9,7 +9,10 @@ from autograder.questions import Question
 QUESTIONS = [
     Question(
         "03_1",
-        "q and k have 64 entries each, all independent N(0, 1). What is the variance of q · k?",
+        (
+            "q and k have 64 entries each, all independent N(0, 1). What is the variance of q · "
+            "k? Answer with a number."
+        ),
         "number",
         64.0,
         hint="q · k is a sum of d_k independent products; each product q_i k_i has variance 1.",
@@ -19,7 +22,7 @@ QUESTIONS = [
     ),
     Question(
         "03_2",
-        "And the variance of q · k / sqrt(64)?",
+        "And the variance of q · k / sqrt(64)? Answer with a number.",
         "number",
         1.0,
         hint="Dividing a random variable by c divides its variance by c squared.",
@@ -29,8 +32,10 @@ QUESTIONS = [
     ),
     Question(
         "03_3",
-        "What is the largest possible entropy, in nats, of one query's attention weights over 8 "
-        "keys? (A number; math.log is fine.)",
+        (
+            "What is the largest possible entropy, in nats, of one query's attention weights over"
+            " 8 keys? (A number; math.log is fine.)"
+        ),
         "number",
         math.log(8),
         hint="Entropy is largest when the weights are spread evenly: p_j = 1/8 for every key.",
@@ -42,10 +47,12 @@ QUESTIONS = [
     ),
     Question(
         "03_4",
-        "Why divide the scores by sqrt(d_k) rather than by d_k? Answer with a letter, as a string"
-        ' ("a", "b" or "c"). (a) a square root is cheaper to compute; (b) it brings the variance '
-        "of the scores back to 1, while dividing by d_k would shrink it to 1/d_k and make "
-        "attention nearly uniform; (c) it makes the scores positive.",
+        (
+            "Why divide the scores by sqrt(d_k) rather than by d_k? Answer with a letter, as a "
+            'string ("a", "b" or "c"). (a) a square root is cheaper to compute; (b) it brings the'
+            " variance of the scores back to 1, while dividing by d_k would shrink it to 1/d_k "
+            "and make attention nearly uniform; (c) it makes the scores positive."
+        ),
         "choice",
         "b",
         hint="Work out Var(q · k / c) for c = sqrt(d_k) and for c = d_k.",

@@ -9,7 +9,7 @@ from autograder.questions import Question, shape_of
 QUESTIONS = [
     Question(
         "04_1",
-        "How many entries of causal_mask(6) are True?",
+        "How many entries of causal_mask(6) are True? Answer with an integer.",
         "int",
         int(torch.ones(6, 6, dtype=torch.bool).tril().sum()),
         hint="Query i may attend to keys 0..i: that is i + 1 keys. Add up over i = 0..5.",
@@ -21,9 +21,11 @@ QUESTIONS = [
     ),
     Question(
         "04_2",
-        "Your mask follows this course's convention (True = may attend). What do you pass as "
-        "nn.MultiheadAttention's attn_mask to get the same attention? Answer with a letter, as a "
-        "string. (a) mask (b) ~mask (c) mask.float()",
+        (
+            "Your mask follows this course's convention (True = may attend). What do you pass as "
+            "nn.MultiheadAttention's attn_mask to get the same attention? Answer with a letter, "
+            "as a string. (a) mask (b) ~mask (c) mask.float()"
+        ),
         "choice",
         "b",
         hint="Look up what True means for nn.MultiheadAttention's attn_mask.",
@@ -37,7 +39,7 @@ QUESTIONS = [
     ),
     Question(
         "04_3",
-        "What is the largest finite value a float16 can hold?",
+        "What is the largest finite value a float16 can hold? Answer with a number.",
         "number",
         float(torch.finfo(torch.float16).max),
         hint="torch.finfo(torch.float16) knows.",
@@ -53,8 +55,11 @@ QUESTIONS = [
     ),
     Question(
         "04_4",
-        "scores has shape (3, 5, 5) (batch, queries, keys). You combine causal_mask(5) with "
-        "padding_mask(lengths, 5)[:, None, :] using &. What is the shape of the combined mask?",
+        (
+            "scores has shape (3, 5, 5) (batch, queries, keys). You combine causal_mask(5) with "
+            "padding_mask(lengths, 5)[:, None, :] using &. What is the shape of the combined "
+            "mask? Answer with a tuple, such as (2, 3)."
+        ),
         "shape",
         shape_of(lambda causal, padding: causal.bool() & padding.bool(), (5, 5), (3, 1, 5)),
         hint="Broadcasting aligns shapes from the right and stretches size-1 dims: (5, 5) with "
