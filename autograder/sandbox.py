@@ -226,6 +226,12 @@ def _libraries() -> list[str]:
     return list(dict.fromkeys(os.path.realpath(paths[k]) for k in ("purelib", "platlib")))
 
 
+def _library_mounts() -> dict[str, str]:
+    """Where the sandbox sees each folder of installed packages: under /sandbox, never at its own
+    path, which may lie under /tmp (a checkout's venv in /tmp), where the sandbox's tmpfs is."""
+    return {lib: f"/sandbox/packages/{i}" for i, lib in enumerate(_libraries())}
+
+
 def _interpreter() -> tuple[str, list[str], int | None]:
     """The Python the sandbox runs, the folders it needs, and the host user to run it as.
 
@@ -266,8 +272,11 @@ def _bwrap_command(python: str, folders: list[str], boot: str) -> list[str]:
         elif host.is_dir():
             cmd += ["--ro-bind", str(host), str(host)]
     cmd += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
+    mounts = _library_mounts()
     for folder in dict.fromkeys(folders):
-        if not folder.startswith("/usr/"):
+        if folder in mounts:
+            cmd += ["--ro-bind", folder, mounts[folder]]
+        elif not folder.startswith("/usr/"):
             cmd += ["--ro-bind", folder, folder]
     for dest, src in SANDBOX_FILES.items():
         cmd += ["--ro-bind", str(src), f"/sandbox/{dest}"]
@@ -291,9 +300,15 @@ def _bwrap_command(python: str, folders: list[str], boot: str) -> list[str]:
     return cmd
 
 
-def _boot(code: str, sandbox: str = "/sandbox") -> str:
+def _boot(code: str, sandbox: str = "/sandbox", libraries: list[str] | None = None) -> str:
     """The sandbox's ``python -c``: its own modules and the installed packages, nothing else."""
-    return f"import sys; sys.path[:0] = {[sandbox, *_libraries()]!r}\n{code}"
+    path = [sandbox, *(_libraries() if libraries is None else libraries)]
+    return f"import sys; sys.path[:0] = {path!r}\n{code}"
+
+
+def _strong_boot(code: str) -> str:
+    """``_boot`` inside bubblewrap, where the packages are mounted under /sandbox."""
+    return _boot(code, libraries=list(_library_mounts().values()))
 
 
 def _as_user(user: int | None) -> dict:
@@ -307,7 +322,8 @@ def strong_isolation_available() -> bool:
         ok = False
         if shutil.which("bwrap") and sys.platform.startswith("linux"):
             python, folders, user = _interpreter()
-            cmd = _bwrap_command(python, folders, _boot("import autograder.protocol"))
+            # numpy: the installed packages must be there too, not only the sandbox's modules
+            cmd = _bwrap_command(python, folders, _strong_boot("import autograder.protocol, numpy"))
             try:
                 proc = subprocess.run(cmd, capture_output=True, timeout=120, **_as_user(user))
                 ok = proc.returncode == 0
@@ -353,7 +369,7 @@ class Server:
         self._layout = None
         if strong:
             python, folders, user = _interpreter()
-            boot = _boot(f"from autograder._zygote import serve; serve({fd}, True)")
+            boot = _strong_boot(f"from autograder._zygote import serve; serve({fd}, True)")
             cmd = _bwrap_command(python, folders, boot)
         else:
             _note_weak()

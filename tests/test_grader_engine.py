@@ -369,3 +369,16 @@ def test_learner_output_and_files_stay_in_a_private_working_directory():
     src = GOOD + "\nopen('scratch.txt', 'w').write('mine')\nprint('hello from the learner')\n"
     assert by_name(judge_source(src))["causal_mask"].passed
     assert not (ROOT / "scratch.txt").exists()
+
+
+def test_the_sandbox_mounts_nothing_where_its_tmpfs_goes(monkeypatch):
+    """A checkout (and its venv) may live under /tmp, where the sandbox's own tmpfs is mounted:
+    nothing the sandbox needs is mounted there, or the tmpfs would hide it."""
+    from autograder import sandbox
+
+    venv = "/tmp/a-checkout/.venv/lib/python3/site-packages"
+    monkeypatch.setattr(sandbox, "_libraries", lambda: [venv])
+    cmd = sandbox._bwrap_command("/usr/bin/python3", [venv], sandbox._strong_boot("pass"))
+    mounted = [cmd[i + 2] for i, arg in enumerate(cmd) if arg == "--ro-bind"]
+    assert venv in cmd and not [m for m in mounted if m == "/tmp" or m.startswith("/tmp/")]
+    assert venv not in cmd[-1]  # the sandbox's sys.path names the packages where it sees them
