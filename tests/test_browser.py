@@ -49,8 +49,8 @@ NOTEBOOKS = [("notebooks", name) for name in _lessons("notebooks")] + [
 ]
 
 # Cells whose output must show a plot or a widget's picture (the course's plots and widgets).
-PLOTTING = re.compile(r"\b(plot_\w+|SaturationExplorer|MaskBuilder)\(")
-WAIT_FIRST = re.compile(r"write `\w+`( and `\w+`)* above first")
+PLOTTING = re.compile(r"(?<!def )\b(plot_\w+|SaturationExplorer|MaskBuilder)\(")  # a call
+WAIT_FIRST = re.compile(r"write `\w+`( and `\w+`)* (and run the cells )?above first")
 
 
 def _free_port() -> int:
