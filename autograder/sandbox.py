@@ -7,7 +7,7 @@ namespaces, as an unprivileged user, on a read-only filesystem that holds only P
 installed packages and the sandbox's own modules (not the course's reference, the checks, the
 solutions, the tests or anybody's submission), plus one private working directory on a size-capped
 tmpfs. Every process in it dies with the judge (``--die-with-parent``) and with the sandbox (its
-pid namespace). See ``SECURITY_NOTES.md`` for what is and is not protected.
+pid namespace). See ``SECURITY.md`` for what is and is not protected.
 
 The judge calls into the learner's code through a ``Submission``::
 
