@@ -85,3 +85,13 @@ def venv_on_path(monkeypatch):
     """The kernel (``python3`` runs ``python``) and nbgrader (``alembic``) come from this venv."""
     monkeypatch.setenv("PATH", str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
     monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel's inline backend, as in Jupyter
+
+
+@pytest.fixture
+def no_pyplot_figures_leak():
+    """The course's plots are built without pyplot's global state: a test leaves no figure open."""
+    import matplotlib.pyplot as plt
+
+    before = plt.get_fignums()
+    yield
+    assert plt.get_fignums() == before, "viz must build figures without pyplot's global state"

@@ -22,13 +22,8 @@ from course_lib.viz import (  # noqa: E402
 PNG = b"\x89PNG"
 
 
-@pytest.fixture(autouse=True)
-def no_pyplot_figures_leak():
-    import matplotlib.pyplot as plt
-
-    before = plt.get_fignums()
-    yield
-    assert plt.get_fignums() == before, "viz must build figures without pyplot's global state"
+# Every test here: viz builds figures without pyplot's global state (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("no_pyplot_figures_leak")
 
 
 def test_plot_attention_labels_queries_and_keys():

@@ -9,14 +9,8 @@ matplotlib.use("Agg")
 
 from course_lib.viz_blocks import LivePlot, plot_attention_grid, plot_block_orders  # noqa: E402
 
-
-@pytest.fixture(autouse=True)
-def no_pyplot_figures_leak():
-    import matplotlib.pyplot as plt
-
-    before = plt.get_fignums()
-    yield
-    assert plt.get_fignums() == before, "viz_blocks must build figures without pyplot's state"
+# Every test here: viz builds figures without pyplot's global state (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("no_pyplot_figures_leak")
 
 
 def texts(ax) -> list[str]:
