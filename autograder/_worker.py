@@ -415,7 +415,9 @@ class Sandbox:
         # own on their device: both are checked around the call, outside the learner's reach.
         inputs = InputSnapshot(fn, req.args, req.kwargs)
         factories = DefaultDeviceFactories()
-        watch_factories = req.op != "new" and has_tensor(req.args, req.kwargs)
+        watch_factories = (
+            req.op != "new" and req.extra.get("devices", True) and has_tensor(req.args, req.kwargs)
+        )
         watch = Watch(ops, req.watch, seen)
         trace, error = None, None
         self.profiling = True

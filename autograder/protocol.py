@@ -93,7 +93,9 @@ class Request:
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
     watch: bool = False  # record every ATen op's output shape (a Trace)
-    extra: dict = field(default_factory=dict)  # op-specific: state_dict, tokens, steps, lr
+    # op-specific: state_dict, tokens, steps, lr; for a call, devices=False skips the check that
+    # the tensors it creates follow its inputs' device (autograder._devices)
+    extra: dict = field(default_factory=dict)
 
 
 # ---- sandbox -> judge ------------------------------------------------------------------------

@@ -860,9 +860,15 @@ class Submission:
         except ProtocolError as e:
             raise Tampered(f"the sandbox sent something that is not a reply ({e})") from None
 
-    def call(self, name: str, *args, watch: bool = False, **kwargs) -> Any:
-        """Call the learner's function ``name`` in the sandbox and return its value."""
-        return self._request(Request("call", name, args=args, kwargs=kwargs, watch=watch))
+    def call(
+        self, name: str, *args, watch: bool = False, check_devices: bool = True, **kwargs
+    ) -> Any:
+        """Call the learner's function ``name`` in the sandbox and return its value
+        (``check_devices=False``: without the check that new tensors follow the inputs' device)."""
+        extra = {} if check_devices else {"devices": False}
+        return self._request(
+            Request("call", name, args=args, kwargs=kwargs, watch=watch, extra=extra)
+        )
 
     def get(self, name: str) -> Any:
         """The value of the learner's global ``name`` (None if it is not defined)."""
@@ -895,9 +901,10 @@ class RemoteObject:
     def __init__(self, sub: Submission, handle: int, name: str):
         self._sub, self._handle, self.name = sub, handle, name
 
-    def __call__(self, *args, watch: bool = False, **kwargs) -> Any:
+    def __call__(self, *args, watch: bool = False, check_devices: bool = True, **kwargs) -> Any:
+        extra = {} if check_devices else {"devices": False}
         return self._sub._request(
-            Request("call", self._handle, args=args, kwargs=kwargs, watch=watch)
+            Request("call", self._handle, args=args, kwargs=kwargs, watch=watch, extra=extra)
         )
 
     def method(self, name: str, *args, watch: bool = False, **kwargs) -> Any:

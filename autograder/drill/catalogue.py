@@ -44,7 +44,8 @@ SPEC: dict[str, str] = {
     "d_model, bias=bias); forward(query, key=None, value=None, mask=None) -> (output (B, Lq, "
     "d_model), weights (B, h, Lq, Lk)); the mask (bool or float, as in SDPA) broadcasts to "
     "(B, h, Lq, Lk); "
-    "self-attention when key and value are None. With the "
+    "self-attention when key and value are None, and value defaults to key; a d_model that is "
+    "not a multiple of num_heads raises ValueError. With the "
     "weights of nn.MultiheadAttention copied in (in_proj chunks q, k, v; out_proj is w_o) it "
     "matches it.",
     "mha_num_parameters": "int, the number of parameters of MultiHeadAttention(d_model, "
@@ -57,13 +58,14 @@ SPEC: dict[str, str] = {
     "apply_rope": "rotates each pair (x[..., 2i], x[..., 2i+1]) by the angle p * base^(-2i/d) "
     "(RoFormer's interleaved pairs); positions defaults to 0..L-1; same dtype out as in.",
     "FeedForward": "nn.Module with attributes linear1 = nn.Linear(d_model, d_ff), linear2 = "
-    "nn.Linear(d_ff, d_model) (with bias), ReLU between, dropout `dropout`.",
+    "nn.Linear(d_ff, d_model) (with bias); linear2(dropout(relu(linear1(x)))), dropout `dropout`.",
     "TransformerBlock": "nn.Module with attributes attn (your MultiHeadAttention, bias=True), ff "
     "(your FeedForward), norm1, norm2 (nn.LayerNorm); Pre-LN when norm_first else Post-LN; "
     "forward(x, mask=None) -> x; with weights copied it matches nn.TransformerEncoderLayer("
     "batch_first=True, norm_first=..., dropout=0).",
-    "TinyTransformer": "a causal decoder-only language model; forward(tokens: (B, L) long) -> "
-    "logits (B, L, vocab_size).",
+    "TinyTransformer": "a causal decoder-only language model: token and position embeddings, "
+    "Pre-LN TransformerBlocks, a final LayerNorm and a linear layer; forward(tokens: (B, L) "
+    "long) -> logits (B, L, vocab_size).",
     "sliding_window_mask": "bool (L, L), True where 0 <= i - j < window.",
     "tiled_attention": "the output only (no weights); online softmax over blocks of keys "
     "(FlashAttention's algorithm); equals SDPA; never builds an (Lq, Lk) matrix.",

@@ -23,6 +23,7 @@ Lessons use the kit and never each other's helpers; a helper a second lesson nee
 from autograder.kit.calling import (
     PARAMS,
     Call,
+    LearnerError,
     MetaDataAccess,
     Mutant,
     Mutants,
@@ -97,6 +98,7 @@ __all__ = [
     "ATTENTION_FORBID",
     "DTYPE_PROMOTED",
     "INF",
+    "LearnerError",
     "MASK_MODES",
     "MHA_FORBID",
     "PARAMS",

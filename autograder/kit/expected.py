@@ -32,7 +32,19 @@ def scores(q, k):
     return q @ k.transpose(-2, -1)  # (..., Lq, K) @ (..., K, Lk) -> (..., Lq, Lk)
 
 
-def attend(q, k, v, mask=None, *, scale=None, dim=-1, mode="ok", nan_rows=False, scores=None):
+def attend(
+    q,
+    k,
+    v,
+    mask=None,
+    *,
+    scale=None,
+    dim=-1,
+    mode="ok",
+    nan_rows=False,
+    unstable=False,
+    scores=None,
+):
     """Attention as the contract says (mode "ok"), or as a known mistake does.
 
     ``mask`` is bool (True = may attend) or float (added to the scores, as SDPA's float
@@ -41,20 +53,23 @@ def attend(q, k, v, mask=None, *, scale=None, dim=-1, mode="ok", nan_rows=False,
     mask, "as-bool" (used as a bool mask), "as-bool-where" / "as-bool-not" / "as-bool-fill"
     (bool-only code that raises on a float mask) or "minus" (subtracted); the bool-only modes
     apply a float mask correctly. ``nan_rows``: a softmax that gives NaN for fully masked rows;
-    ``dim``: the dim the softmax normalises over.
+    ``unstable``: a softmax without the max subtracted, whose exp overflows float32 to inf (and
+    inf / inf is NaN) once a score passes 88.7; ``dim``: the dim the softmax normalises over.
     """
     scale = q.shape[-1] ** -0.5 if scale is None else scale
     s = (q @ k.transpose(-2, -1) if scores is None else scores(q, k)) * scale
     if mask is not None and mask.dtype != torch.bool and mode != "ignored":
         s, mask, mode = _additive(s, mask, mode)
-    unmasked = _softmax(s, dim, nan_rows)
+    unmasked = _softmax(s, dim, nan_rows, unstable)
     if mask is None or mode == "ignored":
         return unmasked @ v, unmasked
     if mode == "after-softmax":
         w = unmasked.masked_fill(~mask, 0.0)
         return w @ v, w
     fill = {"zero": 0.0, "finite": -1e9}.get(mode, -INF)
-    w = _softmax(s.masked_fill(mask if mode == "inverted" else ~mask, fill), dim, nan_rows)
+    w = _softmax(
+        s.masked_fill(mask if mode == "inverted" else ~mask, fill), dim, nan_rows, unstable
+    )
     return w @ v, unmasked if mode == "weights-before" else w
 
 
@@ -72,7 +87,11 @@ def _additive(s, mask, mode):
     return (s - bias if mode == "minus" else s + bias), None, "ok"
 
 
-def _softmax(s, dim, nan_rows):
+def _softmax(s, dim, nan_rows, unstable=False):
+    if unstable:  # exp(s) without subtracting the max, overflowing as float32 does
+        e = s.float().exp().to(s.dtype)
+        total = e.sum(dim, keepdim=True)
+        return torch.where(total == 0, torch.zeros_like(e), e / torch.where(total == 0, 1.0, total))
     if nan_rows:
         e = (s - s.amax(dim, keepdim=True)).exp()
         return e / e.sum(dim, keepdim=True)
@@ -115,6 +134,11 @@ def mha(state, h, query, key=None, value=None, mask=None, knobs=None):
     query = query.double()
     if knobs.pop("ignore_kv", False) or key is None:
         key = value = query  # self-attention
+    if value is None:  # value defaults to key (to query: a known mistake)
+        value = query if knobs.pop("value_query", False) else key
+    knobs.pop("value_query", None)
+    if mask is not None and knobs.pop("unsqueeze_mask", False):
+        mask = mask.unsqueeze(1)
     key, value = key.double(), value.double()
     q, k, v = (
         split(linear(t, state, f"w_{n}"), h, how_split)  # (B, L, D) -> (B, H, L, E)
@@ -229,9 +253,11 @@ ACTIVATIONS = {
 }
 
 
-def feed_forward(state, x, prefix="", act="relu"):
+def feed_forward(state, x, prefix="", act="relu", *, act_after=False):
+    """The FFN in float64; ``act_after`` also applies the activation to linear2's output."""
     h = ACTIVATIONS[act](linear(x.double(), state, prefix + "linear1"))  # (..., D) -> (..., F)
-    return linear(h, state, prefix + "linear2")  # (..., F) -> (..., D)
+    out = linear(h, state, prefix + "linear2")  # (..., F) -> (..., D)
+    return ACTIVATIONS[act](out) if act_after else out
 
 
 def block(state, h, x, mask=None, norm_first=True, knobs=()):
@@ -263,6 +289,9 @@ def block(state, h, x, mask=None, norm_first=True, knobs=()):
             return x + ff(x)
         x = keep1 * x + attn(ln(x, norms[0]))
         return keep2 * x + ff(ln(x, norms[1]))
+    if "norm-then-add" in knobs:  # the residual added after the norm: norm(x) + sublayer(x)
+        x = ln(x, norms[0]) + attn(x)
+        return ln(x, norms[1]) + ff(x)
     x = ln(keep1 * x + attn(x), norms[0])  # Post-LN
     return ln(keep2 * x + ff(x), norms[1])
 

@@ -70,6 +70,7 @@ def attention_mutants(run, ids):
         ("multiplied-by-sqrt-dk", {"scale_power": 0.5}),
         ("softmax-wrong-dim", {"dim": -2}),
         ("fully-masked-nan", {"nan_rows": True}),
+        ("softmax-unstable", {"unstable": True}),
         *((mistake, {"mode": mode}) for mistake, mode in MASK_MODES.items()),
         *((mistake, {"mode": mode, "nan_rows": True}) for mistake, mode in MASK_MODES.items()),
         *((mistake, {"mode": mode}) for mistake, mode in ADDITIVE_MODES),

@@ -173,15 +173,17 @@ MASKED_MUTANTS = (
 
 
 def _finite_fill(out, scores, mask) -> float | None:
-    """The finite, very negative value masked positions hold, if that is what is wrong."""
+    """The finite negative value masked positions hold, if that is what is wrong: very negative
+    (-1e9, finfo.min, scores - 1e4), or one constant such as -100 (exp(-100) is not 0)."""
     mask = mask.expand_as(scores)
     if not isinstance(out, torch.Tensor) or out.shape != scores.shape or not bool((~mask).any()):
         return None
     fills = out[~mask].double()
     kept_ok = torch.equal(out[mask].double(), scores[mask].double())
-    if not kept_ok or not bool(fills.isfinite().all()) or float(fills.max()) > -1e3:
+    if not kept_ok or not bool(fills.isfinite().all()):
         return None
-    return float(fills.min())
+    constant = bool((fills == fills[0]).all()) and float(fills[0]) < 0
+    return float(fills.min()) if constant or float(fills.max()) <= -1e3 else None
 
 
 @exercise("masked_scores")

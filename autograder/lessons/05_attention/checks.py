@@ -52,6 +52,7 @@ SDPA_IDS = {
     "multiplied-by-sqrt-dk",
     "softmax-wrong-dim",
     "fully-masked-nan",
+    "softmax-unstable",
     *MASK_MODES,
     *(mistake for mistake, _ in ADDITIVE_MODES),
 }
@@ -101,10 +102,17 @@ def check_scaled_dot_product_attention(sub) -> None:
         ((3, 4), (5, 4), (5, 3), (3, 5)),
         ((2, 3, 4), (2, 5, 4), (2, 5, 6), (2, 1, 5)),  # a padding mask, broadcast over queries
         ((2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 3), (3, 5)),  # broadcast over batch and heads
+        "large",
     )
     for case in cases:
         if case == "invariants":  # what a mask means, before its exact values
             check_mask_invariants(g, lambda *a: Call(name, *a), sub, SDPA_MUTANTS)
+            continue
+        if case == "large":  # scores in the hundreds: exp overflows unless the max is subtracted
+            q, k, v = randn(g, 3, 4) * 12, randn(g, 5, 4) * 12, randn(g, 5, 3)
+            c = Call(name, q, k, v)
+            out = c.run(sub, mutants=SDPA_MUTANTS)
+            expect_attention(out, ref_attention64(q, k, v), c, q.dtype, SDPA_MUTANTS)
             continue
         qs, ks, vs, ms = case
         q, k, v = randn(g, *qs), randn(g, *ks), randn(g, *vs)

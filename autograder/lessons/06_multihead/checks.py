@@ -12,6 +12,7 @@ from autograder.kit import (
     DTYPE_PROMOTED,
     MHA_FORBID,
     Call,
+    LearnerError,
     attention_mutants,
     construct,
     exercise,
@@ -115,6 +116,8 @@ def mha_mutants(state, h):
                 ("missing-output-projection", {"skip_wo": True}),
                 ("weights-averaged-over-heads", {"average": True}),
                 ("cross-attention-ignores-kv", {"ignore_kv": True}),
+                ("value-defaults-to-query", {"value_query": True}),
+                ("mask-unsqueezed-in-mha", {"unsqueeze_mask": True}),
                 *((m, {"split": s, "merge": mg}) for m, s, mg in layouts),
                 ("merge-heads-no-transpose", {"merge": "no-transpose"}),
                 ("wrong-head-order", {"merge": "wrong-order"}),
@@ -131,6 +134,7 @@ def check_multi_head_attention(sub) -> None:
         (2, False, (2, 3, d), None, None),
         (2, True, (2, 4, d), None, torch.ones(4, 4, dtype=torch.bool).tril()),
         (4, False, (2, 3, d), 5, no_full_rows(g, 2, 1, 1, 5)),  # cross-attention, padding mask
+        (2, False, (2, 3, d), "key", None),  # key given, value omitted: value defaults to key
         (2, True, (1, 4, d), None, fully_masked(4, 4)),
     )
     built = {}
@@ -152,9 +156,19 @@ def check_multi_head_attention(sub) -> None:
         obj, label, state = built[h, bias]
         mutants = mha_mutants(state, h)
         query = randn(g, *qs)
-        kv = {} if lk is None else {"key": randn(g, qs[0], lk, d), "value": randn(g, qs[0], lk, d)}
+        if lk is None:
+            kv = {}
+        elif lk == "key":
+            kv = {"key": randn(g, *qs)}
+        else:
+            kv = {"key": randn(g, qs[0], lk, d), "value": randn(g, qs[0], lk, d)}
         kwargs = kv | ({} if mask is None else {"mask": mask})
         c = Call(label, query, params="mha.forward", **kwargs)
+        if lk == "key":  # COURSE_SPEC leaves value=None with a key open; the lesson defaults
+            try:  # it to key: code that can't be called so is not judged, a wrong value is
+                out = c.invoke(obj)
+            except LearnerError:
+                continue
         out = c.run(obj, mutants=mutants)
         want = mha(state, h, query, kv.get("key"), kv.get("value"), mask)
         expect_attention(out, want, c, torch.float32, mutants)
@@ -177,6 +191,10 @@ def check_multi_head_attention(sub) -> None:
         out = expect_tuple(c.run(obj), c, 2, "a tuple (output, weights)")
         expect_meta(out[0], c, (2, 3, d), torch.float32, what="output")
         expect_meta(out[1], c, (2, 2, 3, 5), torch.float32, what="weights")
+    c = Call("MultiHeadAttention", 6, 4)
+    c.expect_error(
+        sub, "ValueError", "d_model=6 is not a multiple of num_heads=4", "no-value-error"
+    )
 
 
 def _check_permutation_equivariance(obj, label, g, d) -> None:

@@ -49,6 +49,28 @@ MISTAKES = (
         "Use key and value when they are given; fall back to query only when they are None.",
     ),
     Mistake(
+        "value-defaults-to-query",
+        ("MultiHeadAttention",),
+        "value defaults to query when only key is given",
+        "value defaults to key (key = query if key is None else key; value = key if value is "
+        "None else value): the values come from the sequence the keys come from.",
+    ),
+    Mistake(
+        "mask-unsqueezed-in-mha",
+        ("MultiHeadAttention",),
+        "The mask reshaped inside MultiHeadAttention",
+        "Pass mask on to scaled_dot_product_attention unchanged: the caller gives one that "
+        "broadcasts to (B, h, Lq, Lk), such as (Lq, Lk) or (B, 1, 1, Lk); an unsqueeze(1) "
+        "inside moves its batch dim onto the heads.",
+    ),
+    Mistake(
+        "no-value-error",
+        ("MultiHeadAttention", "sinusoidal_positional_encoding", "LearnedPositionalEmbedding"),
+        "Invalid arguments do not raise ValueError",
+        "Check the arguments up front and raise ValueError with a clear message (d_model not a "
+        "multiple of num_heads, odd d_model, sequence longer than max_len).",
+    ),
+    Mistake(
         "params-forgot-output-projection",
         ("mha_num_parameters",),
         "Parameter count leaves out the output projection",

@@ -70,6 +70,8 @@ def check_learned_positional_embedding(sub) -> None:
             ("positions-not-added", lambda x, n=n: table[:n].double()),
             ("positions-not-added", lambda x, n=n: table[:n].double()[None]),
             ("positions-not-added", lambda x, n=n: table[:n].double().expand(x.shape)),
+            # L = x.size(0): as many positions as sequences in the batch
+            ("positions-from-batch-dim", lambda x: x.double() + table[: x.shape[0]].double()),
         )
         c = Call(label, x, params="forward")
         out = c.run(obj, mutants=mutants)

@@ -24,11 +24,11 @@ MISTAKES = (
         "pe[:, 1::2] = cos).",
     ),
     Mistake(
-        "no-value-error",
-        ("sinusoidal_positional_encoding", "LearnedPositionalEmbedding"),
-        "Invalid arguments do not raise ValueError",
-        "Check the arguments up front and raise ValueError with a clear message (odd d_model, "
-        "sequence longer than max_len).",
+        "positions-from-batch-dim",
+        ("LearnedPositionalEmbedding",),
+        "The number of positions read from the batch dim, x.size(0)",
+        "x is (B, L, d_model): the sequence length is x.size(1) (or x.shape[-2]); embed positions "
+        "0..L-1.",
     ),
     Mistake(
         "positions-not-added",

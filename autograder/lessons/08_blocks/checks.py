@@ -5,11 +5,15 @@ B batch, L positions, D d_model, F d_ff, V vocabulary.
 
 from __future__ import annotations
 
+import re
+
 import torch
+import torch.nn.functional as F
 
 from autograder.kit import (
     MHA_FORBID,
     Call,
+    LearnerError,
     construct,
     exercise,
     expect_close,
@@ -20,6 +24,7 @@ from autograder.kit import (
     fail,
     fmt_dtype,
     fmt_num,
+    fmt_shape,
     generator,
     linear_state,
     load_weights,
@@ -42,6 +47,7 @@ def ff_state(g, d, d_ff, prefix=""):
 def ff_mutants(state):
     return (
         ("ffn-missing-activation", lambda x: feed_forward(state, x, act="none")),
+        ("ffn-activation-after-output", lambda x: feed_forward(state, x, act_after=True)),
         *(
             ("ffn-wrong-activation", lambda x, a=a: feed_forward(state, x, act=a))
             for a in ("gelu", "gelu-tanh", "silu", "tanh")
@@ -81,6 +87,8 @@ def check_feed_forward(sub) -> None:
         if dropout:
             expect_deterministic(obj, c, out, want)
         expect_close(out, want, c, dtype=x.dtype, mutants=ff_mutants(state))
+        if dropout:
+            _check_dropout_place(obj, label, g, d, dropout, state)
     for dtype in low_precision_dtypes():
         obj.to(dtype)
         x = randn(g, 2, 3, d, dtype=dtype)
@@ -92,6 +100,26 @@ def check_feed_forward(sub) -> None:
         obj.to("meta")
         c = Call(label + ".to('meta')", torch.empty(2, 3, d, device="meta"), params="forward")
         expect_meta(c.run(obj), c, (2, 3, d), torch.float32)
+
+
+def _check_dropout_place(obj, label, g, d, p, state) -> None:
+    """In training, dropout zeroes some of linear2's *inputs*, so no output is exactly 0; dropout
+    after linear2 zeroes outputs, and scales the others by 1 / (1 - p)."""
+    obj.train()
+    x = randn(g, 8, d)
+    c = Call(label + ".train()", x, params="forward")
+    out = c.run(obj)
+    obj.eval()
+    if not isinstance(out, torch.Tensor) or out.shape != x.shape:
+        return
+    zero = out == 0
+    kept = feed_forward(state, x)[~zero] / (1 - p)
+    if bool(zero.any()) and torch.allclose(out[~zero].double(), kept, atol=1e-4, rtol=1e-4):
+        raise fail(
+            f"{c}: {int(zero.sum())} of the {out.numel()} outputs are exactly 0 and the others "
+            f"are the eval output / (1 - {p}): dropout acts on linear2's output, not on its input.",
+            "ffn-dropout-after-output",
+        )
 
 
 # ---- TransformerBlock --------------------------------------------------------------------------
@@ -119,13 +147,20 @@ BLOCK_KNOBS = (
     ("mask-ignored", {"mask-ignored"}),
     ("mask-polarity-inverted", {"mask-inverted"}),
     ("ffn-missing-activation", {"no-activation"}),
+    ("post-ln-norm-then-add", {"norm-then-add"}),
 )
 
 
 def block_mutants(state, h, norm_first):
-    return tuple(
-        (m, lambda x, mask=None, kn=kn: block(state, h, x, mask, norm_first, kn))
-        for m, kn in BLOCK_KNOBS
+    def mask_as_key(x, mask=None):  # self.attn(x, mask): the mask is projected by w_k as a key
+        return F.linear(mask, state["attn.w_k.weight"], state["attn.w_k.bias"])
+
+    return (
+        *(
+            (m, lambda x, mask=None, kn=kn: block(state, h, x, mask, norm_first, kn))
+            for m, kn in BLOCK_KNOBS
+        ),
+        ("mask-passed-as-key", mask_as_key),
     )
 
 
@@ -220,8 +255,16 @@ def check_tiny_transformer(sub) -> None:
         )
     obj.eval()
     tokens = torch.randint(0, vocab, (2, 7), generator=g)
-    c = Call(label, tokens, params="lm.forward")
-    logits = expect_tensor(c.run(obj), c, shape=(2, 7, vocab), dtype=torch.float32, what="logits")
+    # What the model computes is judged first, and where the tensors it makes live last.
+    c = Call(label + ".eval()", tokens, params="lm.forward")
+    logits = expect_tensor(
+        c.run(obj, devices=False), c, shape=(2, 7, vocab), dtype=torch.float32, what="logits"
+    )
+    again = c.run(obj, devices=False)
+    if isinstance(again, torch.Tensor) and not torch.equal(again, logits):
+        raise fail(
+            f"{c} gave different logits on two calls with the same tokens.", "dropout-always-on"
+        )
     if bool((logits >= 0).all()) and torch.allclose(logits.sum(-1), torch.ones(2, 7), atol=1e-4):
         raise fail(
             f"{c}: every row of the output is a probability distribution (sums to 1).",
@@ -230,7 +273,7 @@ def check_tiny_transformer(sub) -> None:
     changed = tokens.clone()
     changed[:, 4:] = (changed[:, 4:] + 1) % vocab
     c2 = Call(label, changed, params="lm.forward")
-    logits2 = expect_tensor(c2.run(obj), c2, shape=(2, 7, vocab), what="logits")
+    logits2 = expect_tensor(c2.run(obj, devices=False), c2, shape=(2, 7, vocab), what="logits")
     diff = float((logits2[:, :4] - logits[:, :4]).abs().max())
     if diff > 1e-4:
         raise fail(
@@ -240,7 +283,7 @@ def check_tiny_transformer(sub) -> None:
         )
     same = torch.full((1, 6), 3)
     c3 = Call(label, same, params="lm.forward")
-    logits3 = expect_tensor(c3.run(obj), c3, shape=(1, 6, vocab), what="logits")
+    logits3 = expect_tensor(c3.run(obj, devices=False), c3, shape=(1, 6, vocab), what="logits")
     if float((logits3 - logits3[:, :1]).abs().max()) < 1e-5:
         raise fail(
             f"{c3} with the same token at every position gives the same logits at every position: "
@@ -256,6 +299,9 @@ def check_tiny_transformer(sub) -> None:
             f"{label} does not learn to count (each token is the previous one + 1): the loss went "
             f"{shown} in 40 AdamW steps. Check that every layer is registered and used."
         )
+    _check_final_norm(info, label, d)  # the lesson's architecture, once the model works
+    _check_pre_ln(obj, label, info, g, tokens)
+    c.run(obj)  # the tensors it makes must follow the tokens' device
     with on_meta():  # meta tensors have shapes but no data
         obj.to("meta")
         c = Call(
@@ -264,3 +310,59 @@ def check_tiny_transformer(sub) -> None:
             params="lm.forward",
         )
         expect_meta(c.run(obj), c, (2, 5, vocab), torch.float32, what="logits")
+
+
+BLOCK_PARAM = re.compile(r"^(.*)\.(?:attn|ff|norm1|norm2)\.")
+SUBLAYER_OUT = re.compile(r"\.(?:attn\.w_o|ff\.linear2)\.(?:weight|bias)$")
+BLOCK_NORM = re.compile(r"\.norm[12]\.(?:weight|bias)$")
+
+
+def _blocks(info) -> set[str]:
+    """The names of the model's TransformerBlocks, found by the contract's attribute names."""
+    return {
+        m[1] for n in info.get("parameters", {}) if (m := re.match(r"^(.*)\.norm1\.weight$", n))
+    }
+
+
+def _check_final_norm(info, label, d) -> None:
+    """Pre-LN blocks leave the residual stream unnormalised: a LayerNorm(d_model) must follow the
+    last block, so some parameter of shape (d_model,) lives outside the blocks."""
+    blocks, params = _blocks(info), info.get("parameters", {})
+    if not blocks:
+        return  # blocks of its own: nothing to recognise them by
+    outside = [n for n, shape in params.items() if not BLOCK_PARAM.match(n) and shape == [d]]
+    if not outside:
+        raise fail(
+            f"{label} has no parameter of shape {fmt_shape((d,))} outside its blocks: no "
+            "LayerNorm(d_model) between the last block and the output layer.",
+            "lm-no-final-norm",
+        )
+
+
+def _check_pre_ln(obj, label, info, g, tokens) -> None:
+    """With every block's attention output projection and linear2 at zero, a Pre-LN block is the
+    identity (x + 0 + 0), whatever its LayerNorms hold; a Post-LN block still normalises x."""
+    params = info.get("parameters", {})
+    if not _blocks(info):
+        return
+    state = {
+        n: torch.zeros(shape) if SUBLAYER_OUT.search(n) else randn(g, *shape)
+        for n, shape in params.items()
+    }
+    other = {n: randn(g, *t.shape) if BLOCK_NORM.search(n) else t for n, t in state.items()}
+    outputs = []
+    for weights in (state, other):
+        try:
+            obj.load_state_dict(weights)
+        except LearnerError:
+            return  # buffers or parameters describe() does not list: can't set every weight
+        c = Call(label, tokens, params="lm.forward")
+        outputs.append(c.run(obj, devices=False))
+    a, b = outputs
+    if isinstance(a, torch.Tensor) and a.shape == b.shape and not torch.allclose(a, b, atol=1e-5):
+        raise fail(
+            f"{c}: with every block's attn.w_o and ff.linear2 set to zero, changing the blocks' "
+            "norm1 and norm2 changed the logits: the blocks normalise the residual stream "
+            "(Post-LN), where the model's blocks must be Pre-LN (norm_first=True).",
+            "lm-post-ln-blocks",
+        )

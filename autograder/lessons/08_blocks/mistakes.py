@@ -16,8 +16,22 @@ MISTAKES = (
         "The contract (and the original Transformer) use ReLU; GPT-2 uses GELU, but not here.",
     ),
     Mistake(
+        "ffn-activation-after-output",
+        ("FeedForward",),
+        "ReLU applied to linear2's output too",
+        "The ReLU goes between the two layers only: linear2(relu(linear1(x))); a ReLU after "
+        "linear2 stops the block from ever subtracting from the residual stream.",
+    ),
+    Mistake(
+        "ffn-dropout-after-output",
+        ("FeedForward",),
+        "Dropout applied after linear2 instead of before it",
+        "Drop the hidden activations: linear2(dropout(relu(linear1(x)))), as "
+        "nn.TransformerEncoderLayer does; the block drops the sublayer's output itself.",
+    ),
+    Mistake(
         "dropout-always-on",
-        ("FeedForward", "TransformerBlock"),
+        ("FeedForward", "TransformerBlock", "TinyTransformer"),
         "Dropout still active in eval mode",
         "F.dropout(x, p) defaults to training=True; use an nn.Dropout module (or pass "
         "training=self.training).",
@@ -27,6 +41,19 @@ MISTAKES = (
         ("TransformerBlock",),
         "Pre-LN and Post-LN mixed up (norm_first)",
         "Pre-LN (norm_first=True): x + sublayer(norm(x)). Post-LN: norm(x + sublayer(x)).",
+    ),
+    Mistake(
+        "post-ln-norm-then-add",
+        ("TransformerBlock",),
+        "Post-LN with the residual added after the norm: norm(x) + sublayer(x)",
+        "Post-LN normalises the sum: x = norm1(x + attn(x)), then x = norm2(x + ff(x)).",
+    ),
+    Mistake(
+        "mask-passed-as-key",
+        ("TransformerBlock",),
+        "The mask passed to attention positionally, where it lands on key",
+        "MultiHeadAttention's forward is (query, key=None, value=None, mask=None): pass it by "
+        "name, self.attn(h, mask=mask).",
     ),
     Mistake(
         "residual-missing",
@@ -52,6 +79,20 @@ MISTAKES = (
         ("TinyTransformer",),
         "The language model sees future tokens",
         "A decoder-only model must use a causal mask in every attention layer.",
+    ),
+    Mistake(
+        "lm-no-final-norm",
+        ("TinyTransformer",),
+        "No LayerNorm between the last block and the output layer",
+        "Pre-LN blocks never normalise the residual stream: add an nn.LayerNorm(d_model) and "
+        "apply it to the last block's output before the output layer.",
+    ),
+    Mistake(
+        "lm-post-ln-blocks",
+        ("TinyTransformer",),
+        "The model is built from Post-LN blocks",
+        "Build the blocks as TransformerBlock(d_model, num_heads, d_ff), whose default "
+        "norm_first=True is Pre-LN, as GPT-2 and the lesson's model are.",
     ),
     Mistake(
         "positions-missing",

@@ -99,7 +99,8 @@ def merge_heads(x):
 class MultiHeadAttention(nn.Module):
     def __init__(self, d_model, num_heads, bias=False):
         super().__init__()
-        assert d_model % num_heads == 0
+        if d_model % num_heads:
+            raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}")
         self.h, self.d_head = num_heads, d_model // num_heads
         self.w_q = nn.Linear(d_model, d_model, bias=bias)
         self.w_k = nn.Linear(d_model, d_model, bias=bias)
@@ -162,7 +163,7 @@ class FeedForward(nn.Module):
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x):
-        return self.dropout(self.linear2(torch.clamp(self.linear1(x), min=0)))
+        return self.linear2(self.dropout(torch.clamp(self.linear1(x), min=0)))
 
 
 class TransformerBlock(nn.Module):

@@ -94,6 +94,8 @@ def merge_heads(x):
 class MultiHeadAttention(nn.Module):
     def __init__(self, d_model, num_heads, bias=False):
         super().__init__()
+        if d_model % num_heads != 0:
+            raise ValueError(f"d_model {d_model} must be a multiple of num_heads {num_heads}")
         self.num_heads = num_heads
         self.w_q = nn.Linear(d_model, d_model, bias=bias)
         self.w_k = nn.Linear(d_model, d_model, bias=bias)

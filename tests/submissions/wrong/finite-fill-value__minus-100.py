@@ -1,0 +1,3 @@
+# grade: masked_scores
+def masked_scores(scores, mask):
+    return scores.masked_fill(~mask, -100.0)
