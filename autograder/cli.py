@@ -7,6 +7,10 @@
     python -m autograder progress [NOTEBOOKS_DIR]
     python -m autograder drill VERB ...        (the interview trainer: autograder/drill/)
 
+``check`` grades every exercise FILE defines, except that a lesson's notebook
+(``06_multihead.ipynb``) is graded on that lesson's exercises only: the earlier lessons'
+functions its tools cell carries are graded in their own lessons (``--only`` grades any).
+
 Exit status of ``check``: 0 every graded exercise passed, 1 some failed, 2 nothing could be
 graded. Of ``grade``: 0 the class was graded (the table says how each submission did), 2 it
 could not be.
@@ -103,16 +107,43 @@ def _check(args) -> int:
     from autograder.sandbox import warm_up
 
     warm_up()  # torch loads in the sandbox server while the judge reads the file
+    carried: list[str] = []
     try:
         code = from_file(args.file)
-        results = judge_code(code, args.only)
+        only = args.only
+        if not only:
+            only, carried = _lesson_scope(args.file, code)
+        results = judge_code(code, only)
     except (ExtractError, NothingToGrade) as e:
         if args.json:
             print(json.dumps({"file": args.file, "error": str(e)}))
         print(f"error: {printable(e)}", file=sys.stderr)
         return EXIT_UNGRADABLE
     print(report.as_json(args.file, results) if args.json else report.human(args.file, results))
+    if carried and not args.json:
+        print(
+            f"Not graded here: {', '.join(carried)}, from earlier lessons (graded in their own "
+            "notebooks; add --only NAME to grade one here)."
+        )
     return EXIT_PASSED if all(r.passed for r in results) else EXIT_FAILED
+
+
+def _lesson_scope(file: str, code) -> tuple[list[str] | None, list[str]]:
+    """A lesson's notebook (``06_multihead.ipynb``) is graded on that lesson's exercises: the
+    earlier lessons' functions its tools cell carries are graded in their own lessons. Returns
+    ``(exercises to grade or None for all it defines, exercises it defines and skips)``."""
+    from pathlib import Path
+
+    from autograder import contract
+
+    path = Path(file)
+    if path.suffix != ".ipynb" or path.stem not in contract.lessons():
+        return None, []
+    defined = code.names(contract.NAMES)
+    own = [e.name for e in contract.of_lesson(path.stem) if e.name in defined]
+    if not own:
+        return None, []
+    return own, [n for n in defined if n not in own]
 
 
 def _grade(args) -> int:

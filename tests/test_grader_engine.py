@@ -98,6 +98,27 @@ def test_only_grades_just_the_named_exercises(tmp_path):
     assert [r["exercise"] for r in report["results"]] == ["attention_scores"]
 
 
+def test_a_lesson_notebook_is_graded_on_its_own_lessons_exercises(tmp_path):
+    """A lesson's tools cell carries the learner's earlier functions: ``check`` of the notebook
+    grades the lesson's exercises and says which it left to their own lessons."""
+    nb = notebook(GOOD)
+    lesson = (
+        tmp_path / "04_softmax_masks.ipynb"
+    )  # causal_mask is lesson 04's, attention_scores 02's
+    nbformat.write(nb, lesson)
+    report = json.loads(run_cli("check", lesson, "--json").stdout)
+    assert [r["exercise"] for r in report["results"]] == ["causal_mask"]
+    proc = run_cli("check", lesson)
+    assert proc.returncode == 0 and "attention_scores" not in proc.stdout.split("Score:")[0]
+    assert "Not graded here: attention_scores" in proc.stdout and "--only" in proc.stdout
+    asked = json.loads(run_cli("check", lesson, "--only", "attention_scores", "--json").stdout)
+    assert [r["exercise"] for r in asked["results"]] == ["attention_scores"]
+    other = tmp_path / "mine.ipynb"  # not a lesson's notebook: everything it defines
+    nbformat.write(nb, other)
+    report = json.loads(run_cli("check", other, "--json").stdout)
+    assert [r["exercise"] for r in report["results"]] == ["attention_scores", "causal_mask"]
+
+
 @pytest.mark.parametrize(
     "name, content, says",
     [
