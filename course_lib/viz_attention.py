@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
-from course_lib.viz import _heatmap, _png
+from course_lib.viz_figures import _heatmap, _png
 
 __all__ = ["AttentionMapExplorer", "map_statistics", "plot_reach"]
 

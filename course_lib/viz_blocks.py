@@ -11,7 +11,7 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle, FancyBboxPatch
 
-from course_lib import viz as _viz  # noqa: F401  (teaches IPython to show a Figure)
+from course_lib import viz_figures as _figures  # noqa: F401  (teaches IPython to show a Figure)
 
 # Each diagram is a column of boxes, bottom (input) to top (output); "+" is a residual sum.
 _STEPS = {

@@ -18,7 +18,7 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from course_lib.viz import _heatmap, _png, _to_numpy
+from course_lib.viz_figures import _heatmap, _png, _to_numpy
 
 __all__ = ["plot_heads", "HeadView", "HeadCountExplorer"]
 

@@ -21,7 +21,7 @@ import ipywidgets as widgets
 import torch
 from matplotlib.figure import Figure
 
-from course_lib.viz import _png
+from course_lib.viz_figures import _png
 
 __all__ = ["plot_encoding", "plot_offset_dots", "RopeRotation"]
 
