@@ -14,7 +14,7 @@ MISTAKES = (
     ),
     Mistake(
         "softmax-unstable",
-        ("softmax", "scaled_dot_product_attention"),
+        ("softmax", "scaled_dot_product_attention", "MultiHeadAttention"),
         "Softmax without subtracting the max: exp overflows on large inputs",
         "exp(1000) is inf in float32. Subtract each row's max first: softmax(x) = softmax(x - m).",
     ),
