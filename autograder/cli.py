@@ -3,7 +3,8 @@
     python -m autograder check FILE [--only NAME ...] [--json]
     python -m autograder grade SUBMISSIONS_DIR [--out grades.csv] [--workers N]
                                [--student NAME ...] [--assignment NAME ...] [--due [A=]DATE ...]
-                               [--late-penalty FRACTION] [--allow-weak-sandbox]
+                               [--late-penalty FRACTION] [--feedback-dir DIR]
+                               [--allow-weak-sandbox]
     python -m autograder progress [NOTEBOOKS_DIR]
     python -m autograder drill VERB ...        (the interview trainer: autograder/drill/)
 
@@ -41,7 +42,10 @@ def _parser() -> argparse.ArgumentParser:
         description="Grade SUBMISSIONS_DIR/<student>/<assignment>/<notebook>.ipynb: one row per "
         "student and assignment, with a status (graded, late, blank, unreadable, not-submitted), "
         "the points of each exercise and question in notebook order, and the assignment's total; "
-        "and a feedback file per student and assignment beside the table.",
+        "and beside it: feedback per student and assignment (text, and HTML in nbgrader's "
+        "feedback/<student>/<assignment>/ layout), a class report (<out stem>_report.html), "
+        "Gradescope results.json files (<out stem>_gradescope/) and an LMS gradebook CSV "
+        "(<out stem>_lms.csv).",
         epilog="Exit status: 0 when the class was graded, whatever the grades (the table's "
         "status column and points say how each submission did); 2 when it could not be graded "
         "(no such folder, bad arguments, no strong sandbox).",
@@ -81,6 +85,14 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FRACTION",
         help="a late submission loses this fraction of its points, e.g. 0.1 (default 0: late "
         "submissions are only reported)",
+    )
+    grade.add_argument(
+        "--feedback-dir",
+        metavar="DIR",
+        help="where the feedback goes (default: <out stem>_feedback beside the table): "
+        "DIR/<student>/<assignment>.txt and DIR/<student>/<assignment>/<notebook>.html; give "
+        "your nbgrader course's feedback folder for `nbgrader release_feedback` to hand the "
+        "pages out",
     )
     grade.add_argument(
         "--allow-weak-sandbox",
@@ -131,6 +143,7 @@ def _grade(args) -> int:
             due=args.due,
             allow_weak_sandbox=args.allow_weak_sandbox,
             late_penalty=args.late_penalty,
+            feedback_dir=args.feedback_dir,
         )
     except GradeError as e:
         print(f"error: {e}", file=sys.stderr)

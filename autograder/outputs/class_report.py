@@ -72,26 +72,28 @@ class MistakeCount:
     where: Counter = field(default_factory=Counter)  # (assignment, item) -> times
 
 
-def mistakes(rows: list[Graded]) -> tuple[list[MistakeCount], int]:
-    """The named mistakes in attempted submissions, most frequent first, and how many failures
-    named none."""
+def mistakes(rows: list[Graded]) -> tuple[list[MistakeCount], int, int]:
+    """The named mistakes in attempted work, most frequent first; how many failures named none;
+    and how many items were not attempted (not defined, not answered: no mistake to re-teach)."""
     found: dict[str, MistakeCount] = {}
-    unnamed = 0
+    unnamed = unattempted = 0
     for g in rows:
         if g.status not in ATTEMPTED:
             continue
         for r in g.results:
             if r.passed:
                 continue
-            if r.mistake is None:
+            if not r.attempted:
+                unattempted += 1
+            elif r.mistake is None:
                 unnamed += 1
-                continue
-            count = found.setdefault(r.mistake, MistakeCount(r.mistake))
-            count.times += 1
-            count.students.add(g.student)
-            count.where[(g.assignment, r.exercise)] += 1
+            else:
+                count = found.setdefault(r.mistake, MistakeCount(r.mistake))
+                count.times += 1
+                count.students.add(g.student)
+                count.where[(g.assignment, r.exercise)] += 1
     ranked = sorted(found.values(), key=lambda m: (-m.times, -len(m.students), m.mistake))
-    return ranked, unnamed
+    return ranked, unnamed, unattempted
 
 
 def _img(src: str, alt: str) -> str:
@@ -103,7 +105,7 @@ def _percent(x: float) -> str:
 
 
 def _mistakes_section(rows: list[Graded]) -> str:
-    ranked, unnamed = mistakes(rows)
+    ranked, unnamed, unattempted = mistakes(rows)
     parts = ["<h2>What to re-teach: the most frequent named mistakes</h2>"]
     if not ranked:
         parts.append("<p>No named mistake in the submissions graded.</p>")
@@ -136,7 +138,8 @@ def _mistakes_section(rows: list[Graded]) -> str:
             parts.append(f"<p class='note'>{len(ranked) - TOP_MISTAKES} rarer ones not shown.</p>")
     parts.append(
         f"<p class='note'>{unnamed} other failures named no known mistake (their messages are "
-        "in each student's feedback).</p>"
+        f"in each student's feedback); {unattempted} exercises or questions were not attempted "
+        "(not defined, or not answered) in notebooks that attempted others.</p>"
     )
     return "\n".join(parts)
 
