@@ -232,6 +232,7 @@ def test_sections_prefer_the_assignments_own_lesson():
     assert sections.section("no-such-mistake") is None and sections.section(None) is None
 
 
+@pytest.mark.slow
 def test_feedback_pages_are_released_by_nbgrader(tmp_path, venv_on_path):
     """``nbgrader release_feedback`` hands our pages out, under the names fetch_feedback
     computes from the submission's secret."""
