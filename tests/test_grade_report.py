@@ -32,7 +32,7 @@ from autograder.graded import (
 )
 from autograder.judge import Result, assignment
 from autograder.mistakes import MISTAKES
-from autograder.outputs import class_report, exports, feedback, sections
+from autograder.outputs import class_report, exports, feedback, sections, write_outputs
 from autograder.outputs.table import safe_name
 from autograder.questions import QUESTIONS
 
@@ -284,6 +284,21 @@ def test_pages_nbgrader_cannot_release_are_named(tmp_path):
     feedback.write_html(table)
     assert (tmp_path / "fb" / "ada" / MASKS / f"{MASKS}.html").is_file()
     assert "1 feedback folders have no timestamp.txt or submission_secret.txt" in table.notes[0]
+
+
+def test_an_output_that_fails_leaves_the_grades_and_the_other_outputs(tmp_path, monkeypatch):
+    def broken(*args):
+        raise RuntimeError("no space left for plots")
+
+    monkeypatch.setattr(class_report, "write", broken)
+    table = GradeTable(small_class(), tmp_path / "grades.csv", tmp_path / "fb")
+    write_outputs(table, [], regrading=False)
+    assert len(read_table(tmp_path / "grades.csv")) == len(small_class())
+    assert (tmp_path / "grades_lms.csv").is_file() and not (
+        tmp_path / "grades_report.html"
+    ).exists()
+    assert "the class report could not be written: RuntimeError: no space left" in table.summary()
+    assert set(table.outputs) == {"HTML feedback", "Gradescope results", "LMS gradebook CSV"}
 
 
 def test_gradescope_results_sum_to_the_score():

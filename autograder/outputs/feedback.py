@@ -110,7 +110,7 @@ def _copy_nbgrader_files(submissions: Path | None, g: Graded, dest: Path) -> boo
     return copied == len(NBGRADER_FILES)
 
 
-def write_html(graded: GradeTable) -> None:
+def write_html(graded: GradeTable) -> Path:
     """A page for each submission graded now (none for a student who submitted nothing); says,
     in the table's notes, which pages ``nbgrader release_feedback`` could not hand out."""
     unreleasable = []
@@ -130,3 +130,4 @@ def write_html(graded: GradeTable) -> None:
             f"submission was not collected by nbgrader): {shown}{more}. nbgrader release_feedback "
             "stops at such a folder: hand those pages out yourself, or move them away first."
         )
+    return graded.feedback_dir
