@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from autograder.extract import ExtractError, read_submission
-from autograder.graded import BLANK, LATE, NOT_SUBMITTED, Graded, GradeTable
+from autograder.graded import BLANK, NOT_SUBMITTED, Graded, GradeTable
 from autograder.judge import Result, printable
 from autograder.mistakes import MISTAKES
 from autograder.outputs import sections
@@ -81,8 +81,6 @@ def feedback_html(g: Graded) -> str:
     if g.notes:
         items = "".join(f"<li>{esc(n)}</li>" for n in g.notes)
         parts.append(f'<h2>Notes</h2>\n<ul class="note">{items}</ul>')
-    if g.status == LATE and not g.penalty:
-        parts.append('<p class="note">Submitted after the due date (no penalty).</p>')
     return page(f"Feedback: {g.assignment}", "\n".join(parts))
 
 
