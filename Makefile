@@ -12,6 +12,9 @@ export MPLBACKEND ?= Agg
 
 SUBMISSIONS ?= submitted
 GRADES      ?= grades.csv
+# `make grade` also writes the scores into the course's nbgrader gradebook once `make release`
+# has made one (GRADEBOOK= turns that off; GRADEBOOK=/path/to/course points elsewhere).
+GRADEBOOK   ?= $(if $(wildcard gradebook.db),.)
 
 .PHONY: help install sandbox-tool lab lab-instructor progress test test-fast release grade bench doctor lint format clean
 
@@ -71,11 +74,13 @@ test: install
 test-fast: install
 	$(PY) -m pytest -n 2 -m "not slow"
 
+# Rebuild notebooks/ from solutions/, then make the repo root an nbgrader course: the assignments
+# in its gradebook.db, the learners' versions in release/ (nothing goes to nbgrader's exchange).
 release: install
-	$(PY) scripts/release.py
+	$(PY) scripts/release.py --course
 
 grade: install
-	$(PY) -m autograder grade $(SUBMISSIONS) --out $(GRADES) $(GRADE_OPTIONS)
+	$(PY) -m autograder grade $(SUBMISSIONS) --out $(GRADES) $(if $(GRADEBOOK),--gradebook $(GRADEBOOK)) $(GRADE_OPTIONS)
 
 # Interview practice: `make drill` says what to practise next; any verb works, e.g.
 #   make drill DRILL="start sdpa-mask"   make drill DRILL="check drill_sdpa-mask.py"

@@ -144,7 +144,7 @@ def _grade(args) -> int:
             allow_weak_sandbox=args.allow_weak_sandbox,
             late_penalty=args.late_penalty,
         )
-        written = book and book.write(table)
+        written = book and book.write(table, args.submissions)
     except GradeError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_UNGRADABLE

@@ -17,6 +17,13 @@ manual grading) are left to formgrader.
 The course's assignments must already be in the gradebook, made from the same release
 (``make release``, or ``nbgrader generate_assignment``); students and submissions are created
 where missing. Every check is made before the first write, so a refused gradebook is unchanged.
+
+formgrader's pages of a submission, and ``nbgrader generate_feedback``, read the autograded
+notebook (``autograded/<student>/<assignment>/<notebook>.ipynb``), so one is written for each
+readable submission as nbgrader's autograde sanitises it (nbgrader's own preprocessors: outputs
+cleared, ids deduplicated, kernelspec, locked and graded cells restored from the gradebook, the
+metadata checked) but never run: under each graded cell, instead of what running it would print,
+the grader's verdict on that exercise or question.
 """
 
 from __future__ import annotations
@@ -24,16 +31,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.extract import read_submission
 from autograder.grade import (
     LATE,
     NOT_SUBMITTED,
     UNREADABLE,
+    Graded,
     GradeError,
     GradeTable,
     find_submissions,
     lesson_of,
 )
-from autograder.judge import assignment
+from autograder.judge import Result, assignment, printable
+from autograder.report import mistake_line
 
 CONFIG = "nbgrader_config.py"
 DB = "gradebook.db"
@@ -68,12 +78,17 @@ class Written:
     created: int = 0  # of which created (nbgrader had none)
     students: int = 0  # students added to the gradebook
     kept: list[str] = field(default_factory=list)  # manual overrides left in place
+    autograded: int = 0  # autograded notebooks written, for formgrader and feedback
+    skipped: list[str] = field(default_factory=list)  # no autograded notebook, and why
 
     def summary(self) -> str:
         text = (
             f"Gradebook {self.url}: scores of {self.submissions} submissions written "
             f"({self.created} new), {self.students} students added"
         )
+        if self.autograded or self.skipped:
+            text += f"; {self.autograded} autograded notebooks for formgrader"
+        text += "".join(f"\n  no autograded notebook for {why}" for why in self.skipped)
         if self.kept:
             text += (
                 f"; {len(self.kept)} manual scores from formgrader kept (they win over the "
@@ -88,6 +103,7 @@ class CourseGradebook:
 
     url: str
     course_id: str
+    autograded: Path | None = None  # the course's autograded/ folder
 
     @classmethod
     def of(cls, where: str | Path) -> CourseGradebook:
@@ -119,7 +135,7 @@ class CourseGradebook:
                 f"{url.removeprefix('sqlite:///')}: no gradebook there yet. Make the course's "
                 f"gradebook first: {REGENERATE.format(name='ASSIGNMENT')} folder."
             )
-        return cls(url, coursedir.course_id)
+        return cls(url, coursedir.course_id, Path(coursedir.root, coursedir.autograded_directory))
 
     def open(self):
         from nbgrader.api import Gradebook
@@ -172,8 +188,9 @@ class CourseGradebook:
                 if lesson_of(name):
                     self.cells(gb, name)
 
-    def write(self, table: GradeTable) -> Written:
-        """Write every row of ``table`` into the gradebook (see the module's docstring)."""
+    def write(self, table: GradeTable, submissions: str | Path | None = None) -> Written:
+        """Write every row of ``table`` into the gradebook, and, given the ``submissions``
+        folder graded, the autograded notebooks (see the module's docstring)."""
         from nbgrader.api import MissingEntry
 
         written = Written(self.url)
@@ -211,4 +228,72 @@ class CourseGradebook:
                     nb.late_submission_penalty = g.penalty if g.status == LATE and not i else 0.0
                 gb.db.commit()
                 written.submissions += 1
+                if submissions is not None and self.autograded is not None:
+                    self._autograded(g, Path(submissions), sorted(notebooks)[0], written)
         return written
+
+    def _autograded(self, g: Graded, submissions: Path, notebook: str, written: Written) -> None:
+        """The autograded notebook of one submission, or (unreadable: none) the stale one gone."""
+        target = self.autograded / g.student / g.assignment / f"{notebook}.ipynb"
+        if g.status == UNREADABLE or not g.notebook:
+            if target.is_file() and not target.is_symlink():
+                target.unlink()
+            written.skipped.append(f"{g.student}/{g.assignment}: {g.status}")
+            return
+        try:
+            nb = sanitised(
+                read_submission(submissions / g.student / g.assignment / g.notebook),
+                {"db_url": self.url, "assignment": g.assignment, "notebook": notebook},
+            )
+        except Exception as e:  # nbgrader refuses the notebook's metadata: say so, grade stands
+            written.skipped.append(f"{g.student}/{g.assignment}: {printable(e)}")
+            return
+        verdicts = {cell_name(r.exercise): r for r in g.results}
+        for cell in nb.cells:
+            result = verdicts.get(cell.metadata.get("nbgrader", {}).get("grade_id"))
+            if result is not None and cell.cell_type == "code":
+                cell.outputs = [verdict_output(result)]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.is_symlink():
+            target.unlink()
+        import nbformat
+
+        nbformat.write(nb, target)
+        written.autograded += 1
+
+
+def sanitised(text: str, resources: dict):
+    """A submitted notebook as nbgrader's autograde sanitises it before running it (which this
+    never does): nbgrader's own preprocessors, reading the release from the gradebook."""
+    import nbformat
+    from nbgrader.preprocessors import (
+        CheckCellMetadata,
+        ClearOutput,
+        DeduplicateIds,
+        OverwriteCells,
+        OverwriteKernelspec,
+    )
+
+    nb = nbformat.reads(text, as_version=4)
+    state = {"nbgrader": dict(resources)}
+    for step in (
+        ClearOutput(),
+        DeduplicateIds(),
+        OverwriteKernelspec(),
+        OverwriteCells(add_missing_cells=True),  # every graded cell shows its verdict
+        CheckCellMetadata(),
+    ):
+        nb, state = step.preprocess(nb, state)
+    return nb
+
+
+def verdict_output(r: Result):
+    """The grader's verdict on one exercise or question, as the output of its graded cell."""
+    import nbformat
+
+    lines = [f"{'PASS' if r.passed else 'FAIL'}  {r.exercise}  {r.points:g}/{r.max_points:g}"]
+    if not r.passed:
+        lines += [printable(r.message)] + [x for x in [mistake_line(r.mistake)] if x]
+    lines.append("(graded by the course's sandboxed grader; this cell was not run)")
+    stream = "stdout" if r.passed else "stderr"
+    return nbformat.v4.new_output("stream", name=stream, text="\n".join(lines) + "\n")

@@ -17,6 +17,8 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.apps.api import NbGraderAPI
+from nbgrader.coursedir import CourseDirectory
 
 from autograder import cli
 from autograder.grade import BLANK, GRADED, LATE, NOT_SUBMITTED, UNREADABLE, Graded, GradeTable
@@ -299,6 +301,30 @@ def test_nbgrader_export_agrees_with_the_table_after_grade(tmp_path, venv_on_pat
         ("eve", MASKS): ("not-submitted", "0"),
     }
 
+    # formgrader's and generate_feedback's autograded notebooks: sanitised, never run, with the
+    # grader's verdict under each graded cell; none for the unreadable or missing submission
+    autograded = course / "autograded"
+    made = {p.relative_to(autograded).parts[:2] for p in autograded.rglob("*.ipynb")}
+    assert made == {("ada", MASKS), ("bea", MASKS), ("cal", MASKS), ("eve", "02_qkt")}
+    cal = nbformat.read(autograded / "cal" / MASKS / f"{MASKS}.ipynb", as_version=4)
+    said = {
+        c.metadata.nbgrader["grade_id"]: "".join(o.text for o in c.outputs)
+        for c in cal.cells
+        if c.metadata.get("nbgrader", {}).get("grade")
+    }
+    assert said["grade_softmax"].startswith("PASS  softmax  1/1")
+    assert said["grade_causal_mask"].startswith("FAIL  causal_mask  0/1")
+    assert "Looks like:" in said["grade_causal_mask"]
+    assert set(said) == set(released_grade_cells(MASKS))
+    assert not [
+        c
+        for c in cal.cells
+        if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution") and c.outputs
+    ]  # nothing of the learner's was run
+    coursedir = CourseDirectory(root=str(course), course_id=COURSE)
+    listed = NbGraderAPI(coursedir=coursedir).get_notebook_submissions(MASKS, MASKS)
+    assert sorted(s["student"] for s in listed) == ["ada", "bea", "cal"]  # formgrader's list
+
     # an override in formgrader, then a regrade of that student: the override stays
     url = f"sqlite:///{course / 'gradebook.db'}"
     with Gradebook(url, COURSE) as gb:
@@ -311,3 +337,32 @@ def test_nbgrader_export_agrees_with_the_table_after_grade(tmp_path, venv_on_pat
             r for r in csv.DictReader(f) if r["student_id"] == "cal" and r["assignment"] == MASKS
         )
     assert float(cal["raw_score"]) == 3 and float(cal["score"]) == 3 - 1  # penalty as before
+
+    # nbgrader's own feedback, from the autograded notebooks and the gradebook
+    nbgrader(release, course, "generate_feedback", MASKS)
+    html = (course / "feedback" / "cal" / MASKS / f"{MASKS}.html").read_text()
+    assert "FAIL  causal_mask  0/1" in html  # the grader's verdict, for the learner
+    assert f"{MASKS} (Score: 2.0 / 8.0)" in html  # the override counts, less the late penalty
+
+
+@pytest.mark.slow
+def test_make_release_makes_a_course_whose_gradebook_takes_the_scores(tmp_path, venv_on_path):
+    release = _load_release()
+    names = ["02_qkt", "03_scaling"]
+    release.make_course(tmp_path, names)  # a copy of the repo's course folder: config, solutions
+    for _ in range(2):  # again, as `make release` after an edit: nbgrader updates in place
+        built = release.generate_course(tmp_path, names)
+    assert built == tmp_path / "release" and sorted(p.name for p in built.iterdir()) == names
+    book = CourseGradebook.of(tmp_path)  # the config's course id, gradebook.db in the root
+    assert (book.url, book.course_id) == (f"sqlite:///{tmp_path / 'gradebook.db'}", COURSE)
+    with book.open() as gb:
+        maxima = {a.name: a.max_score for a in gb.assignments}
+    assert (
+        maxima
+        == {n: sum(item_points(n[:2]).values()) for n in names}
+        == {
+            "02_qkt": 4.0,
+            "03_scaling": 7.0,
+        }
+    )
+    book.check(tmp_path / "submitted", names)  # what `grade --gradebook` checks: no error
