@@ -56,13 +56,17 @@ $(LAB_SETTINGS): jupyter/overrides.json $(BIN)/.installed
 install: $(LAB_SETTINGS)
 
 # As root (containers, cloud boxes) Jupyter refuses to start without --allow-root.
-LAB := $(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
+AS_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
+LAB := $(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(AS_ROOT)
 lab: install
 	$(LAB) --ServerApp.default_url=/lab/tree/00_setup/00_setup.ipynb
 
-# The same lab with nbgrader's instructor tools (Create Assignment, Validate, formgrader).
+# The same lab with nbgrader's instructor tools (Create Assignment, Validate, formgrader), opened
+# on formgrader at the repo root: formgrader works only where the course folder (this one, with
+# nbgrader_config.py and gradebook.db) is inside the server's root.
 lab-instructor: install
-	JUPYTER_CONFIG_PATH=$(abspath jupyter/instructor) $(LAB)
+	JUPYTER_CONFIG_PATH=$(abspath jupyter/instructor) $(BIN)/jupyter lab \
+	  --ServerApp.root_dir=$(CURDIR) $(AS_ROOT) --ServerApp.default_url=/formgrader
 
 # Which exercises and questions of your notebooks pass, lesson by lesson (read-only).
 progress: install
