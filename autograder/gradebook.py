@@ -103,7 +103,7 @@ class CourseGradebook:
 
     url: str
     course_id: str
-    autograded: Path | None = None  # the course's autograded/ folder
+    coursedir: object = None  # nbgrader's CourseDirectory: where autograded/ notebooks go
 
     @classmethod
     def of(cls, where: str | Path) -> CourseGradebook:
@@ -135,7 +135,7 @@ class CourseGradebook:
                 f"{url.removeprefix('sqlite:///')}: no gradebook there yet. Make the course's "
                 f"gradebook first: {REGENERATE.format(name='ASSIGNMENT')} folder."
             )
-        return cls(url, coursedir.course_id, Path(coursedir.root, coursedir.autograded_directory))
+        return cls(url, coursedir.course_id, coursedir)
 
     def open(self):
         from nbgrader.api import Gradebook
@@ -228,13 +228,15 @@ class CourseGradebook:
                     nb.late_submission_penalty = g.penalty if g.status == LATE and not i else 0.0
                 gb.db.commit()
                 written.submissions += 1
-                if submissions is not None and self.autograded is not None:
+                if submissions is not None and self.coursedir is not None:
                     self._autograded(g, Path(submissions), sorted(notebooks)[0], written)
         return written
 
     def _autograded(self, g: Graded, submissions: Path, notebook: str, written: Written) -> None:
         """The autograded notebook of one submission, or (unreadable: none) the stale one gone."""
-        target = self.autograded / g.student / g.assignment / f"{notebook}.ipynb"
+        step = self.coursedir.autograded_directory
+        folder = self.coursedir.format_path(step, g.student, g.assignment)
+        target = Path(folder) / f"{notebook}.ipynb"
         if g.status == UNREADABLE or not g.notebook:
             if target.is_file() and not target.is_symlink():
                 target.unlink()
