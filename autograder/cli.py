@@ -4,7 +4,7 @@
     python -m autograder grade SUBMISSIONS_DIR [--out grades.csv] [--workers N]
                                [--student NAME ...] [--assignment NAME ...] [--due [A=]DATE ...]
                                [--late-penalty FRACTION] [--feedback-dir DIR]
-                               [--allow-weak-sandbox]
+                               [--allow-weak-sandbox] [--gradebook COURSE_DIR]
     python -m autograder progress [NOTEBOOKS_DIR]
     python -m autograder drill VERB ...        (the interview trainer: autograder/drill/)
 
@@ -101,6 +101,13 @@ def _parser() -> argparse.ArgumentParser:
         "(no bubblewrap): a hostile submission could then read other students' work or change "
         "the grade table",
     )
+    grade.add_argument(
+        "--gradebook",
+        metavar="COURSE_DIR",
+        help="also write the scores into this nbgrader course's gradebook (its gradebook.db, or "
+        "the db_url of its nbgrader_config.py; a .db file works too), for formgrader, "
+        "`nbgrader export` and feedback; manual scores given in formgrader are kept",
+    )
     progress = verbs.add_parser("progress", help="your notebooks' progress, lesson by lesson")
     progress.add_argument("notebooks", nargs="?", default="notebooks", metavar="NOTEBOOKS_DIR")
     # main() hands `drill` to the trainer before parsing; listed here so that --help shows it.
@@ -129,11 +136,15 @@ def _check(args) -> int:
 
 def _grade(args) -> int:
     from autograder.grade import GradeError, grade_class
+    from autograder.gradebook import CourseGradebook
 
     if args.workers < 1:
         print("error: --workers must be at least 1", file=sys.stderr)
         return EXIT_UNGRADABLE
     try:
+        book = args.gradebook and CourseGradebook.of(args.gradebook)
+        if book:  # refused before grading, not after
+            book.check(args.submissions, args.assignment)
         table = grade_class(
             args.submissions,
             args.out,
@@ -145,10 +156,13 @@ def _grade(args) -> int:
             late_penalty=args.late_penalty,
             feedback_dir=args.feedback_dir,
         )
+        written = book and book.write(table, args.submissions)
     except GradeError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_UNGRADABLE
     print(table.summary())
+    if written:
+        print(written.summary())
     return EXIT_PASSED  # the class was graded: the table says how each submission did
 
 
