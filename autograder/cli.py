@@ -4,6 +4,7 @@
     python -m autograder grade SUBMISSIONS_DIR [--out grades.csv] [--workers N]
                                [--student NAME ...] [--assignment NAME ...] [--due [A=]DATE ...]
                                [--late-penalty FRACTION] [--allow-weak-sandbox]
+                               [--scheduler ADDRESS]
     python -m autograder progress [NOTEBOOKS_DIR]
     python -m autograder drill VERB ...        (the interview trainer: autograder/drill/)
 
@@ -49,7 +50,11 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("submissions", metavar="SUBMISSIONS_DIR")
     grade.add_argument("--out", default="grades.csv", help="the grade table (default grades.csv)")
     grade.add_argument(
-        "--workers", type=int, default=os.cpu_count() or 1, help="submissions graded at once"
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="submissions graded at once on this machine (with --scheduler, the cluster's "
+        "worker threads decide)",
     )
     grade.add_argument(
         "--student",
@@ -88,6 +93,13 @@ def _parser() -> argparse.ArgumentParser:
         help="grade even where learner code cannot be isolated by the operating system "
         "(no bubblewrap): a hostile submission could then read other students' work or change "
         "the grade table",
+    )
+    grade.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="grade on this Dask distributed cluster (e.g. tcp://10.0.0.5:8786, as `dask "
+        "scheduler` prints it): each submission is one task, graded in the sandbox of a worker "
+        "that has the course and bubblewrap installed; the submissions travel with the tasks",
     )
     progress = verbs.add_parser("progress", help="your notebooks' progress, lesson by lesson")
     progress.add_argument("notebooks", nargs="?", default="notebooks", metavar="NOTEBOOKS_DIR")
@@ -131,6 +143,7 @@ def _grade(args) -> int:
             due=args.due,
             allow_weak_sandbox=args.allow_weak_sandbox,
             late_penalty=args.late_penalty,
+            scheduler=args.scheduler,
         )
     except GradeError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -409,6 +409,23 @@ def _write_feedback(table: GradeTable) -> None:
         (folder / f"{safe_name(g.assignment)}.txt").write_text(feedback_text(g))
 
 
+def run_tasks(
+    tasks: list[tuple], workers: int, scheduler: str | None = None, *, allow_weak: bool = False
+) -> list[Graded]:
+    """``grade_one(*task)`` for every task, in order: ``workers`` at once on this machine, or on
+    the workers of the Dask cluster whose scheduler is at ``scheduler`` (see ``cluster.py``)."""
+    if scheduler:
+        from autograder.cluster import run_on_cluster  # imports dask: only when asked for
+
+        return run_on_cluster(tasks, scheduler, allow_weak=allow_weak)
+    try:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(grade_one, *task) for task in tasks]
+            return [f.result() for f in tqdm(futures, desc="grading", unit="submission")]
+    finally:
+        close_kept()
+
+
 def grade_class(
     submissions: str | Path,
     out: str | Path,
@@ -421,9 +438,12 @@ def grade_class(
     config: str | Path | None = "nbgrader_config.py",
     allow_weak_sandbox: bool = False,
     late_penalty: float = 0.0,
+    scheduler: str | None = None,
 ) -> GradeTable:
-    """Grade the class (or just ``students`` and ``assignments``, updating the table ``out``)."""
-    if not allow_weak_sandbox and not strong_isolation_available():
+    """Grade the class (or just ``students`` and ``assignments``, updating the table ``out``),
+    here or, given a ``scheduler`` address, on that Dask cluster (whose workers need the strong
+    sandbox; this machine then runs no learner code)."""
+    if not scheduler and not allow_weak_sandbox and not strong_isolation_available():
         raise GradeError(WEAK_SANDBOX)
     if not 0.0 <= late_penalty <= 1.0:
         raise GradeError(
@@ -462,12 +482,7 @@ def grade_class(
             tasks.append(
                 (student, name, folder, due_date, time_limit, late_penalty, allow_weak_sandbox)
             )
-    try:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(grade_one, *task) for task in tasks]
-            rows = [f.result() for f in tqdm(futures, desc="grading", unit="submission")]
-    finally:
-        close_kept()
+    rows = run_tasks(tasks, workers, scheduler, allow_weak=allow_weak_sandbox)
     table = GradeTable(rows, out, out.with_name(out.stem + "_feedback"), ignored)
     _write_csv(table, keep)
     _write_feedback(table)
