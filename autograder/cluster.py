@@ -43,7 +43,6 @@ from autograder.extract import MAX_FILE_BYTES
 from autograder.grade import (
     RELEASE,
     TIMESTAMP,
-    WEAK_SANDBOX,
     Graded,
     GradeError,
     _entries,
@@ -64,6 +63,16 @@ FILE, NAME_ONLY, LINK, BIG, DIR, OTHER = "file", "name", "link", "big", "dir", "
 
 class NoStrongSandbox(RuntimeError):
     """Raised on a worker without bubblewrap (the task fails; the run stops with this message)."""
+
+
+def _weak(workers: str) -> str:
+    return (
+        f"{workers}: no strong sandbox (bubblewrap) there, so learner code would run with "
+        "process isolation only, where a hostile submission can read other students' work and "
+        "the course's answers, or change what the grader reads. Install it on every worker (as "
+        "root: apt-get install -y bubblewrap) and restart them, or pass --allow-weak-sandbox to "
+        "grade anyway, at that risk."
+    )
 
 
 # -- the submission, shipped -------------------------------------------------------------------
@@ -157,7 +166,7 @@ def _about_worker() -> dict:
 def _grade_shipped(task: tuple, allow_weak: bool) -> Graded:
     """The task: one submission, graded on this worker."""
     if not allow_weak and not strong_isolation_available():
-        raise NoStrongSandbox(f"worker on {socket.gethostname()}: {WEAK_SANDBOX}")
+        raise NoStrongSandbox(_weak(f"the worker on {socket.gethostname()}"))
     with tempfile.TemporaryDirectory(prefix="autograder-") as tmp:
         args = [a.unpack(Path(tmp)) if isinstance(a, Shipped) else a for a in task]
         return grade_one(*args)
@@ -210,7 +219,7 @@ def _check_workers(client: Client, scheduler: str, allow_weak: bool) -> int:
         )
     weak = sorted(w for w, a in about.items() if not a["strong"])
     if weak and not allow_weak:
-        raise GradeError(f"worker(s) {', '.join(weak)}: {WEAK_SANDBOX}")
+        raise GradeError(_weak(f"worker(s) {', '.join(weak)}"))
     return sum(client.nthreads().values())
 
 

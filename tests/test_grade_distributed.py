@@ -25,6 +25,7 @@ from test_grader_grade import CORRECT, INVERTED, MASKS, digest, submit
 from autograder import cli, grade
 from autograder.extract import MAX_FILE_BYTES
 from autograder.grade import GradeError, _Folder, grade_class, grade_one
+from autograder.sandbox import isolated
 
 cluster = pytest.importorskip("autograder.cluster")  # needs distributed (requirements.txt)
 
@@ -99,7 +100,7 @@ def feedback_files(out: Path) -> dict[str, str]:
 
 @pytest.mark.slow
 def test_the_cluster_grades_the_class_to_the_same_table(dask_cluster, graded_here, capsys):
-    local, _, _ = dask_cluster
+    local, client, _ = dask_cluster
     root, here = graded_here
     before = digest(root)
     out = root.parent / "dask.csv"
@@ -122,6 +123,8 @@ def test_the_cluster_grades_the_class_to_the_same_table(dask_cluster, graded_her
         assert rows[(student, MASKS)]["status"] == "unreadable"
     assert "symbolic link" in feedback_files(out)[f"lnk/{MASKS}.txt"]
     assert "more than the 32 MB" in feedback_files(out)[f"big/{MASKS}.txt"]
+    plugins = client.run(lambda dask_worker: list(dask_worker.plugins))
+    assert all(cluster.PLUGIN in names for names in plugins.values())  # ends their sandboxes
 
 
 @pytest.mark.slow
@@ -172,16 +175,22 @@ def test_workers_without_bubblewrap_refuse_unless_the_risk_is_named(dask_cluster
     submit(root, "zed", raw="{ broken")
     out = tmp_path / "grades.csv"
 
-    def weaken(weak: bool) -> None:
-        import autograder.cluster
+    def weaken(weak: bool, seen_at_start: bool = False) -> None:
+        """The workers lose bubblewrap (``seen_at_start``: after the client checked them)."""
+        import autograder.cluster as on_worker
         import autograder.sandbox
 
         real = autograder.sandbox.strong_isolation_available
-        autograder.cluster.strong_isolation_available = (lambda: False) if weak else real
+        on_worker.strong_isolation_available = (lambda: False) if weak else real
+        about = on_worker.__dict__.setdefault("real_about", on_worker._about_worker)
+        on_worker._about_worker = (lambda: {**about(), "strong": True}) if seen_at_start else about
 
-    client.run(weaken, True)
     try:
-        with pytest.raises(GradeError, match="no strong sandbox.*--allow-weak-sandbox"):
+        client.run(weaken, True)
+        with pytest.raises(GradeError, match=r"worker\(s\) tcp://.*bubblewrap.*--allow-weak"):
+            grade_class(root, out, scheduler=local.scheduler_address)
+        client.run(weaken, True, True)
+        with pytest.raises(GradeError, match=r"the worker on .*bubblewrap.*--allow-weak"):
             grade_class(root, out, scheduler=local.scheduler_address)
         assert not out.exists()
         grade_class(root, out, scheduler=local.scheduler_address, allow_weak_sandbox=True)
@@ -270,6 +279,14 @@ def test_a_shipped_submission_grades_as_the_original(tmp_path):
             error
             == f"{MASKS}.ipynb: not a regular file. Give the path of a .py file or .ipynb notebook."
         )
+
+
+def test_a_worker_shutting_down_ends_its_kept_sandboxes():
+    with isolated(fresh=False) as server:
+        assert server.alive()
+    assert server.alive()  # kept for the worker thread's next submission
+    cluster.CloseSandboxes().teardown(worker=None)
+    assert not server.alive()
 
 
 def test_check_and_a_local_grade_never_import_dask(tmp_path):
