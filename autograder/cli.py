@@ -134,6 +134,11 @@ def _grade(args) -> int:
         print("error: --workers must be at least 1", file=sys.stderr)
         return EXIT_UNGRADABLE
     try:
+        run = None
+        if args.scheduler:
+            from autograder.cluster import on_cluster  # imports dask: only when asked for
+
+            run = on_cluster(args.scheduler)
         table = grade_class(
             args.submissions,
             args.out,
@@ -143,7 +148,7 @@ def _grade(args) -> int:
             due=args.due,
             allow_weak_sandbox=args.allow_weak_sandbox,
             late_penalty=args.late_penalty,
-            scheduler=args.scheduler,
+            run=run,
         )
     except GradeError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -32,6 +32,7 @@ import os
 import socket
 import stat
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -234,6 +235,11 @@ def _failure(future, task: tuple) -> GradeError:
         f"grading {task[0]}/{task[1]} failed on the cluster, after {RETRIES} retries "
         f"({type(error).__name__}: {error}); nothing was written. Check the workers' logs."
     )
+
+
+def on_cluster(scheduler: str) -> Callable[..., list[Graded]]:
+    """What ``grade_class(run=...)`` calls to grade on the cluster at ``scheduler``."""
+    return functools.partial(run_on_cluster, scheduler=scheduler)
 
 
 def run_on_cluster(tasks: list[tuple], scheduler: str, *, allow_weak: bool) -> list[Graded]:

@@ -22,6 +22,7 @@ import functools
 import hashlib
 import os
 import re
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -409,15 +410,8 @@ def _write_feedback(table: GradeTable) -> None:
         (folder / f"{safe_name(g.assignment)}.txt").write_text(feedback_text(g))
 
 
-def run_tasks(
-    tasks: list[tuple], workers: int, scheduler: str | None = None, *, allow_weak: bool = False
-) -> list[Graded]:
-    """``grade_one(*task)`` for every task, in order: ``workers`` at once on this machine, or on
-    the workers of the Dask cluster whose scheduler is at ``scheduler`` (see ``cluster.py``)."""
-    if scheduler:
-        from autograder.cluster import run_on_cluster  # imports dask: only when asked for
-
-        return run_on_cluster(tasks, scheduler, allow_weak=allow_weak)
+def run_here(tasks: list[tuple], workers: int) -> list[Graded]:
+    """``grade_one(*task)`` for every task, in order, ``workers`` at once on this machine."""
     try:
         with ThreadPoolExecutor(max_workers=workers) as pool:
             futures = [pool.submit(grade_one, *task) for task in tasks]
@@ -438,12 +432,15 @@ def grade_class(
     config: str | Path | None = "nbgrader_config.py",
     allow_weak_sandbox: bool = False,
     late_penalty: float = 0.0,
-    scheduler: str | None = None,
+    run: Callable[..., list[Graded]] | None = None,
 ) -> GradeTable:
-    """Grade the class (or just ``students`` and ``assignments``, updating the table ``out``),
-    here or, given a ``scheduler`` address, on that Dask cluster (whose workers need the strong
-    sandbox; this machine then runs no learner code)."""
-    if not scheduler and not allow_weak_sandbox and not strong_isolation_available():
+    """Grade the class (or just ``students`` and ``assignments``, updating the table ``out``).
+
+    ``run(tasks, allow_weak=...)`` grades the tasks elsewhere (``grade_one(*task)`` each, the
+    results in order), e.g. on a Dask cluster (``autograder.cluster.on_cluster(address)``),
+    whose workers are checked for the strong sandbox there: this machine then runs no learner
+    code."""
+    if run is None and not allow_weak_sandbox and not strong_isolation_available():
         raise GradeError(WEAK_SANDBOX)
     if not 0.0 <= late_penalty <= 1.0:
         raise GradeError(
@@ -482,7 +479,10 @@ def grade_class(
             tasks.append(
                 (student, name, folder, due_date, time_limit, late_penalty, allow_weak_sandbox)
             )
-    rows = run_tasks(tasks, workers, scheduler, allow_weak=allow_weak_sandbox)
+    if run is None:
+        rows = run_here(tasks, workers)
+    else:
+        rows = run(tasks, allow_weak=allow_weak_sandbox)
     table = GradeTable(rows, out, out.with_name(out.stem + "_feedback"), ignored)
     _write_csv(table, keep)
     _write_feedback(table)

@@ -154,7 +154,7 @@ def test_a_worker_killed_mid_run_loses_no_submission(dask_cluster, graded_here):
             out,
             due=["2026-12-01 23:59 UTC"],
             config=None,
-            scheduler=local.scheduler_address,
+            run=cluster.on_cluster(local.scheduler_address),
         )
     finally:
         killed["stop"] = True
@@ -188,12 +188,14 @@ def test_workers_without_bubblewrap_refuse_unless_the_risk_is_named(dask_cluster
     try:
         client.run(weaken, True)
         with pytest.raises(GradeError, match=r"worker\(s\) tcp://.*bubblewrap.*--allow-weak"):
-            grade_class(root, out, scheduler=local.scheduler_address)
+            grade_class(root, out, run=cluster.on_cluster(local.scheduler_address))
         client.run(weaken, True, True)
         with pytest.raises(GradeError, match=r"the worker on .*bubblewrap.*--allow-weak"):
-            grade_class(root, out, scheduler=local.scheduler_address)
+            grade_class(root, out, run=cluster.on_cluster(local.scheduler_address))
         assert not out.exists()
-        grade_class(root, out, scheduler=local.scheduler_address, allow_weak_sandbox=True)
+        grade_class(
+            root, out, run=cluster.on_cluster(local.scheduler_address), allow_weak_sandbox=True
+        )
         assert grade.read_table(out)[0]["status"] == "unreadable"
     finally:
         client.run(weaken, False)
@@ -208,7 +210,7 @@ def test_workers_with_another_version_of_the_course_are_refused(
     submit(root, "zed", raw="{ broken")
     monkeypatch.setattr(cluster, "course_version", lambda: "another version")
     with pytest.raises(GradeError, match="another version of the course"):
-        grade_class(root, tmp_path / "grades.csv", scheduler=local.scheduler_address)
+        grade_class(root, tmp_path / "grades.csv", run=cluster.on_cluster(local.scheduler_address))
 
 
 def test_no_scheduler_at_the_address_is_a_clear_error(tmp_path, monkeypatch, capsys):
