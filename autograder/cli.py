@@ -136,8 +136,12 @@ def _grade(args) -> int:
     try:
         run = None
         if args.scheduler:
-            from autograder.cluster import on_cluster  # imports dask: only when asked for
-
+            try:
+                from autograder.cluster import on_cluster  # imports dask: only when asked for
+            except ImportError as e:
+                raise GradeError(
+                    f"--scheduler needs dask.distributed ({e}): pip install -r requirements.txt"
+                ) from e
             run = on_cluster(args.scheduler)
         table = grade_class(
             args.submissions,

@@ -169,6 +169,47 @@ def test_a_worker_killed_mid_run_loses_no_submission(dask_cluster, graded_here):
 
 
 @pytest.mark.slow
+def test_a_task_that_fails_once_is_retried(dask_cluster, graded_here):
+    local, client, _ = dask_cluster
+    root, here = graded_here
+
+    def fail_first(on: bool) -> None:
+        """The first submission each worker grades raises (a full disk, a lost mount...)."""
+        import autograder.cluster as on_worker
+
+        real = on_worker.__dict__.setdefault("real_grade_one", on_worker.grade_one)
+
+        def flaky(*task):
+            if not on_worker.__dict__.get("failed"):
+                on_worker.failed = True
+                raise OSError("a transient failure")
+            return real(*task)
+
+        on_worker.grade_one = flaky if on else real
+        on_worker.failed = False
+
+    def failures() -> bool:
+        import autograder.cluster as on_worker
+
+        return on_worker.failed
+
+    out = root.parent / "retried.csv"
+    try:
+        client.run(fail_first, True)
+        grade_class(
+            root,
+            out,
+            due=["2026-12-01 23:59 UTC"],
+            config=None,
+            run=cluster.on_cluster(local.scheduler_address),
+        )
+        assert any(client.run(failures).values()), "no task failed"
+    finally:
+        client.run(fail_first, False)
+    assert out.read_text() == here.read_text()
+
+
+@pytest.mark.slow
 def test_workers_without_bubblewrap_refuse_unless_the_risk_is_named(dask_cluster, tmp_path):
     local, client, _ = dask_cluster
     root = tmp_path / "submitted"
