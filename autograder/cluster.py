@@ -51,6 +51,7 @@ from autograder.grade import (
     _notebook,
     grade_one,
 )
+from autograder.judge import printable
 from autograder.sandbox import close_kept, strong_isolation_available
 
 RETRIES = 2  # a task that raised gets this many more attempts (a dead worker's are reassigned)
@@ -232,7 +233,7 @@ def _failure(future, task: tuple) -> GradeError:
     if isinstance(error, NoStrongSandbox):
         return GradeError(str(error))
     return GradeError(
-        f"grading {task[0]}/{task[1]} failed on the cluster, after {RETRIES} retries "
+        f"grading {printable(task[0])}/{task[1]} failed on the cluster, after {RETRIES} retries "
         f"({type(error).__name__}: {error}); nothing was written. Check the workers' logs."
     )
 
@@ -250,20 +251,29 @@ def run_on_cluster(tasks: list[tuple], scheduler: str, *, allow_weak: bool) -> l
         rows: list[Graded | None] = [None] * len(tasks)
         index = {}
         queue = iter(enumerate(tasks))
+        running = as_completed(loop=client.loop)
+        bar = tqdm(total=len(tasks), desc="grading", unit="submission")
 
-        def submit_next(running) -> None:
-            i, task = next(queue, (None, None))
-            if task is not None:
+        def submit_next() -> None:
+            for i, task in queue:
+                try:
+                    args = _shipped(task)
+                except OSError:
+                    # The folder cannot be read here (its permissions): grade_one says so, as
+                    # in a local run; it fails before reading any learner code.
+                    rows[i] = grade_one(*task)
+                    bar.update()
+                    continue
                 future = client.submit(
-                    _grade_shipped, _shipped(task), allow_weak, retries=RETRIES, pure=False
+                    _grade_shipped, args, allow_weak, retries=RETRIES, pure=False
                 )
                 index[future.key] = i
                 running.add(future)
+                return
 
-        running = as_completed(loop=client.loop)
-        for _ in range(max(1, threads) * IN_FLIGHT):
-            submit_next(running)
-        with tqdm(total=len(tasks), desc="grading", unit="submission") as bar:
+        with bar:
+            for _ in range(max(1, threads) * IN_FLIGHT):
+                submit_next()
             for future in running:
                 i = index.pop(future.key)
                 if future.status != "finished":
@@ -271,5 +281,5 @@ def run_on_cluster(tasks: list[tuple], scheduler: str, *, allow_weak: bool) -> l
                 rows[i] = future.result()
                 future.release()
                 bar.update()
-                submit_next(running)
+                submit_next()
     return rows
