@@ -5,6 +5,7 @@
                                [--student NAME ...] [--assignment NAME ...] [--due [A=]DATE ...]
                                [--late-penalty FRACTION] [--feedback-dir DIR]
                                [--allow-weak-sandbox] [--gradebook COURSE_DIR]
+                               [--scheduler ADDRESS]
     python -m autograder progress [NOTEBOOKS_DIR]
     python -m autograder drill VERB ...        (the interview trainer: autograder/drill/)
 
@@ -53,7 +54,11 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("submissions", metavar="SUBMISSIONS_DIR")
     grade.add_argument("--out", default="grades.csv", help="the grade table (default grades.csv)")
     grade.add_argument(
-        "--workers", type=int, default=os.cpu_count() or 1, help="submissions graded at once"
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="submissions graded at once on this machine (with --scheduler, the cluster's "
+        "worker threads decide)",
     )
     grade.add_argument(
         "--student",
@@ -108,6 +113,13 @@ def _parser() -> argparse.ArgumentParser:
         "the db_url of its nbgrader_config.py; a .db file works too), for formgrader, "
         "`nbgrader export` and feedback; manual scores given in formgrader are kept",
     )
+    grade.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="grade on this Dask distributed cluster (e.g. tcp://10.0.0.5:8786, as `dask "
+        "scheduler` prints it): each submission is one task, graded in the sandbox of a worker "
+        "that has the course and bubblewrap installed; the submissions travel with the tasks",
+    )
     progress = verbs.add_parser("progress", help="your notebooks' progress, lesson by lesson")
     progress.add_argument("notebooks", nargs="?", default="notebooks", metavar="NOTEBOOKS_DIR")
     # main() hands `drill` to the trainer before parsing; listed here so that --help shows it.
@@ -145,6 +157,15 @@ def _grade(args) -> int:
         book = args.gradebook and CourseGradebook.of(args.gradebook)
         if book:  # refused before grading, not after
             book.check(args.submissions, args.assignment)
+        run = None
+        if args.scheduler:
+            try:
+                from autograder.cluster import on_cluster  # imports dask: only when asked for
+            except ImportError as e:
+                raise GradeError(
+                    f"--scheduler needs dask.distributed ({e}): pip install -r requirements.txt"
+                ) from e
+            run = on_cluster(args.scheduler)
         table = grade_class(
             args.submissions,
             args.out,
@@ -155,6 +176,7 @@ def _grade(args) -> int:
             allow_weak_sandbox=args.allow_weak_sandbox,
             late_penalty=args.late_penalty,
             feedback_dir=args.feedback_dir,
+            run=run,
         )
         written = book and book.write(table, args.submissions)
     except GradeError as e:

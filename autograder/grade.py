@@ -18,6 +18,7 @@ a class report and LMS exports. Grading is deterministic: a re-run gives the sam
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
@@ -250,6 +251,16 @@ def _delay(delta) -> str:
     return f"{hours:.1f} hours" if hours < 48 else f"{hours / 24:.1f} days"
 
 
+def run_here(tasks: list[tuple], workers: int) -> list[Graded]:
+    """``grade_one(*task)`` for every task, in order, ``workers`` at once on this machine."""
+    try:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(grade_one, *task) for task in tasks]
+            return [f.result() for f in tqdm(futures, desc="grading", unit="submission")]
+    finally:
+        close_kept()
+
+
 def grade_class(
     submissions: str | Path,
     out: str | Path,
@@ -263,12 +274,16 @@ def grade_class(
     allow_weak_sandbox: bool = False,
     late_penalty: float = 0.0,
     feedback_dir: str | Path | None = None,
+    run: Callable[..., list[Graded]] | None = None,
 ) -> GradeTable:
     """Grade the class (or just ``students`` and ``assignments``, updating the table ``out``).
 
     The feedback goes under ``feedback_dir`` (default: ``<out stem>_feedback`` beside ``out``);
-    see :func:`autograder.outputs.write_outputs` for everything written."""
-    if not allow_weak_sandbox and not strong_isolation_available():
+    see :func:`autograder.outputs.write_outputs` for everything written. ``run(tasks,
+    allow_weak=...)`` grades the tasks elsewhere (``grade_one(*task)`` each, the results in
+    order), e.g. on a Dask cluster (``autograder.cluster.on_cluster(address)``), whose workers
+    are checked for the strong sandbox there: this machine then runs no learner code."""
+    if run is None and not allow_weak_sandbox and not strong_isolation_available():
         raise GradeError(WEAK_SANDBOX)
     if not 0.0 <= late_penalty <= 1.0:
         raise GradeError(
@@ -307,12 +322,10 @@ def grade_class(
             tasks.append(
                 (student, name, folder, due_date, time_limit, late_penalty, allow_weak_sandbox)
             )
-    try:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(grade_one, *task) for task in tasks]
-            rows = [f.result() for f in tqdm(futures, desc="grading", unit="submission")]
-    finally:
-        close_kept()
+    if run is None:
+        rows = run_here(tasks, workers)
+    else:
+        rows = run(tasks, allow_weak=allow_weak_sandbox)
     feedback = Path(feedback_dir) if feedback_dir else out.with_name(out.stem + "_feedback")
     table = GradeTable(rows, out, feedback, ignored, submissions=root)
     write_outputs(table, keep, regrading)
