@@ -73,3 +73,17 @@ def test_causal_mask_on_the_wrong_device_is_told_to_use_its_device_argument():
 def test_hints_point_at_the_fix_of_the_exercise_that_names_them():
     assert "dim=dim" in MISTAKES["ignores-dim-argument"].hint  # softmax_entropy divides nothing
     assert "MultiHeadAttention" not in MISTAKES["projection-has-bias"].hint  # cited in lesson 01
+
+
+def test_dot_product_variance_drawn_in_an_unusual_order_passes_on_its_spread():
+    """Box-Muller from torch.rand matches no usual draw order exactly: the precision check judges
+    the spread of its estimates, and correct code passes it (false failure < 1e-7)."""
+    code = (
+        "def dot_product_variance(d_k, num_samples=100_000, generator=None):\n"
+        "    u = torch.rand(2, 2, num_samples, d_k, generator=generator, dtype=torch.float64)\n"
+        "    r = (-2 * (1 - u[0]).log()).sqrt()\n"
+        "    q, k = r * (2 * torch.pi * u[1]).cos(), r * (2 * torch.pi * u[1]).sin()\n"
+        "    return (q * k).sum(-1).var().item()\n"
+    )
+    [result] = judge_source(BASE + "\n\nimport torch\n\n" + code, only=["dot_product_variance"])
+    assert result.passed, f"[{result.mistake}] {result.message}"
