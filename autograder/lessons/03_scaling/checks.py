@@ -116,7 +116,8 @@ def check_dot_product_variance(sub) -> None:
 def _check_generator_used(sub) -> None:
     """The same seed gives the same estimate; two seeds give two estimates."""
     calls = [
-        Call("dot_product_variance", 8, num_samples=2_000, generator=generator(s)) for s in (5, 5, 6)
+        Call("dot_product_variance", 8, num_samples=2_000, generator=generator(s))
+        for s in (5, 5, 6)
     ]
     first, second, other = (c.run(sub) for c in calls)
     if first != second:
@@ -198,8 +199,7 @@ def _check_num_samples_used(sub) -> None:
     ]
     values = [_float_or_fail(calls[seed], sub) for seed in range(3)]
     if all(
-        any(abs(v - u) <= 1e-5 * u for u in _usual_estimates(seed))
-        for seed, v in enumerate(values)
+        any(abs(v - u) <= 1e-5 * u for u in _usual_estimates(seed)) for seed, v in enumerate(values)
     ):
         return  # the very numbers of a usual draw order on three seeds: every sample is used
     values += [_float_or_fail(c, sub) for c in calls[3:]]
