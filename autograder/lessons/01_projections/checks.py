@@ -40,12 +40,21 @@ def _swapped(outputs_of):
     )
 
 
+def _reversed(x):
+    """x.T: for more than 2 dims it reverses them all (deprecated, with a warning)."""
+    return x.permute(*range(x.dim() - 1, -1, -1))
+
+
 def _project(x, w_q, w_k, w_v):
     return x @ w_q, x @ w_k, x @ w_v
 
 
 PROJECT_MUTANTS = (
     ("project-transposed-weights", lambda x, a, b, c: (x @ a.T, x @ b.T, x @ c.T)),
+    # x.T reverses every dim of a batch: right for 2-D x, a shape error for 3-D
+    ("matrix-only-op", lambda x, *ws: tuple(_reversed(w.T @ _reversed(x)) for w in ws)),
+    ("weight-on-the-left", lambda x, *ws: tuple(w @ x for w in ws)),
+    ("weight-on-the-left", lambda x, *ws: tuple(w.T @ x for w in ws)),
     *_swapped(_project),
 )
 
@@ -59,8 +68,8 @@ def _expect_qkv(out, want, c, mutants, dtype):
 @exercise("project_qkv")
 def check_project_qkv(sub) -> None:
     g = generator(1)
-    cases = [((3, 4), (4, 4), (4, 4), (4, 4)), ((2, 5, 4), (4, 3), (4, 3), (4, 6))]
-    for xs, *ws in cases:  # square first (names a transposed weight), then batched, non-square
+    cases = [((3, 4), (4, 6), (4, 6), (4, 6)), ((2, 5, 4), (4, 3), (4, 3), (4, 6))]
+    for xs, *ws in cases:  # d_model != d_k (a transposed weight can't run), then batched
         x, w = randn(g, *xs), [randn(g, *s) for s in ws]
         c = Call("project_qkv", x, *w)
         out = c.run(sub, mutants=PROJECT_MUTANTS)
@@ -92,11 +101,19 @@ def qkv_module_mutants(state):
     """Mistakes of a module computing (q, k, v) with nn.Linear layers w_q, w_k, w_v."""
     ws = [state[f"w_{n}.weight"].double() for n in NAMES]
 
+    params = [w.clone().requires_grad_() for w in ws]  # as parameters: torch's error messages
+
     def outputs(x):
         return tuple(x @ w.T for w in ws)
 
+    def of_params(fn):
+        return lambda x: tuple(fn(w, x.to(w.dtype)).detach() for w in params)
+
     return (
         ("project-transposed-weights", lambda x: tuple(x @ w for w in ws)),
+        ("matrix-only-op", of_params(lambda w, x: _reversed(w @ _reversed(x)))),  # x.T
+        ("weight-on-the-left", of_params(lambda w, x: w @ x)),
+        ("weight-on-the-left", of_params(lambda w, x: w.T @ x)),
         *_swapped(outputs),
     )
 
@@ -104,7 +121,7 @@ def qkv_module_mutants(state):
 @exercise("QKVProjection")
 def check_qkv_projection(sub) -> None:
     g = generator(2)
-    for d_model, d_k, d_v in ((4, 4, 4), (6, 3, 5)):
+    for d_model, d_k, d_v in ((4, 6, 6), (6, 3, 5)):  # d_model != d_k
         obj, label = construct(sub, "QKVProjection", d_model, d_k, d_v)
         expect_layers(
             obj, label, _qkv_layers(d_model, d_k, d_v), bias_mistake="projection-has-bias"
@@ -114,10 +131,10 @@ def check_qkv_projection(sub) -> None:
             state |= linear_state(g, f"w_{n}", d_model, d, bias=False)
         load_weights(obj, state, label, bias_mistake="projection-has-bias")
         mutants = qkv_module_mutants(state)
-        x = randn(g, 2, 3, d_model)
-        c = Call(label, x, params="forward")
-        want = tuple(x.double() @ state[f"w_{n}.weight"].double().T for n in NAMES)
-        _expect_qkv(c.run(obj, mutants=mutants), want, c, mutants, torch.float32)
+        for x in (randn(g, 3, d_model), randn(g, 2, 3, d_model)):  # x.T works only for 2-D
+            c = Call(label, x, params="forward")
+            want = tuple(x.double() @ state[f"w_{n}.weight"].double().T for n in NAMES)
+            _expect_qkv(c.run(obj, mutants=mutants), want, c, mutants, torch.float32)
     for dtype in low_precision_dtypes():
         obj.to(dtype)
         x = randn(g, 2, 3, d_model, dtype=dtype)
