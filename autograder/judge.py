@@ -88,9 +88,12 @@ def _explain(ex: Exercise, problem: LearnerProblem) -> tuple[str, str | None]:
                 "your own code. Write it yourself: no points for the reference.",
                 "uses-reference",
             )
+        why = dict(ex.forbid_why)
+        reasons = [why[w] for w in problem.what if w in why]
+        what = f"which {reasons[0]}" if reasons else "which is what this exercise asks you to build"
         return (
-            f"{ex.name} calls {', '.join(problem.what)}, which is what this exercise asks you to "
-            "build. Write it from basic tensor operations: no points for the built-in.",
+            f"{ex.name} calls {', '.join(problem.what)}, {what}. Write it from basic tensor "
+            "operations: no points for the built-in.",
             "uses-builtin",
         )
     if isinstance(problem, LearnerTimeout):  # its message says which limit: CPU time or wall clock

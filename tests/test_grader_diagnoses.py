@@ -87,3 +87,10 @@ def test_dot_product_variance_drawn_in_an_unusual_order_passes_on_its_spread():
     )
     [result] = judge_source(BASE + "\n\nimport torch\n\n" + code, only=["dot_product_variance"])
     assert result.passed, f"[{result.mistake}] {result.message}"
+
+
+def test_logsumexp_in_softmax_is_told_why_it_is_forbidden():
+    code = (Path(__file__).parent / "submissions" / "builtin" / "softmax__logsumexp.py").read_text()
+    [result] = judge_source(BASE + "\n\n" + code, only=["softmax"])
+    assert result.mistake == "uses-builtin"
+    assert "max-subtraction" in result.message and "asks you to build" not in result.message
