@@ -94,3 +94,27 @@ def test_logsumexp_in_softmax_is_told_why_it_is_forbidden():
     [result] = judge_source(BASE + "\n\n" + code, only=["softmax"])
     assert result.mistake == "uses-builtin"
     assert "max-subtraction" in result.message and "asks you to build" not in result.message
+
+
+MOVED = {  # made on the CPU, then moved to the inputs' device before use: correct (one copy)
+    "padding_mask": (
+        "def padding_mask(lengths, max_len):\n"
+        "    positions = torch.arange(max_len).to(lengths.device)\n"
+        "    return positions[None, :] < lengths[:, None]\n"
+    ),
+    "masked_scores": (
+        "def masked_scores(scores, mask):\n"
+        "    fill = torch.full(scores.shape, float('-inf'), dtype=scores.dtype).to(scores.device)\n"
+        "    return torch.where(mask, scores, fill)\n"
+    ),
+    "causal_mask": (
+        "def causal_mask(seq_len, device=None):\n"
+        "    return torch.ones(seq_len, seq_len, dtype=torch.bool).tril().to(device)\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MOVED))
+def test_a_tensor_made_on_the_cpu_and_moved_before_use_passes(name):
+    [result] = judge_source(BASE + "\n\nimport torch\n\n" + MOVED[name], only=[name])
+    assert result.passed, f"[{result.mistake}] {result.message}"
