@@ -118,3 +118,20 @@ MOVED = {  # made on the CPU, then moved to the inputs' device before use: corre
 def test_a_tensor_made_on_the_cpu_and_moved_before_use_passes(name):
     [result] = judge_source(BASE + "\n\nimport torch\n\n" + MOVED[name], only=[name])
     assert result.passed, f"[{result.mistake}] {result.message}"
+
+
+def test_an_unknown_name_is_told_the_closest_names_or_its_lessons_exercises():
+    from autograder.extract import from_sources
+    from autograder.judge import NothingToGrade, judge_code
+
+    code = from_sources("this notebook", [("cell [1]", "f = lambda x: x\n")])
+    with pytest.raises(NothingToGrade) as close:
+        judge_code(code, only=["casual_mask"], lesson="04_softmax_masks")
+    assert "did you mean causal_mask?" in str(close.value)
+    with pytest.raises(NothingToGrade) as lesson:
+        judge_code(code, only=["<lambda>"], lesson="04_softmax_masks")
+    message = str(lesson.value)
+    assert (
+        "this lesson's exercises are: softmax, causal_mask, padding_mask, masked_scores" in message
+    )
+    assert "attention_scores" not in message
