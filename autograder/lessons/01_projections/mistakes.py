@@ -51,6 +51,7 @@ MISTAKES = (
         "matrix-only-op",
         (
             "project_qkv",
+            "QKVProjection",
             "attention_scores",
             "scaled_attention_scores",
             "scaled_dot_product_attention",
