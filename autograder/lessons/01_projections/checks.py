@@ -11,12 +11,14 @@ import torch
 
 from autograder.kit import (
     Call,
+    CheckFailure,
     construct,
     exercise,
     expect_close,
     expect_layers,
     expect_meta,
     expect_tuple,
+    fail,
     fmt_dtype,
     generator,
     linear_state,
@@ -72,8 +74,14 @@ def check_project_qkv(sub) -> None:
     for xs, *ws in cases:  # d_model != d_k (a transposed weight can't run), then batched
         x, w = randn(g, *xs), [randn(g, *s) for s in ws]
         c = Call("project_qkv", x, *w)
-        out = c.run(sub, mutants=PROJECT_MUTANTS)
-        _expect_qkv(out, _project(x.double(), *(t.double() for t in w)), c, PROJECT_MUTANTS, None)
+        try:
+            out = c.run(sub, mutants=PROJECT_MUTANTS)
+            want = _project(x.double(), *(t.double() for t in w))
+            _expect_qkv(out, want, c, PROJECT_MUTANTS, None)
+        except CheckFailure as failure:
+            if failure.mistake is not None:
+                raise
+            raise fail(failure.message, _square_diagnosis(sub)) from None
     for dtype in low_precision_dtypes():
         x, w = randn(g, 2, 3, 4, dtype=dtype), [randn(g, 4, d, dtype=dtype) for d in (3, 3, 5)]
         c = Call("project_qkv", x, *w)
@@ -88,6 +96,20 @@ def check_project_qkv(sub) -> None:
         out = expect_tuple(c.run(sub), c, 3, "a tuple (q, k, v)")
         for name, o, d in zip(NAMES, out, (3, 3, 5), strict=True):
             expect_meta(o, c, (2, 3, d), torch.float32, what=name)
+
+
+def _square_diagnosis(sub) -> str | None:
+    """The mistake that shows in the values when the weights are square (d_model = d_k), where a
+    transposed weight runs (an einsum with its indices swapped raises its own error otherwise)."""
+    g = generator(11)
+    x, w = randn(g, 3, 4), [randn(g, 4, 4) for _ in NAMES]
+    c = Call("project_qkv", x, *w)
+    try:
+        out = c.run(sub, mutants=PROJECT_MUTANTS)
+        _expect_qkv(out, _project(x.double(), *(t.double() for t in w)), c, PROJECT_MUTANTS, None)
+    except CheckFailure as failure:
+        return failure.mistake
+    return None
 
 
 def _qkv_layers(d_model, d_k, d_v):
