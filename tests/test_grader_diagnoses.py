@@ -135,3 +135,14 @@ def test_an_unknown_name_is_told_the_closest_names_or_its_lessons_exercises():
         "this lesson's exercises are: softmax, causal_mask, padding_mask, masked_scores" in message
     )
     assert "attention_scores" not in message
+
+
+def test_dot_product_variance_of_the_wrong_quantity_is_not_blamed_on_num_samples():
+    code = (
+        "def dot_product_variance(d_k, num_samples=100_000, generator=None):\n"
+        "    q = torch.randn(num_samples, d_k, generator=generator)\n"
+        "    return (q * q).sum(-1).var().item()  # q · q, whose variance is 2 d_k\n"
+    )
+    [result] = judge_source(BASE + "\n\nimport torch\n\n" + code, only=["dot_product_variance"])
+    assert not result.passed and result.mistake is None, result.message
+    assert "expected about 16" in result.message
