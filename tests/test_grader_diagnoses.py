@@ -146,3 +146,15 @@ def test_dot_product_variance_of_the_wrong_quantity_is_not_blamed_on_num_samples
     [result] = judge_source(BASE + "\n\nimport torch\n\n" + code, only=["dot_product_variance"])
     assert not result.passed and result.mistake is None, result.message
     assert "expected about 16" in result.message
+
+
+def test_dot_product_variance_rounded_to_an_int_fails_as_not_a_float():
+    code = (
+        "def dot_product_variance(d_k, num_samples=100_000, generator=None):\n"
+        "    q = torch.randn(num_samples, d_k, generator=generator)\n"
+        "    k = torch.randn(num_samples, d_k, generator=generator)\n"
+        "    return round((q * k).sum(-1).var().item())\n"
+    )
+    [result] = judge_source(BASE + "\n\nimport torch\n\n" + code, only=["dot_product_variance"])
+    assert (result.passed, result.mistake) == (False, None), result.message
+    assert "returned the int 16" in result.message

@@ -91,6 +91,11 @@ def check_dot_product_variance(sub) -> None:
             )
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise fail(f"{c} returned {fmt_type(value)}; expected a float close to {d_k}.")
+        if not isinstance(value, float):
+            raise fail(
+                f"{c} returned the int {value}; the contract asks for a float: the estimate "
+                "itself, not rounded."
+            )
         if abs(value - d_k) <= 0.15 * d_k:
             continue
         mistake = None
