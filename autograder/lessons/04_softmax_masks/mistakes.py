@@ -89,8 +89,8 @@ MISTAKES = (
         "device you were given: device=x.device from an input tensor x, or causal_mask's own "
         "device argument (making it on the CPU and moving it with .to(x.device) before use also "
         "works, at the cost of a copy). A CPU tensor used with tensors on a GPU, or returned "
-        "for a GPU, fails there. ('meta' in a message is a stand-in device, shapes without data, "
-        "that the check uses to catch tensors made on the CPU.)",
+        "for a GPU, fails there. 'meta' in a message is a stand-in device, shapes without data, "
+        "that the check uses to catch tensors made on the CPU.",
     ),
     Mistake(
         "padding-mask-inverted",
