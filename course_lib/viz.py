@@ -487,7 +487,10 @@ class MaskBuilder(widgets.VBox):
             names = ", ".join(self.tokens[i] for i in range(len(self.tokens)) if empty[i])
             notes.append(f"fully masked query rows ({names}) should come out all zero")
         if self.inverted.value:
-            notes.append("inverted: each query now attends exactly where you meant to block")
+            notes.append(
+                "inverted: each query may attend only where you meant to block it, and one you "
+                "blocked from nothing is now blocked from everything"
+            )
         self.message.value = "<br>".join(notes)
         self.figure = plot_attention(
             w, self.tokens, self.tokens, mask=fed, title="softmax(masked_scores(scores, mask))"
