@@ -12,6 +12,9 @@ export MPLBACKEND ?= Agg
 
 SUBMISSIONS ?= submitted
 GRADES      ?= grades.csv
+# `make grade` also writes the scores into the course's nbgrader gradebook once `make release`
+# has made one (GRADEBOOK= turns that off; GRADEBOOK=/path/to/course points elsewhere).
+GRADEBOOK   ?= $(if $(wildcard gradebook.db),.)
 
 .PHONY: help install sandbox-tool lab lab-instructor progress test test-fast release grade bench doctor lint format clean
 
@@ -53,13 +56,17 @@ $(LAB_SETTINGS): jupyter/overrides.json $(BIN)/.installed
 install: $(LAB_SETTINGS)
 
 # As root (containers, cloud boxes) Jupyter refuses to start without --allow-root.
-LAB := $(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
+AS_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
+LAB := $(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(AS_ROOT)
 lab: install
 	$(LAB) --ServerApp.default_url=/lab/tree/00_setup/00_setup.ipynb
 
-# The same lab with nbgrader's instructor tools (Create Assignment, Validate, formgrader).
+# The same lab with nbgrader's instructor tools (Create Assignment, Validate, formgrader), opened
+# on formgrader at the repo root: formgrader works only where the course folder (this one, with
+# nbgrader_config.py and gradebook.db) is inside the server's root.
 lab-instructor: install
-	JUPYTER_CONFIG_PATH=$(abspath jupyter/instructor) $(LAB)
+	JUPYTER_CONFIG_PATH=$(abspath jupyter/instructor) $(BIN)/jupyter lab \
+	  --ServerApp.root_dir=$(CURDIR) $(AS_ROOT) --ServerApp.default_url=/formgrader
 
 # Which exercises and questions of your notebooks pass, lesson by lesson (read-only).
 progress: install
@@ -71,11 +78,13 @@ test: install
 test-fast: install
 	$(PY) -m pytest -n 2 -m "not slow"
 
+# Rebuild notebooks/ from solutions/, then make the repo root an nbgrader course: the assignments
+# in its gradebook.db, the learners' versions in release/ (nothing goes to nbgrader's exchange).
 release: install
-	$(PY) scripts/release.py
+	$(PY) scripts/release.py --course
 
 grade: install
-	$(PY) -m autograder grade $(SUBMISSIONS) --out $(GRADES) $(GRADE_OPTIONS)
+	$(PY) -m autograder grade $(SUBMISSIONS) --out $(GRADES) $(if $(GRADEBOOK),--gradebook $(GRADEBOOK)) $(GRADE_OPTIONS)
 
 # Interview practice: `make drill` says what to practise next; any verb works, e.g.
 #   make drill DRILL="start sdpa-mask"   make drill DRILL="check drill_sdpa-mask.py"

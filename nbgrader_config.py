@@ -4,10 +4,13 @@ Layout (nbgrader's names -> this repo):
     solutions/<assignment>/<notebook>.ipynb   instructor sources, with solutions and graded tests
     notebooks/<assignment>/<notebook>.ipynb   what learners get; written only by `make release`
     release/, submitted/, autograded/, ...    nbgrader's working folders for a real class (ignored)
+    gradebook.db                              the class's gradebook (ignored)
 
-`make release` (scripts/release.py) runs `nbgrader generate_assignment` in a throwaway course
-folder with a throwaway gradebook, then copies the result into notebooks/; it loads this file
-too, so a setting here reaches both the release and a live class.
+`make release` (scripts/release.py --course) runs `nbgrader generate_assignment` in a throwaway
+course folder with a throwaway gradebook and copies the result into notebooks/, then runs it again
+here, the course folder: the assignments go into gradebook.db and release/. Both load this file,
+so a setting here reaches the release and the live class. README.md, "For instructors", has the
+whole workflow.
 """
 
 c = get_config()  # noqa: F821  (injected by traitlets when nbgrader loads this file)

@@ -440,7 +440,7 @@ class Sandbox:
         if error is None:
             error = inputs.check()
         if error is None and watch_factories:
-            error = factories.check()
+            error = factories.check(value)
         if req.watch:
             trace = {
                 "largest_numel": watch.largest_numel,

@@ -3,7 +3,9 @@
     python -m autograder check FILE [--only NAME ...] [--json]
     python -m autograder grade SUBMISSIONS_DIR [--out grades.csv] [--workers N]
                                [--student NAME ...] [--assignment NAME ...] [--due [A=]DATE ...]
-                               [--late-penalty FRACTION] [--allow-weak-sandbox]
+                               [--late-penalty FRACTION] [--feedback-dir DIR]
+                               [--allow-weak-sandbox] [--gradebook COURSE_DIR]
+                               [--scheduler ADDRESS]
     python -m autograder progress [NOTEBOOKS_DIR]
     python -m autograder drill VERB ...        (the interview trainer: autograder/drill/)
 
@@ -45,7 +47,10 @@ def _parser() -> argparse.ArgumentParser:
         description="Grade SUBMISSIONS_DIR/<student>/<assignment>/<notebook>.ipynb: one row per "
         "student and assignment, with a status (graded, late, blank, unreadable, not-submitted), "
         "the points of each exercise and question in notebook order, and the assignment's total; "
-        "and a feedback file per student and assignment beside the table.",
+        "and beside it: feedback per student and assignment (text, and HTML in nbgrader's "
+        "feedback/<student>/<assignment>/ layout), a class report (<out stem>_report.html), "
+        "Gradescope results.json files (<out stem>_gradescope/) and an LMS gradebook CSV "
+        "(<out stem>_lms.csv).",
         epilog="Exit status: 0 when the class was graded, whatever the grades (the table's "
         "status column and points say how each submission did); 2 when it could not be graded "
         "(no such folder, bad arguments, no strong sandbox).",
@@ -53,7 +58,11 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("submissions", metavar="SUBMISSIONS_DIR")
     grade.add_argument("--out", default="grades.csv", help="the grade table (default grades.csv)")
     grade.add_argument(
-        "--workers", type=int, default=os.cpu_count() or 1, help="submissions graded at once"
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="submissions graded at once on this machine (with --scheduler, the cluster's "
+        "worker threads decide)",
     )
     grade.add_argument(
         "--student",
@@ -87,11 +96,33 @@ def _parser() -> argparse.ArgumentParser:
         "submissions are only reported)",
     )
     grade.add_argument(
+        "--feedback-dir",
+        metavar="DIR",
+        help="where the feedback goes (default: <out stem>_feedback beside the table): "
+        "DIR/<student>/<assignment>.txt and DIR/<student>/<assignment>/<notebook>.html; give "
+        "your nbgrader course's feedback folder for `nbgrader release_feedback` to hand the "
+        "pages out",
+    )
+    grade.add_argument(
         "--allow-weak-sandbox",
         action="store_true",
         help="grade even where learner code cannot be isolated by the operating system "
         "(no bubblewrap): a hostile submission could then read other students' work or change "
         "the grade table",
+    )
+    grade.add_argument(
+        "--gradebook",
+        metavar="COURSE_DIR",
+        help="also write the scores into this nbgrader course's gradebook (its gradebook.db, or "
+        "the db_url of its nbgrader_config.py; a .db file works too), for formgrader, "
+        "`nbgrader export` and feedback; manual scores given in formgrader are kept",
+    )
+    grade.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="grade on this Dask distributed cluster (e.g. tcp://10.0.0.5:8786, as `dask "
+        "scheduler` prints it): each submission is one task, graded in the sandbox of a worker "
+        "that has the course and bubblewrap installed; the submissions travel with the tasks",
     )
     progress = verbs.add_parser("progress", help="your notebooks' progress, lesson by lesson")
     progress.add_argument("notebooks", nargs="?", default="notebooks", metavar="NOTEBOOKS_DIR")
@@ -148,11 +179,24 @@ def _lesson_scope(file: str, code) -> tuple[list[str] | None, list[str]]:
 
 def _grade(args) -> int:
     from autograder.grade import GradeError, grade_class
+    from autograder.gradebook import CourseGradebook
 
     if args.workers < 1:
         print("error: --workers must be at least 1", file=sys.stderr)
         return EXIT_UNGRADABLE
     try:
+        book = args.gradebook and CourseGradebook.of(args.gradebook)
+        if book:  # refused before grading, not after
+            book.check(args.submissions, args.assignment)
+        run = None
+        if args.scheduler:
+            try:
+                from autograder.cluster import on_cluster  # imports dask: only when asked for
+            except ImportError as e:
+                raise GradeError(
+                    f"--scheduler needs dask.distributed ({e}): pip install -r requirements.txt"
+                ) from e
+            run = on_cluster(args.scheduler)
         table = grade_class(
             args.submissions,
             args.out,
@@ -162,11 +206,16 @@ def _grade(args) -> int:
             due=args.due,
             allow_weak_sandbox=args.allow_weak_sandbox,
             late_penalty=args.late_penalty,
+            feedback_dir=args.feedback_dir,
+            run=run,
         )
+        written = book and book.write(table, args.submissions)
     except GradeError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_UNGRADABLE
     print(table.summary())
+    if written:
+        print(written.summary())
     return EXIT_PASSED  # the class was graded: the table says how each submission did
 
 

@@ -147,12 +147,13 @@ def read_submission(path: str | Path, limit: int = MAX_FILE_BYTES) -> str:
                 f"{path}: no such file. Give the path of a .py file or .ipynb notebook."
             ) from e
         raise ExtractError(f"{path.name}: cannot open it ({e.strerror}).") from e
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):  # before fdopen, which refuses a folder on its own terms
+        os.close(fd)
+        raise ExtractError(
+            f"{path.name}: not a regular file. Give the path of a .py file or .ipynb notebook."
+        )
     with os.fdopen(fd, "rb") as f:
-        info = os.fstat(f.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise ExtractError(
-                f"{path.name}: not a regular file. Give the path of a .py file or .ipynb notebook."
-            )
         if info.st_size > limit:
             raise ExtractError(_too_big(path, info.st_size, limit))
         data = f.read(limit + 1)

@@ -7,47 +7,50 @@ judged in its own sandbox (a broken or hostile one fails only its own exercises)
 judged at once; nothing under ``SUBMISSIONS_DIR`` is written, and no symbolic link in it is
 followed.
 
-The result is a CSV with one row per student and assignment: a status (see ``STATUSES``), the
-points of each exercise and question (``answer_<id>``) in notebook order, the assignment's total
-and maximum, and the submission's time. Beside it, one feedback file per student and assignment
-(``<out>_feedback/<student>/<assignment>.txt``) that names only the learner's own file. Grading is
-deterministic: a re-run gives the same table. ``students``/``assignments`` regrade a subset and
-update the existing table in place.
+The result is a :class:`~autograder.graded.GradeTable` that ``autograder/outputs/`` writes: a CSV
+with one row per student and assignment (a status, see ``STATUSES``; the points of each exercise
+and question, ``answer_<id>``, in notebook order; the assignment's total and maximum; the
+submission's time), feedback per student and assignment that names only the learner's own file,
+a class report and LMS exports. Grading is deterministic: a re-run gives the same table.
+``students``/``assignments`` regrade a subset and update the existing table in place.
 """
 
 from __future__ import annotations
 
-import csv
-import functools
-import hashlib
 import os
-import re
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from tqdm import tqdm
 
-from autograder import report
 from autograder.extract import ExtractError, from_file, read_submission
-from autograder.judge import Result, assignment, judge_assignment, printable
+from autograder.graded import (  # STATUSES, RELEASE: re-exported (they were defined here)
+    BLANK,
+    GRADED,
+    LATE,
+    NOT_SUBMITTED,
+    RELEASE,  # noqa: F401
+    STATUSES,  # noqa: F401
+    UNREADABLE,
+    Graded,
+    GradeError,
+    GradeTable,
+    lesson_of,
+    notebook_order,
+)
+from autograder.judge import assignment, judge_assignment
+from autograder.outputs import write_outputs
+from autograder.outputs.table import (  # csv_cell, safe_name: re-exported (defined here before)
+    csv_cell,  # noqa: F401
+    read_table,
+    safe_name,  # noqa: F401
+)
 from autograder.sandbox import close_kept, isolated, strong_isolation_available
 
-# What the table says about each student and assignment, besides the points.
-GRADED = "graded"  # judged; on time, or no due date or no time to compare with
-LATE = "late"  # judged, and submitted after the due date (a penalty only if one is given)
-BLANK = "blank"  # readable, but not one exercise or question of the assignment attempted
-UNREADABLE = "unreadable"  # there is something, but it cannot be read as a notebook
-NOT_SUBMITTED = "not-submitted"  # no submission for this assignment
-STATUSES = (GRADED, LATE, BLANK, UNREADABLE, NOT_SUBMITTED)
-
-RELEASE = Path(__file__).resolve().parents[1] / "notebooks"  # the learners' notebooks
 TIMESTAMP = "timestamp.txt"  # nbgrader writes the submission time here
-
-
-class GradeError(Exception):
-    """The class cannot be graded at all (the CLI exits 2 with this message)."""
 
 
 WEAK_SANDBOX = (
@@ -58,66 +61,7 @@ WEAK_SANDBOX = (
 )
 
 
-@dataclass
-class Graded:
-    student: str
-    assignment: str
-    status: str  # one of STATUSES
-    max_points: float
-    notebook: str = ""  # the file graded, as the learner named it (never a server path)
-    results: list[Result] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # what was ignored, lateness
-    error: str | None = None  # why the submission could not be graded at all
-    submitted: datetime | None = None  # from nbgrader's timestamp.txt (UTC)
-    penalty: float = 0.0  # points taken off for lateness
-
-    @property
-    def total(self) -> float:
-        return sum(r.points for r in self.results) - self.penalty
-
-
-@dataclass
-class GradeTable:
-    rows: list[Graded]
-    out: Path
-    feedback_dir: Path
-    ignored: list[str] = field(default_factory=list)  # folders that are not assignments
-
-    def students(self) -> list[str]:
-        return sorted({g.student for g in self.rows})
-
-    def summary(self) -> str:
-        counts = {s: sum(g.status == s for g in self.rows) for s in STATUSES}
-        text = (
-            f"Graded the class: {len(self.students())} students, "
-            f"{len({g.assignment for g in self.rows})} assignments -> {self.out} "
-            f"(feedback in {self.feedback_dir}/): "
-            + ", ".join(f"{n} {s}" for s, n in counts.items() if n)
-        )
-        ignored = [
-            f"  ignored {printable(p)}: not an assignment of the course" for p in self.ignored
-        ]
-        return "\n".join([text, *ignored])
-
-
 # -- reading the submissions folder, without following links ----------------------------------
-@functools.cache
-def released() -> dict[str, str]:
-    """The course's assignments, as released in ``notebooks/``: folder name -> lesson."""
-    if not RELEASE.is_dir():
-        return {}
-    return {p.name: p.name[:2] for p in RELEASE.iterdir() if re.match(r"\d\d_", p.name)}
-
-
-def lesson_of(name: str) -> str | None:
-    """The lesson an assignment folder is (``04_softmax_masks`` -> ``04``), or None when it is
-    not one of the course's: a released folder name, or (where nothing is released) any name
-    that starts with a lesson number that has exercises or questions."""
-    match = re.match(r"(\d\d)(?:_|$)", name)
-    lesson = released().get(name) if released() else match and match[1]
-    return lesson if lesson and assignment(lesson).items else None
-
-
 def _entries(folder: Path) -> list[os.DirEntry]:
     with os.scandir(folder) as it:
         return sorted((e for e in it if not e.name.startswith(".")), key=lambda e: e.name)
@@ -236,24 +180,6 @@ def due_dates(given: list[str] | None, config: Path | None) -> dict[str | None, 
 
 
 # -- grading -----------------------------------------------------------------------------------
-@functools.cache
-def notebook_order(lesson: str) -> tuple[str, ...]:
-    """The lesson's exercises and questions in the order its released notebook asks them (the
-    contract's order where there is no release)."""
-    work = assignment(lesson)
-    order = []
-    for release in sorted(RELEASE.glob(f"{lesson}_*/{lesson}_*.ipynb"))[:1]:
-        import nbformat
-
-        for cell in nbformat.read(release, as_version=4).cells:
-            if cell.cell_type == "code":
-                for m in re.finditer(r"\b(?:def|class)\s+(\w+)|\b(answer_\d+_\d+)\b", cell.source):
-                    item = m[1] or m[2]
-                    if item in work.items and item not in order:
-                        order.append(item)
-    return tuple(order + [item for item in work.items if item not in order])
-
-
 def grade_one(
     student: str,
     name: str,
@@ -325,88 +251,14 @@ def _delay(delta) -> str:
     return f"{hours:.1f} hours" if hours < 48 else f"{hours / 24:.1f} days"
 
 
-# -- writing the table and the feedback ---------------------------------------------------------
-def csv_cell(text: str) -> str:
-    """A text cell a spreadsheet shows as text: one starting like a formula gets a quote first."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
-def safe_name(name: str) -> str:
-    """A file name for a student or assignment: letters, digits, ``.``, ``_`` and ``-`` (never
-    first). A name that had to change gets a digest of the original: two never share a file."""
-    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name).lstrip(".-") or "_"
-    if safe != name:
-        safe = f"{safe[:64]}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
-    return safe
-
-
-FIXED = ["student", "assignment", "status"]
-TAIL = ["penalty", "total", "max", "submitted"]
-
-
-def _row(g: Graded) -> dict[str, str]:
-    row = {"student": g.student, "assignment": g.assignment, "status": g.status}
-    row.update({r.exercise: f"{r.points:g}" for r in g.results})
-    row["penalty"] = f"{g.penalty:g}" if g.penalty else ""
-    row["total"], row["max"] = f"{g.total:g}", f"{g.max_points:g}"
-    row["submitted"] = f"{g.submitted:%Y-%m-%d %H:%M:%S}" if g.submitted else ""
-    return row
-
-
-def _unescape(text: str) -> str:
-    return text[1:] if text[:1] == "'" and text[1:2] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
-def _write_csv(table: GradeTable, keep: list[dict[str, str]]) -> None:
-    """The table: ``keep`` (rows of an earlier run not regraded) and this run's rows, sorted."""
-    rows = keep + [_row(g) for g in table.rows]
-    rows.sort(key=lambda r: (r["student"], r["assignment"]))
-    items = []
-    for name in sorted({r["assignment"] for r in rows}):
-        lesson = lesson_of(name)
-        items += [i for i in notebook_order(lesson) if i not in items] if lesson else []
-    extra = sorted({k for r in rows for k in r} - set(FIXED + TAIL + items))
-    columns = FIXED + items + extra + TAIL
-    table.out.parent.mkdir(parents=True, exist_ok=True)
-    with table.out.open("w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(columns)
-        for r in rows:
-            writer.writerow([csv_cell(r.get(c, "")) for c in columns])
-
-
-def read_table(path: Path) -> list[dict[str, str]]:
-    """The rows of an earlier table (cells as they were before escaping)."""
-    if not path.is_file():
-        return []
-    with path.open(newline="") as f:
-        rows = [{k: _unescape(v) for k, v in row.items()} for row in csv.DictReader(f)]
-    if rows and not {"student", "assignment"} <= set(rows[0]):
-        raise GradeError(
-            f"{path}: not a grade table of this grader (no student and assignment "
-            "columns); give another --out or remove it"
-        )
-    return rows
-
-
-def feedback_text(g: Graded) -> str:
-    head = f"{g.assignment}: {g.status}"
-    if g.status == NOT_SUBMITTED:
-        why = f" ({g.error})" if g.error else ""
-        return f"{head}\nNothing was submitted{why}.\nScore: 0/{g.max_points:g}\n"
-    if g.error:
-        return f"{head}\ncould not be graded: {printable(g.error)}\nScore: 0/{g.max_points:g}\n"
-    text = f"{head}\n{report.human(g.notebook, g.results, g.notes)}\n"
-    if g.penalty:
-        text += f"After the late penalty: {g.total:g}/{g.max_points:g}\n"
-    return text
-
-
-def _write_feedback(table: GradeTable) -> None:
-    for g in table.rows:
-        folder = table.feedback_dir / safe_name(g.student)
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"{safe_name(g.assignment)}.txt").write_text(feedback_text(g))
+def run_here(tasks: list[tuple], workers: int) -> list[Graded]:
+    """``grade_one(*task)`` for every task, in order, ``workers`` at once on this machine."""
+    try:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(grade_one, *task) for task in tasks]
+            return [f.result() for f in tqdm(futures, desc="grading", unit="submission")]
+    finally:
+        close_kept()
 
 
 def grade_class(
@@ -421,9 +273,17 @@ def grade_class(
     config: str | Path | None = "nbgrader_config.py",
     allow_weak_sandbox: bool = False,
     late_penalty: float = 0.0,
+    feedback_dir: str | Path | None = None,
+    run: Callable[..., list[Graded]] | None = None,
 ) -> GradeTable:
-    """Grade the class (or just ``students`` and ``assignments``, updating the table ``out``)."""
-    if not allow_weak_sandbox and not strong_isolation_available():
+    """Grade the class (or just ``students`` and ``assignments``, updating the table ``out``).
+
+    The feedback goes under ``feedback_dir`` (default: ``<out stem>_feedback`` beside ``out``);
+    see :func:`autograder.outputs.write_outputs` for everything written. ``run(tasks,
+    allow_weak=...)`` grades the tasks elsewhere (``grade_one(*task)`` each, the results in
+    order), e.g. on a Dask cluster (``autograder.cluster.on_cluster(address)``), whose workers
+    are checked for the strong sandbox there: this machine then runs no learner code."""
+    if run is None and not allow_weak_sandbox and not strong_isolation_available():
         raise GradeError(WEAK_SANDBOX)
     if not 0.0 <= late_penalty <= 1.0:
         raise GradeError(
@@ -462,13 +322,11 @@ def grade_class(
             tasks.append(
                 (student, name, folder, due_date, time_limit, late_penalty, allow_weak_sandbox)
             )
-    try:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(grade_one, *task) for task in tasks]
-            rows = [f.result() for f in tqdm(futures, desc="grading", unit="submission")]
-    finally:
-        close_kept()
-    table = GradeTable(rows, out, out.with_name(out.stem + "_feedback"), ignored)
-    _write_csv(table, keep)
-    _write_feedback(table)
+    if run is None:
+        rows = run_here(tasks, workers)
+    else:
+        rows = run(tasks, allow_weak=allow_weak_sandbox)
+    feedback = Path(feedback_dir) if feedback_dir else out.with_name(out.stem + "_feedback")
+    table = GradeTable(rows, out, feedback, ignored, submissions=root)
+    write_outputs(table, keep, regrading)
     return table

@@ -88,9 +88,12 @@ def _explain(ex: Exercise, problem: LearnerProblem) -> tuple[str, str | None]:
                 "your own code. Write it yourself: no points for the reference.",
                 "uses-reference",
             )
+        why = dict(ex.forbid_why)
+        reasons = [why[w] for w in problem.what if w in why]
+        what = f"which {reasons[0]}" if reasons else "which is what this exercise asks you to build"
         return (
-            f"{ex.name} calls {', '.join(problem.what)}, which is what this exercise asks you to "
-            "build. Write it from basic tensor operations: no points for the built-in.",
+            f"{ex.name} calls {', '.join(problem.what)}, {what}. Write it from basic tensor "
+            "operations: no points for the built-in.",
             "uses-builtin",
         )
     if isinstance(problem, LearnerTimeout):  # its message says which limit: CPU time or wall clock
@@ -172,11 +175,13 @@ def judge_code(
     only: Iterable[str] | None = None,
     time_limit: float | None = None,
     questions: bool = False,
+    lesson: str | None = None,
 ) -> list[Result]:
     """Judge every exercise ``code`` defines (or just ``only``), in contract order.
 
     With ``questions``, the answers it gives to the lessons' conceptual questions too (as results
-    named ``answer_<id>``), as a class's grade table has them.
+    named ``answer_<id>``), as a class's grade table has them. ``lesson`` (a lesson folder's
+    name, when known) only narrows the names an unknown name is told about.
     """
     exercises = all_exercises()
     answered = []
@@ -187,9 +192,7 @@ def judge_code(
     if only:
         unknown = [n for n in only if n not in exercises]
         if unknown:
-            raise NothingToGrade(
-                f"no exercise named {', '.join(unknown)}; the exercises are: {', '.join(exercises)}"
-            )
+            raise NothingToGrade(_unknown_names(unknown, exercises, lesson))
         names = [n for n in exercises if n in set(only)]
     else:
         names = code.names(exercises)
@@ -201,6 +204,23 @@ def judge_code(
             "level of a cell or file."
         )
     return _run(code, names, answered, time_limit)
+
+
+def _unknown_names(unknown: list[str], exercises: dict[str, Exercise], lesson: str | None) -> str:
+    """No exercise has these names: the closest names, else the lesson's exercises, else all."""
+    close = [m for n in unknown for m in difflib.get_close_matches(n, exercises, n=3, cutoff=0.6)]
+    if close:
+        return f"no exercise named {', '.join(unknown)}; did you mean {' or '.join(close)}?"
+    own = [name for name, ex in exercises.items() if ex.lesson == lesson]
+    listed = (
+        f"this lesson's exercises are: {', '.join(own)}"
+        if own
+        else (f"the exercises are: {', '.join(exercises)}")
+    )
+    return (
+        f"no exercise named {', '.join(unknown)}: pass check() the function or class of an "
+        f"exercise, defined with its name; {listed}"
+    )
 
 
 def _run(

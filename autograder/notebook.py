@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import inspect
 import sys
+from pathlib import Path
 
 from autograder.extract import from_file, from_sources
 from autograder.judge import NothingToGrade, Result, judge_code
@@ -90,7 +91,8 @@ def check(obj, *, strict: bool = False) -> None:
         print(f"✘ check() needs the function or class of an exercise, got {obj!r}.")
         return
     try:
-        [result] = judge_code(_code_for(obj, sys._getframe(1)), only=[name])
+        code = _code_for(obj, sys._getframe(1))
+        [result] = judge_code(code, only=[name], lesson=Path.cwd().name)  # the notebook's folder
     except NothingToGrade as e:
         message = f"✘ {e}"
         print(message)

@@ -17,10 +17,14 @@ Each lesson's questions live in its folder, ``autograder/lessons/<lesson>/questi
 ``QUESTIONS``), found by name on first use: a new lesson's questions need no other registration.
 A question's ``prompt`` is the notebook's "**Question NN.n.**" text as plain text (no markdown),
 and ``tests/test_lesson_folders.py`` checks that the two say the same.
+
+One rule for every kind of answer: the value itself, or a string that spells it ("98304" for a
+number, "(2, 7, 8)" for a shape, "True" for a yes/no question); a choice is its letter, "b".
 """
 
 from __future__ import annotations
 
+import ast
 import math
 import numbers
 from collections.abc import Callable, Mapping
@@ -154,6 +158,8 @@ def _normalise(question: Question, value: Any):
             raise _Unreadable(
                 "a shape, a tuple of ints such as (2, 3); you gave a tensor: its .shape?"
             )
+        if isinstance(value, str):  # "(2, 7, 8)", as a number may be given as "98304"
+            value = _literal(value)
         if isinstance(value, numbers.Integral) and not isinstance(value, bool):
             value = (value,)
         if isinstance(value, tuple | list | torch.Size):
@@ -180,6 +186,16 @@ def _normalise(question: Question, value: Any):
             return value.strip().lower() in ("true", "yes")
         raise _Unreadable("True or False")
     raise AssertionError(kind)
+
+
+def _literal(text: str) -> Any:
+    """A Python literal written as a string (``"(2, 7, 8)"``), or the string itself."""
+    if len(text) > 200:
+        return text
+    try:
+        return ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return text
 
 
 def _as_int(value: Any) -> int:

@@ -33,6 +33,7 @@ class Exercise:
     forbid: tuple[str, ...] = ()
     time_limit: float = 20.0  # seconds of wall time for all of this exercise's calls
     needs: tuple[str, ...] = field(default=())  # other names the check calls (reported if missing)
+    forbid_why: tuple[tuple[str, str], ...] = ()  # (name, why it is forbidden), see kit.exercise
 
 
 def checks_by_lesson() -> dict[str, dict[str, tuple[Callable, Rules]]]:
@@ -71,6 +72,7 @@ def _exercises() -> tuple[Exercise, ...]:
                 rules.forbid,
                 rules.time_limit,
                 rules.needs,
+                rules.forbid_why,
             )
         )
     stray = {f"{lesson}: {name}" for lesson, marked in found.items() for name in marked}

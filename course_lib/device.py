@@ -145,11 +145,15 @@ def check_reference(device: torch.device | str, dtype: torch.dtype) -> list[Chec
     return results
 
 
-def time_alternately(functions, repeats: int, device="cpu", warm_up: int = 2):
+def time_alternately(
+    functions, repeats: int, device="cpu", warm_up: int = 2, clock=time.perf_counter
+):
     """Seconds of each of ``functions`` (a dict name -> callable), ``repeats`` samples each.
 
     The functions run in turn, round after round, so that all of them see the same machine
-    load; the first ``warm_up`` rounds are not counted.
+    load; the first ``warm_up`` rounds are not counted.  ``clock`` reads the time: wall time by
+    default; ``time.thread_time`` counts only this thread's CPU time, which other processes do
+    not inflate (for CPU code run with ``torch.set_num_threads(1)``).
     """
     device = torch.device(device)
     samples: dict[str, list[float]] = {name: [] for name in functions}
@@ -157,11 +161,11 @@ def time_alternately(functions, repeats: int, device="cpu", warm_up: int = 2):
         for round_ in range(warm_up + repeats):
             for name, function in functions.items():
                 _synchronize(device)
-                start = time.perf_counter()
+                start = clock()
                 function()
                 _synchronize(device)
                 if round_ >= warm_up:
-                    samples[name].append(time.perf_counter() - start)
+                    samples[name].append(clock() - start)
     return samples
 
 

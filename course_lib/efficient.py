@@ -75,10 +75,12 @@ def tiled_attention(
 
         m_new = torch.maximum(m, s.amax(dim=-1, keepdim=True))  # (..., T, 1)
         m_safe = torch.where(torch.isfinite(m_new), m_new, 0.0)  # rows with no key yet
-        p = torch.exp(s - m_safe)  # (..., T, Sb) unnormalised weights
+        # exp in place on the fresh s - m_safe (not on s: amax keeps s for autograd)
+        p = (s - m_safe).exp_()  # (..., T, Sb) unnormalised weights
         correction = torch.exp(m - m_safe)  # (..., T, 1) rescales what came before
-        l = l * correction + p.sum(dim=-1, keepdim=True)  # (..., T, 1)
-        acc = acc * correction + p @ v_block  # (..., T, V)
+        # l = l * correction + rowsum(p) and acc = acc * correction + p @ v_block, in place
+        l.mul_(correction).add_(p.sum(dim=-1, keepdim=True))  # (..., T, 1)
+        acc.mul_(correction).add_(p @ v_block)  # (..., T, V)
         m = m_new
 
     # l >= 1 for a query that saw any key (its max term is exp(0)); 0 if it saw none

@@ -2,6 +2,7 @@
 
     python scripts/release.py            # strip outputs from solutions/, rewrite notebooks/
     python scripts/release.py --check    # exit 1 if notebooks/ is not what a release makes now
+    python scripts/release.py --course   # and make the repo root a course (`make release`)
 
 A release runs the real ``nbgrader generate_assignment`` (solution regions become
 ``raise NotImplementedError()``, graded test cells are locked and checksummed, outputs are
@@ -10,6 +11,13 @@ class's ``gradebook.db``. It loads the repo's ``nbgrader_config.py``, as a live 
 
 notebooks/<assignment>/ is then replaced as a whole by the release, so a file deleted or renamed
 in solutions/ disappears from notebooks/ too. notebooks/ is never edited by hand.
+
+``--course`` then runs ``nbgrader generate_assignment`` once more, in the repo root, which
+``nbgrader_config.py`` makes the course folder: the assignments, their notebooks and grade cells
+go into the course's own gradebook (``gradebook.db`` unless the config names another database),
+and ``release/`` holds what learners get, for ``nbgrader release_assignment``. It does not release
+to nbgrader's exchange (that needs the exchange folder of a JupyterHub: see the README, "For
+instructors"). nbgrader itself refuses to change an assignment that already has submissions.
 """
 
 from __future__ import annotations
@@ -108,6 +116,20 @@ def generate(root: Path, names: list[str] | None = None) -> Path:
     return release
 
 
+def generate_course(root: Path = ROOT, names: list[str] | None = None) -> Path:
+    """Generate ``names`` (default: all) in the course folder ``root``, with its own config and
+    gradebook, and return its ``release/`` folder, which must agree with ``notebooks/``."""
+    every = assignments(root / "solutions")
+    names = every if names is None else names
+    for name in ["*"] if names == every else names:  # one nbgrader run for the whole course
+        nbgrader(["generate_assignment", name, "--force", f"--CourseDirectory.root={root}"], root)
+    release = root / "release"
+    problems = [p for name in names for p in differences(release / name, NOTEBOOKS / name)]
+    if problems:
+        raise ReleaseError("release/ and notebooks/ differ:\n  " + "\n  ".join(problems))
+    return release
+
+
 # -- comparing a release with notebooks/ -----------------------------------------------------
 
 
@@ -182,7 +204,7 @@ def strip_outputs(path: Path) -> bool:
     return changed
 
 
-def release(names: list[str] | None = None, check: bool = False) -> int:
+def release(names: list[str] | None = None, check: bool = False, course: bool = False) -> int:
     names = assignments() if names is None else names
     if not check:
         for name in names:
@@ -226,6 +248,12 @@ def release(names: list[str] | None = None, check: bool = False) -> int:
             f"released {len(names)} assignments into notebooks/"
             + (f" ({len(problems)} changes)" if problems else " (no changes)")
         )
+    if course:
+        generate_course(ROOT, names)
+        print(
+            f"the course folder {ROOT} is ready: {len(names)} assignments in its gradebook, "
+            "release/ for `nbgrader release_assignment` (not released to any exchange)"
+        )
     return 0
 
 
@@ -235,9 +263,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--check", action="store_true", help="change nothing; exit 1 if notebooks/ is stale"
     )
+    parser.add_argument(
+        "--course",
+        action="store_true",
+        help="then make the repo root an nbgrader course: the assignments in its gradebook.db, "
+        "the learners' versions in release/",
+    )
     args = parser.parse_args(argv)
+    if args.check and args.course:
+        parser.error("--check changes nothing; give --course without it")
     try:
-        return release(args.assignments or None, check=args.check)
+        return release(args.assignments or None, check=args.check, course=args.course)
     except ReleaseError as e:
         print(f"release failed: {e}", file=sys.stderr)
         return 2

@@ -103,6 +103,14 @@ def test_tiled_attention_accumulates_half_precision_in_float32(dtype):
     torch.testing.assert_close(output, in_float32.to(dtype))  # within rounding of the output
 
 
+@pytest.mark.parametrize("causal", [False, True])
+def test_tiled_attention_is_differentiable_despite_its_in_place_updates(causal):
+    q, k, v = (t.requires_grad_() for t in qkv(2, (2,), 9, 11, 4, 3))
+    assert torch.autograd.gradcheck(
+        lambda q, k, v: tiled_attention(q, k, v, block_size=4, causal=causal), (q, k, v)
+    )
+
+
 def test_tiled_attention_runs_on_meta_with_the_right_shape_and_dtype():
     q = torch.empty(2, 3, 70, 8, device="meta", dtype=torch.float16)
     k = torch.empty(2, 3, 50, 8, device="meta", dtype=torch.float16)

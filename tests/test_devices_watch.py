@@ -37,8 +37,8 @@ def run(obj, name: str):
     fn = obj(*ctor) if ctor is not None else obj
     assert has_tensor(args, {})
     with DefaultDeviceFactories() as factories:
-        fn(*args)
-    return factories.check()
+        value = fn(*args)
+    return factories.check(value)
 
 
 @pytest.mark.parametrize("path", DEVICE, ids=lambda p: p.stem)
@@ -79,3 +79,29 @@ def test_the_engine_names_created_on_cpu(path: Path):
     base = (SUBMISSIONS / "correct" / "plain.py").read_text()
     [result] = judge_source(base + "\n\n" + path.read_text(), only=[path.stem])
     assert (result.passed, result.mistake) == (False, "created-on-cpu"), result.message
+
+
+def _problem(fn, *args):
+    with DefaultDeviceFactories() as factories:
+        value = fn(*args)
+    return factories.check(value)
+
+
+def test_a_cpu_tensor_moved_to_the_inputs_device_before_use_is_correct():
+    lengths = torch.tensor([2, 4, 1])
+    assert _problem(lambda n: torch.arange(4).to(n.device)[None] < n[:, None], lengths) is None
+    assert _problem(lambda n: torch.arange(4).to(n)[None] < n[:, None], lengths) is None
+    assert _problem(lambda n: (torch.ones(3, 3).tril() > 0).to(n.device), lengths) is None
+    assert _problem(lambda n: n + torch.arange(3).sum() + len(torch.zeros(5)), lengths) is None
+
+
+def test_a_cpu_tensor_that_meets_an_input_or_is_returned_is_found():
+    lengths = torch.tensor([2, 4, 1])
+    met = _problem(lambda n: torch.arange(4)[None] < n[:, None], lengths)
+    assert met is not None and "used it with your inputs' tensors" in str(met)
+    met = _problem(lambda n: torch.arange(4).to(torch.int32)[None] < n[:, None], lengths)  # dtype
+    assert met is not None
+    returned = _problem(
+        lambda n: torch.arange(4)[None] < torch.tensor(n.tolist())[:, None], lengths
+    )
+    assert returned is not None and "returned it" in str(returned)

@@ -394,3 +394,15 @@ def test_course_lib_reference_passes_every_check():
     failed = {r.exercise: f"[{r.mistake}] {r.message}" for r in results if not r.passed}
     assert not failed, failed
     assert {r.exercise for r in results} == set(CONTRACT)
+
+
+def test_dot_product_variances_precision_limit_is_the_chi_square_quantile():
+    """The precision check fails correct code with probability 1e-7: P(chi2_256 > limit)."""
+    import importlib
+
+    checks = importlib.import_module("autograder.lessons.03_scaling.checks")
+    dof = torch.tensor(checks.PRECISION_SEEDS / 2, dtype=torch.float64)
+    limit = torch.tensor(checks.PRECISION_LIMIT / 2, dtype=torch.float64)
+    assert float(torch.special.gammaincc(dof, limit)) == pytest.approx(1e-7, rel=1e-3)
+    half = torch.tensor(checks.PRECISION_LIMIT / 4, dtype=torch.float64)  # half the samples used
+    assert float(torch.special.gammainc(dof, half)) < 3e-3

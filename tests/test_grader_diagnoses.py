@@ -73,3 +73,88 @@ def test_causal_mask_on_the_wrong_device_is_told_to_use_its_device_argument():
 def test_hints_point_at_the_fix_of_the_exercise_that_names_them():
     assert "dim=dim" in MISTAKES["ignores-dim-argument"].hint  # softmax_entropy divides nothing
     assert "MultiHeadAttention" not in MISTAKES["projection-has-bias"].hint  # cited in lesson 01
+
+
+def test_dot_product_variance_drawn_in_an_unusual_order_passes_on_its_spread():
+    """Box-Muller from torch.rand matches no usual draw order exactly: the precision check judges
+    the spread of its estimates, and correct code passes it (false failure < 1e-7)."""
+    code = (
+        "def dot_product_variance(d_k, num_samples=100_000, generator=None):\n"
+        "    u = torch.rand(2, 2, num_samples, d_k, generator=generator, dtype=torch.float64)\n"
+        "    r = (-2 * (1 - u[0]).log()).sqrt()\n"
+        "    q, k = r * (2 * torch.pi * u[1]).cos(), r * (2 * torch.pi * u[1]).sin()\n"
+        "    return (q * k).sum(-1).var().item()\n"
+    )
+    [result] = judge_source(BASE + "\n\nimport torch\n\n" + code, only=["dot_product_variance"])
+    assert result.passed, f"[{result.mistake}] {result.message}"
+
+
+def test_logsumexp_in_softmax_is_told_why_it_is_forbidden():
+    code = (Path(__file__).parent / "submissions" / "builtin" / "softmax__logsumexp.py").read_text()
+    [result] = judge_source(BASE + "\n\n" + code, only=["softmax"])
+    assert result.mistake == "uses-builtin"
+    assert "max-subtraction" in result.message and "asks you to build" not in result.message
+
+
+MOVED = {  # made on the CPU, then moved to the inputs' device before use: correct (one copy)
+    "padding_mask": (
+        "def padding_mask(lengths, max_len):\n"
+        "    positions = torch.arange(max_len).to(lengths.device)\n"
+        "    return positions[None, :] < lengths[:, None]\n"
+    ),
+    "masked_scores": (
+        "def masked_scores(scores, mask):\n"
+        "    fill = torch.full(scores.shape, float('-inf'), dtype=scores.dtype).to(scores.device)\n"
+        "    return torch.where(mask, scores, fill)\n"
+    ),
+    "causal_mask": (
+        "def causal_mask(seq_len, device=None):\n"
+        "    return torch.ones(seq_len, seq_len, dtype=torch.bool).tril().to(device)\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MOVED))
+def test_a_tensor_made_on_the_cpu_and_moved_before_use_passes(name):
+    [result] = judge_source(BASE + "\n\nimport torch\n\n" + MOVED[name], only=[name])
+    assert result.passed, f"[{result.mistake}] {result.message}"
+
+
+def test_an_unknown_name_is_told_the_closest_names_or_its_lessons_exercises():
+    from autograder.extract import from_sources
+    from autograder.judge import NothingToGrade, judge_code
+
+    code = from_sources("this notebook", [("cell [1]", "f = lambda x: x\n")])
+    with pytest.raises(NothingToGrade) as close:
+        judge_code(code, only=["casual_mask"], lesson="04_softmax_masks")
+    assert "did you mean causal_mask?" in str(close.value)
+    with pytest.raises(NothingToGrade) as lesson:
+        judge_code(code, only=["<lambda>"], lesson="04_softmax_masks")
+    message = str(lesson.value)
+    assert (
+        "this lesson's exercises are: softmax, causal_mask, padding_mask, masked_scores" in message
+    )
+    assert "attention_scores" not in message
+
+
+def test_dot_product_variance_of_the_wrong_quantity_is_not_blamed_on_num_samples():
+    code = (
+        "def dot_product_variance(d_k, num_samples=100_000, generator=None):\n"
+        "    q = torch.randn(num_samples, d_k, generator=generator)\n"
+        "    return (q * q).sum(-1).var().item()  # q · q, whose variance is 2 d_k\n"
+    )
+    [result] = judge_source(BASE + "\n\nimport torch\n\n" + code, only=["dot_product_variance"])
+    assert not result.passed and result.mistake is None, result.message
+    assert "expected about 16" in result.message
+
+
+def test_dot_product_variance_rounded_to_an_int_fails_as_not_a_float():
+    code = (
+        "def dot_product_variance(d_k, num_samples=100_000, generator=None):\n"
+        "    q = torch.randn(num_samples, d_k, generator=generator)\n"
+        "    k = torch.randn(num_samples, d_k, generator=generator)\n"
+        "    return round((q * k).sum(-1).var().item())\n"
+    )
+    [result] = judge_source(BASE + "\n\nimport torch\n\n" + code, only=["dot_product_variance"])
+    assert (result.passed, result.mistake) == (False, None), result.message
+    assert "returned the int 16" in result.message

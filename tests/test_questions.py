@@ -46,6 +46,15 @@ def test_numbers_match_within_tolerance_and_in_any_numeric_form():
     assert grade_answer("04_3", "65504").correct
 
 
+def test_a_string_that_spells_the_answer_counts_for_every_kind():
+    """One rule (issue 9): "98304" was read as a number but "(2, 7, 8)" not as a shape."""
+    assert grade_answer("04_3", "65504").correct and grade_answer("04_3", 65504).correct
+    assert grade_answer("00_1", "(4, 2)").correct and grade_answer("00_1", "[4, 2]").correct
+    assert not grade_answer("00_1", "(2, 4)").correct
+    assert "a shape" in grade_answer("00_1", "4 by 2").message
+    assert "a shape" in grade_answer("00_1", "(" * 500).message
+
+
 def test_a_known_slip_is_named():
     verdict = grade_answer("02_1", (5, 3))
     assert not verdict.correct

@@ -133,7 +133,8 @@ def expect_tensor(
         inputs = any(isinstance(a, torch.Tensor) for a in c.args)
         where = "the inputs' device" if inputs else "the device it is given"
         raise fail(
-            f"{c} returned {what} on '{out.device.type}'; it must be on {where} ('meta' here).",
+            f"{c} returned {what} on '{out.device.type}'; it must be on {where} ('meta' here: "
+            "a stand-in device the check uses to catch tensors made on the CPU).",
             "created-on-cpu",
         )
     if tuple(out.shape) != tuple(shape):

@@ -48,6 +48,8 @@ class Rules:
     forbid: tuple[str, ...] = ()
     time_limit: float = 20.0  # seconds of wall time for all of this exercise's calls
     needs: tuple[str, ...] = ()  # other names the check calls (reported if missing)
+    # why a forbidden name that is not the exercise itself is forbidden: ((name, why), ...)
+    forbid_why: tuple[tuple[str, str], ...] = ()
 
 
 def exercise(
@@ -56,11 +58,16 @@ def exercise(
     forbid: tuple[str, ...] = (),
     time_limit: float = 20.0,
     needs: tuple[str, ...] = (),
+    forbid_why: dict[str, str] | None = None,
 ) -> Callable[[CheckFn], CheckFn]:
-    """Mark ``check`` as the judge of exercise ``name`` (a name of the contract table)."""
+    """Mark ``check`` as the judge of exercise ``name`` (a name of the contract table).
+
+    ``forbid_why`` says, for a forbidden name that is not the exercise's own built-in, why it is
+    forbidden ("it does the max-subtraction for you"); the failure message shows it."""
+    why = tuple((forbid_why or {}).items())
 
     def mark(check: CheckFn) -> CheckFn:
-        check.__exercise__ = Rules(name, tuple(forbid), time_limit, tuple(needs))
+        check.__exercise__ = Rules(name, tuple(forbid), time_limit, tuple(needs), why)
         return check
 
     return mark

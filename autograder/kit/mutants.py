@@ -14,6 +14,7 @@ def transpose_mutants(scale=lambda q: 1.0):
         ("transpose-batch-dims", lambda q, k: q @ _reversed(k) * scale(q)),
         ("transpose-batch-dims", lambda q, k: q @ k.t() * scale(q)),
         ("transpose-batch-dims", lambda q, k: q @ k.transpose(0, 1) * scale(q)),
+        ("transpose-batch-dims", lambda q, k: q @ k.transpose(1, 2) * scale(q)),  # 3-D only
         ("scores-transposed", lambda q, k: k @ q.transpose(-2, -1) * scale(q)),
     )
 

@@ -11,12 +11,14 @@ import torch
 
 from autograder.kit import (
     Call,
+    CheckFailure,
     construct,
     exercise,
     expect_close,
     expect_layers,
     expect_meta,
     expect_tuple,
+    fail,
     fmt_dtype,
     generator,
     linear_state,
@@ -40,12 +42,21 @@ def _swapped(outputs_of):
     )
 
 
+def _reversed(x):
+    """x.T: for more than 2 dims it reverses them all (deprecated, with a warning)."""
+    return x.permute(*range(x.dim() - 1, -1, -1))
+
+
 def _project(x, w_q, w_k, w_v):
     return x @ w_q, x @ w_k, x @ w_v
 
 
 PROJECT_MUTANTS = (
     ("project-transposed-weights", lambda x, a, b, c: (x @ a.T, x @ b.T, x @ c.T)),
+    # x.T reverses every dim of a batch: right for 2-D x, a shape error for 3-D
+    ("matrix-only-op", lambda x, *ws: tuple(_reversed(w.T @ _reversed(x)) for w in ws)),
+    ("weight-on-the-left", lambda x, *ws: tuple(w @ x for w in ws)),
+    ("weight-on-the-left", lambda x, *ws: tuple(w.T @ x for w in ws)),
     *_swapped(_project),
 )
 
@@ -59,12 +70,18 @@ def _expect_qkv(out, want, c, mutants, dtype):
 @exercise("project_qkv")
 def check_project_qkv(sub) -> None:
     g = generator(1)
-    cases = [((3, 4), (4, 4), (4, 4), (4, 4)), ((2, 5, 4), (4, 3), (4, 3), (4, 6))]
-    for xs, *ws in cases:  # square first (names a transposed weight), then batched, non-square
+    cases = [((3, 4), (4, 6), (4, 6), (4, 6)), ((2, 5, 4), (4, 3), (4, 3), (4, 6))]
+    for xs, *ws in cases:  # d_model != d_k (a transposed weight can't run), then batched
         x, w = randn(g, *xs), [randn(g, *s) for s in ws]
         c = Call("project_qkv", x, *w)
-        out = c.run(sub, mutants=PROJECT_MUTANTS)
-        _expect_qkv(out, _project(x.double(), *(t.double() for t in w)), c, PROJECT_MUTANTS, None)
+        try:
+            out = c.run(sub, mutants=PROJECT_MUTANTS)
+            want = _project(x.double(), *(t.double() for t in w))
+            _expect_qkv(out, want, c, PROJECT_MUTANTS, None)
+        except CheckFailure as failure:
+            if failure.mistake is not None:
+                raise
+            raise fail(failure.message, _square_diagnosis(sub)) from None
     for dtype in low_precision_dtypes():
         x, w = randn(g, 2, 3, 4, dtype=dtype), [randn(g, 4, d, dtype=dtype) for d in (3, 3, 5)]
         c = Call("project_qkv", x, *w)
@@ -81,6 +98,20 @@ def check_project_qkv(sub) -> None:
             expect_meta(o, c, (2, 3, d), torch.float32, what=name)
 
 
+def _square_diagnosis(sub) -> str | None:
+    """The mistake that shows in the values when the weights are square (d_model = d_k), where a
+    transposed weight runs (an einsum with its indices swapped raises its own error otherwise)."""
+    g = generator(11)
+    x, w = randn(g, 3, 4), [randn(g, 4, 4) for _ in NAMES]
+    c = Call("project_qkv", x, *w)
+    try:
+        out = c.run(sub, mutants=PROJECT_MUTANTS)
+        _expect_qkv(out, _project(x.double(), *(t.double() for t in w)), c, PROJECT_MUTANTS, None)
+    except CheckFailure as failure:
+        return failure.mistake
+    return None
+
+
 def _qkv_layers(d_model, d_k, d_v):
     return {
         f"w_{n}": {"type": "Linear", "in_features": d_model, "out_features": d, "bias": False}
@@ -92,11 +123,19 @@ def qkv_module_mutants(state):
     """Mistakes of a module computing (q, k, v) with nn.Linear layers w_q, w_k, w_v."""
     ws = [state[f"w_{n}.weight"].double() for n in NAMES]
 
+    params = [w.clone().requires_grad_() for w in ws]  # as parameters: torch's error messages
+
     def outputs(x):
         return tuple(x @ w.T for w in ws)
 
+    def of_params(fn):
+        return lambda x: tuple(fn(w, x.to(w.dtype)).detach() for w in params)
+
     return (
         ("project-transposed-weights", lambda x: tuple(x @ w for w in ws)),
+        ("matrix-only-op", of_params(lambda w, x: _reversed(w @ _reversed(x)))),  # x.T
+        ("weight-on-the-left", of_params(lambda w, x: w @ x)),
+        ("weight-on-the-left", of_params(lambda w, x: w.T @ x)),
         *_swapped(outputs),
     )
 
@@ -104,7 +143,7 @@ def qkv_module_mutants(state):
 @exercise("QKVProjection")
 def check_qkv_projection(sub) -> None:
     g = generator(2)
-    for d_model, d_k, d_v in ((4, 4, 4), (6, 3, 5)):
+    for d_model, d_k, d_v in ((4, 6, 6), (6, 3, 5)):  # d_model != d_k
         obj, label = construct(sub, "QKVProjection", d_model, d_k, d_v)
         expect_layers(
             obj, label, _qkv_layers(d_model, d_k, d_v), bias_mistake="projection-has-bias"
@@ -114,10 +153,10 @@ def check_qkv_projection(sub) -> None:
             state |= linear_state(g, f"w_{n}", d_model, d, bias=False)
         load_weights(obj, state, label, bias_mistake="projection-has-bias")
         mutants = qkv_module_mutants(state)
-        x = randn(g, 2, 3, d_model)
-        c = Call(label, x, params="forward")
-        want = tuple(x.double() @ state[f"w_{n}.weight"].double().T for n in NAMES)
-        _expect_qkv(c.run(obj, mutants=mutants), want, c, mutants, torch.float32)
+        for x in (randn(g, 3, d_model), randn(g, 2, 3, d_model)):  # x.T works only for 2-D
+            c = Call(label, x, params="forward")
+            want = tuple(x.double() @ state[f"w_{n}.weight"].double().T for n in NAMES)
+            _expect_qkv(c.run(obj, mutants=mutants), want, c, mutants, torch.float32)
     for dtype in low_precision_dtypes():
         obj.to(dtype)
         x = randn(g, 2, 3, d_model, dtype=dtype)

@@ -21,6 +21,13 @@ MISTAKES = (
         "(out, in), so inside a module it is x @ linear.weight.T, or simply linear(x).",
     ),
     Mistake(
+        "weight-on-the-left",
+        ("project_qkv", "QKVProjection"),
+        "The weight multiplied on the left: w_q @ x instead of x @ w_q",
+        "Each row of x is a token, so the token's features meet the weight's rows: x @ w_q, "
+        "shape (..., L, d_model) @ (d_model, d_k) -> (..., L, d_k).",
+    ),
+    Mistake(
         "qkv-order-swapped",
         ("project_qkv", "QKVProjection", "SelfAttention"),
         "q, k and v come back in the wrong order or from the wrong weights",
@@ -44,11 +51,13 @@ MISTAKES = (
         "matrix-only-op",
         (
             "project_qkv",
+            "QKVProjection",
             "attention_scores",
             "scaled_attention_scores",
             "scaled_dot_product_attention",
         ),
-        "An operation that works only for 2-D or 3-D tensors (torch.mm, torch.bmm, .t(), permute)",
+        "An operation that works only for 2-D or 3-D tensors (torch.mm, torch.bmm, .t(), x.T, "
+        "permute)",
         "Inputs may have any number of leading batch dims: use @ (torch.matmul) and "
         "transpose(-2, -1), which act on the last two dims whatever comes before.",
     ),

@@ -15,6 +15,7 @@ from autograder.kit import (
 SCORE_MUTANTS = (
     *transpose_mutants(),
     ("scaled-too-early", lambda q, k: scores(q, k) * q.shape[-1] ** -0.5),
+    ("scaled-too-early", lambda q, k: scores(q, k) / q.shape[-1]),
 )
 
 # (q shape, k shape), smallest first: 2-D with Lq, Lk and d_k all different (so every transpose

@@ -12,7 +12,7 @@ MISTAKES = (
     Mistake(
         "transpose-batch-dims",
         ("attention_scores", "scaled_attention_scores", "scaled_dot_product_attention"),
-        "The transpose only works for 2-D inputs (k.T or transpose(0, 1))",
+        "The transpose only works for 2-D (or 3-D) inputs: k.T, transpose(0, 1), transpose(1, 2)",
         "Swap the last two dimensions, whatever comes before them: k.transpose(-2, -1).",
     ),
     Mistake(
@@ -25,7 +25,7 @@ MISTAKES = (
         "scaled-too-early",
         ("attention_scores",),
         "attention_scores is scaled",
-        "attention_scores is the plain q @ k^T; dividing by sqrt(d_k) is lesson 03's "
-        "scaled_attention_scores.",
+        "attention_scores is the plain q @ k^T; dividing by sqrt(d_k) (or by anything) is "
+        "lesson 03's scaled_attention_scores.",
     ),
 )

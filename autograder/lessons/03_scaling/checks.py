@@ -9,6 +9,7 @@ import torch
 
 from autograder.kit import (
     Call,
+    CheckFailure,
     check_scores_like,
     exercise,
     expect_close,
@@ -19,6 +20,7 @@ from autograder.kit import (
     generator,
     low_precision_dtypes,
     on_meta,
+    randn,
     scale_mutants,
     scores,
     transpose_mutants,
@@ -40,7 +42,38 @@ SCALED_CASES = (
 
 @exercise("scaled_attention_scores")
 def check_scaled_attention_scores(sub) -> None:
-    check_scores_like(sub, "scaled_attention_scores", scaled_scores, SCALED_MUTANTS, SCALED_CASES)
+    try:
+        check_scores_like(
+            sub, "scaled_attention_scores", scaled_scores, SCALED_MUTANTS, SCALED_CASES
+        )
+    except CheckFailure as failure:
+        if failure.mistake is None:
+            _check_scale_follows_dk(sub)
+        raise
+
+
+def _check_scale_follows_dk(sub) -> None:
+    """A scale that is the same for two d_k (a constant such as sqrt(512), d_model's) is named."""
+    g = generator(3)
+    found = []
+    for d_k in (4, 9):
+        q, k = randn(g, 3, d_k), randn(g, 5, d_k)
+        c = Call("scaled_attention_scores", q, k)
+        out = c.run(sub)
+        plain = scores(q.double(), k.double())
+        if not isinstance(out, torch.Tensor) or out.shape != plain.shape:
+            return
+        scale = ((out.double() * plain).sum() / (plain * plain).sum()).item()
+        if not torch.allclose(out.double(), plain * scale, rtol=1e-4, atol=1e-5):
+            return  # not a scaled q @ k^T at all
+        found.append((c, scale))
+    (c4, s4), (c9, s9) = found
+    if abs(s4 - s9) <= 1e-4 * abs(s4):
+        raise fail(
+            f"{c4} and {c9} both scale q @ k^T by {fmt_num(s4)} (1/{fmt_num(1 / s4)}): the "
+            "scale must follow d_k = q.shape[-1], 1/sqrt(4) = 0.5 and 1/sqrt(9) = 0.3333.",
+            "scale-not-from-dk",
+        )
 
 
 # ---- dot_product_variance ----------------------------------------------------------------------
@@ -58,6 +91,11 @@ def check_dot_product_variance(sub) -> None:
             )
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise fail(f"{c} returned {fmt_type(value)}; expected a float close to {d_k}.")
+        if not isinstance(value, float):
+            raise fail(
+                f"{c} returned the int {value}; the contract asks for a float: the estimate "
+                "itself, not rounded."
+            )
         if abs(value - d_k) <= 0.15 * d_k:
             continue
         mistake = None
@@ -65,6 +103,8 @@ def check_dot_product_variance(sub) -> None:
             mistake = "variance-elementwise"
         elif d_k > 1 and abs(value - d_k**0.5) <= 0.15 * d_k**0.5:
             mistake = "variance-returns-std"
+        elif abs(value - d_k) <= 0.5 * d_k:
+            _check_num_samples_used(sub)  # a noisy estimate of d_k: too few samples?
         raise fail(
             f"{c} returned {fmt_num(value)}; expected about {d_k} (for i.i.d. N(0, 1) entries "
             f"q·k is a sum of {d_k} products of variance 1).",
@@ -74,43 +114,120 @@ def check_dot_product_variance(sub) -> None:
     value = c.run(sub)
     if not isinstance(value, (int, float)) or abs(value - 8) > 0.1 * 8:
         raise fail(f"{c} (default num_samples) returned {fmt_type(value)} {value!r}; expected ≈ 8.")
+    _check_generator_used(sub)
+    _check_num_samples_used(sub)
+
+
+def _check_generator_used(sub) -> None:
+    """The same seed gives the same estimate; two seeds give two estimates."""
     calls = [
-        Call("dot_product_variance", 8, num_samples=2_000, generator=generator(5)) for _ in "ab"
+        Call("dot_product_variance", 8, num_samples=2_000, generator=generator(s))
+        for s in (5, 5, 6)
     ]
-    first, second = (c.run(sub) for c in calls)
+    first, second, other = (c.run(sub) for c in calls)
     if first != second:
         raise fail(
             f"{calls[0]} returned {fmt_num(first)}, then {fmt_num(second)} with a generator seeded "
             "the same way: the samples must come from the generator you are given.",
             "generator-ignored",
         )
-    _check_num_samples_used(sub)
+    if first == other:
+        raise fail(
+            f"{calls[0]} and {calls[2]} both returned {fmt_num(first)}: two generators seeded "
+            "differently must give different samples, so your code draws from something else "
+            "(reseeding inside, torch.manual_seed(...), also resets the random numbers of the "
+            "rest of the program: a side effect).",
+            "generator-ignored",
+        )
+
+
+# The precision check: num_samples=400_000 with d_k=1 on seeds PRECISION_SEEDS. A correct estimate
+# of Var(q·k) = 1 from N samples has standard deviation sqrt(8 / N) (the products q_i k_i have
+# fourth moment E[q^4] E[k^4] = 9, so Var(s^2) = (9 - 1) / N): 0.0045 for N = 400 000.
+PRECISION_N = 400_000
+PRECISION_SEEDS = 256
+# Code that draws in one of the usual orders is recognised exactly (same generator, same numbers);
+# any other code is judged by sum_i (v_i - 1)^2 / (8 / N) over the seeds, which for correct code
+# is chi-square with PRECISION_SEEDS degrees of freedom (each v_i is normal to within a skewness
+# of 0.014). Above PRECISION_LIMIT (its 1 - 1e-7 quantile) it fails: a false failure has a
+# probability under 1e-7 (the limit is 391.5). Using half of the samples doubles the statistic's
+# expectation (256 -> 512: caught with probability 0.998), a quarter or fewer is always caught; a
+# cap at 300 000 of 400 000 is too close to tell (caught with probability 0.05).
+
+
+def _chi2_quantile(dof: int, tail: float) -> float:
+    """x with P(chi2_dof > x) = tail, by bisection on torch's regularised gamma function."""
+    half = torch.tensor(dof / 2, dtype=torch.float64)
+    lo, hi = 0.0, 100.0 * dof
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if torch.special.gammaincc(half, torch.tensor(mid / 2, dtype=torch.float64)) > tail:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+PRECISION_LIMIT = _chi2_quantile(PRECISION_SEEDS, 1e-7)
+
+
+def _usual_estimates(seed: int) -> list[float]:
+    """What correct code gives on generator(seed) (d_k = 1), drawing in each usual order: q then k
+    (or k then q: the products are the same), one (2, N, d_k) draw, or one (N, 2 * d_k) draw split
+    in two; in float32 or float64."""
+    out = []
+    for dtype in (torch.float32, torch.float64):
+        g = generator(seed)
+        q, k = (torch.randn(PRECISION_N, 1, generator=g, dtype=dtype) for _ in "qk")
+        out.append((q.double() * k.double()).sum(-1).var().item())
+        pair = torch.randn(PRECISION_N, 2, generator=generator(seed), dtype=dtype).double()
+        out.append((pair[:, 0] * pair[:, 1]).var().item())
+    return out
 
 
 def _check_num_samples_used(sub) -> None:
-    """The estimate's spread must follow num_samples, on fixed seeds (so never flaky): 2 samples
-    give estimates all over the place, 400 000 samples pin the variance of a product of two
-    N(0, 1) numbers (1) to within 1% (3% allowed: the reference's relative spread is 0.45%)."""
+    """The estimate's spread must follow num_samples: 2 samples give estimates all over the place,
+    400 000 samples pin the variance of a product of two N(0, 1) numbers (1) to within 1%."""
+    # From 2 samples the estimate is 16 * chi2_1 (about): within 20% of 16 with probability 0.098,
+    # on all 8 seeds with probability 0.098 ** 8 < 1e-8 for correct code.
     tiny = [
-        Call("dot_product_variance", 16, num_samples=2, generator=generator(s)) for s in range(5)
+        Call("dot_product_variance", 16, num_samples=2, generator=generator(s)) for s in range(8)
     ]
     values = [c.run(sub) for c in tiny]
     if all(isinstance(v, (int, float)) and abs(v - 16) <= 0.2 * 16 for v in values):
         raise fail(
-            f"{tiny[0]} and four other seeds all returned about 16 ({fmt_num(min(values))} to "
+            f"{tiny[0]} and seven other seeds all returned about 16 ({fmt_num(min(values))} to "
             f"{fmt_num(max(values))}): from 2 samples the estimate must scatter widely, so your "
             "code draws some other number of samples.",
             "num-samples-ignored",
         )
-    for seed in range(4):
-        c = Call("dot_product_variance", 1, num_samples=400_000, generator=generator(seed))
-        value = c.run(sub)
-        if isinstance(value, (int, float)) and abs(value - 1) > 0.03:
-            raise fail(
-                f"{c} returned {fmt_num(value)}; from 400 000 samples the estimate is within "
-                "1% of 1, so your code uses fewer samples than it is given.",
-                "num-samples-ignored",
-            )
+    calls = [
+        Call("dot_product_variance", 1, num_samples=PRECISION_N, generator=generator(seed))
+        for seed in range(PRECISION_SEEDS)
+    ]
+    values = [_float_or_fail(calls[seed], sub) for seed in range(3)]
+    if all(
+        any(abs(v - u) <= 1e-5 * u for u in _usual_estimates(seed)) for seed, v in enumerate(values)
+    ):
+        return  # the very numbers of a usual draw order on three seeds: every sample is used
+    values += [_float_or_fail(c, sub) for c in calls[3:]]
+    statistic = sum((v - 1) ** 2 for v in values) * PRECISION_N / 8
+    if statistic > PRECISION_LIMIT:
+        spread = (statistic / PRECISION_SEEDS * 8 / PRECISION_N) ** 0.5
+        used = PRECISION_N * PRECISION_SEEDS / statistic
+        raise fail(
+            f"{calls[0]} and {PRECISION_SEEDS - 1} other seeds gave estimates of 1 that are off "
+            f"by {fmt_num(spread)} (root mean square); 400 000 samples give 0.0045, as if your "
+            f"code used about {used:,.0f}: use every sample you are asked for.",
+            "num-samples-ignored",
+        )
+
+
+def _float_or_fail(c: Call, sub) -> float:
+    value = c.run(sub)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise fail(f"{c} returned {fmt_type(value)}; expected a float close to 1.")
+    return value
 
 
 # ---- softmax_entropy ---------------------------------------------------------------------------

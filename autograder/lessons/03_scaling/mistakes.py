@@ -31,6 +31,13 @@ MISTAKES = (
         "d_k is the last dimension: q.shape[-1]. q.shape[1] is the sequence length of a batch.",
     ),
     Mistake(
+        "scale-not-from-dk",
+        ("scaled_attention_scores",),
+        "Scores divided by a fixed number (such as sqrt(d_model)), not by sqrt(d_k)",
+        "The scale must come from the inputs: d_k = q.shape[-1] (the last dim of q and k), "
+        "so that it follows d_k when the head size changes; sqrt(512) or sqrt(d_model) does not.",
+    ),
+    Mistake(
         "variance-elementwise",
         ("dot_product_variance",),
         "Variance of the products q_i·k_i, not of their sum q·k",

@@ -35,6 +35,15 @@ def _plain_softmax(x, dim=-1, shift=None):
     return e / e.sum(dim, keepdim=True)
 
 
+def _guarded_global_max(x, dim):
+    """One max for the whole tensor (of its finite entries), with rows that sum to 0 kept at 0:
+    a row far below the global max underflows to all zeros."""
+    finite = x[x.isfinite()]
+    e = (x - (finite.max() if finite.numel() else 0.0)).exp()
+    s = e.sum(dim, keepdim=True)
+    return e / torch.where(s == 0, 1.0, s)
+
+
 def _no_keepdim(x, dim, shift):
     """exp(x - max) / sum taken without keepdim, with the max taken with, without, or no max."""
     if shift == "keepdim":
@@ -49,6 +58,7 @@ SOFTMAX_MUTANTS = (  # the first that reproduces the learner's output names the 
     ("fully-masked-nan", lambda x, dim=-1: _plain_softmax(x, dim)),
     ("softmax-unstable", lambda x, dim=-1: _plain_softmax(x, dim, shift=0.0)),
     ("softmax-global-max", lambda x, dim=-1: _plain_softmax(x, dim, shift=x.max())),
+    ("softmax-global-max", lambda x, dim=-1: _guarded_global_max(x, dim)),
     *(
         ("sum-without-keepdim", lambda x, dim=-1, s=s: _no_keepdim(x, dim, s))
         for s in ("keepdim", "no-keepdim", "none")
@@ -83,7 +93,17 @@ SOFTMAX_FORBID = (
 )
 
 
-@exercise("softmax", forbid=SOFTMAX_FORBID)
+_LOGSUMEXP = (
+    "does the max-subtraction for you: exp(x - logsumexp(x)) is softmax with its stable "
+    "normaliser built in (log-softmax's cousin), and the lesson forbids it"
+)
+
+
+@exercise(
+    "softmax",
+    forbid=SOFTMAX_FORBID,
+    forbid_why={name: _LOGSUMEXP for name in SOFTMAX_FORBID if name.endswith("logsumexp")},
+)
 def check_softmax(sub) -> None:
     g = generator(5)
     cases = (

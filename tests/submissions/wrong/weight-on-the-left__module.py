@@ -1,0 +1,13 @@
+# grade: QKVProjection
+import torch.nn as nn
+
+
+class QKVProjection(nn.Module):
+    def __init__(self, d_model, d_k, d_v):
+        super().__init__()
+        self.w_q = nn.Linear(d_model, d_k, bias=False)
+        self.w_k = nn.Linear(d_model, d_k, bias=False)
+        self.w_v = nn.Linear(d_model, d_v, bias=False)
+
+    def forward(self, x):
+        return self.w_q.weight @ x, self.w_k.weight @ x, self.w_v.weight @ x
