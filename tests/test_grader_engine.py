@@ -247,11 +247,11 @@ def test_grading_on_a_busy_machine_gives_the_same_results_as_on_an_idle_one():
 
 
 def test_without_bubblewrap_check_still_works_and_says_so_but_grade_refuses(monkeypatch, capsys):
-    from autograder import sandbox
+    from autograder import _bwrap, sandbox
 
-    monkeypatch.setitem(sandbox._probe, "strong", False)
-    monkeypatch.setitem(sandbox._probe, "why", "bubblewrap (bwrap) is not installed")
-    monkeypatch.setattr(sandbox, "_noted", False)
+    monkeypatch.setitem(_bwrap._probe, "strong", False)
+    monkeypatch.setitem(_bwrap._probe, "why", "bubblewrap (bwrap) is not installed")
+    monkeypatch.setattr(_bwrap, "_noted", False)
     with pytest.raises(sandbox.SandboxUnavailable, match="apt-get install bubblewrap"):
         with sandbox.isolated():
             pass
@@ -374,11 +374,11 @@ def test_learner_output_and_files_stay_in_a_private_working_directory():
 def test_the_sandbox_mounts_nothing_where_its_tmpfs_goes(monkeypatch):
     """A checkout (and its venv) may live under /tmp, where the sandbox's own tmpfs is mounted:
     nothing the sandbox needs is mounted there, or the tmpfs would hide it."""
-    from autograder import sandbox
+    from autograder import _bwrap
 
     venv = "/tmp/a-checkout/.venv/lib/python3/site-packages"
-    monkeypatch.setattr(sandbox, "_libraries", lambda: [venv])
-    cmd = sandbox._bwrap_command("/usr/bin/python3", [venv], sandbox._strong_boot("pass"))
+    monkeypatch.setattr(_bwrap, "_libraries", lambda: [venv])
+    cmd = _bwrap._bwrap_command("/usr/bin/python3", [venv], _bwrap._strong_boot("pass"))
     mounted = [cmd[i + 2] for i, arg in enumerate(cmd) if arg == "--ro-bind"]
     assert venv in cmd and not [m for m in mounted if m == "/tmp" or m.startswith("/tmp/")]
     assert venv not in cmd[-1]  # the sandbox's sys.path names the packages where it sees them
