@@ -14,6 +14,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,7 @@ SANDBOX_FILES = {
 }
 
 _probe: dict[str, Any] = {}
+_probe_lock = threading.Lock()
 
 
 def _font_cache() -> str | None:
@@ -175,7 +177,13 @@ def _as_user(user: int | None) -> dict:
 
 
 def strong_isolation_available() -> bool:
-    """Can learner code run in the OS-level sandbox (bubblewrap) here? Probed once."""
+    """Can learner code run in the OS-level sandbox (bubblewrap) here? Probed once (a second
+    thread asking meanwhile waits for that answer)."""
+    with _probe_lock:
+        return _strong_isolation_available()
+
+
+def _strong_isolation_available() -> bool:
     if "strong" not in _probe:
         ok = False
         if shutil.which("bwrap") and sys.platform.startswith("linux"):

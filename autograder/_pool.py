@@ -12,6 +12,7 @@ _server_lock = threading.Lock()
 _default: Server | None = None
 _local = threading.local()
 _kept: list[Server] = []  # the sandboxes isolated(fresh=False) keeps, for close_kept()
+_spares: list[Server] = []  # started ahead (start_ahead), never used: the next blocks take them
 
 
 def default_server() -> Server:
@@ -51,7 +52,7 @@ def isolated(*, allow_weak: bool = False, fresh: bool = True):
     if fresh or kept is None or not kept.alive() or (strong and not kept.strong):
         if not fresh and kept is not None:
             kept.close()
-        server = Server(strong=strong)
+        server = _spare(strong) or Server(strong=strong)
         if not fresh:
             _local.kept = server
             with _server_lock:
@@ -68,15 +69,62 @@ def isolated(*, allow_weak: bool = False, fresh: bool = True):
             server.close()
 
 
-def close_kept() -> None:
-    """End every sandbox kept by ``isolated(fresh=False)`` (when a class is graded: their threads
-    are done, and nothing else would end them before this process exits)."""
+def start_ahead(count: int, *, allow_weak: bool = False) -> None:
+    """Start ``count`` sandboxes now, in the background, for the next :func:`isolated` blocks to
+    take: their servers load torch while the judge is still starting up (``grade``, before it
+    imports the checks). Each is new and unused when taken, like one started by the block."""
+    strong = None if allow_weak else True
+
+    def start() -> None:
+        for _ in range(count):
+            try:
+                server = Server(strong=strong)
+            except Exception:  # no sandbox here: the grader says so when it needs one
+                return
+            with _server_lock:
+                _spares.append(server)
+
+    threading.Thread(target=start, name="sandbox-start-ahead", daemon=True).start()
+
+
+def _spare(strong: bool | None) -> Server | None:
+    """A sandbox started ahead and never used, as strong as asked, if there is one."""
     with _server_lock:
-        servers, _kept[:] = list(_kept), []
+        while _spares:
+            server = _spares.pop(0)
+            if server.alive() and (server.strong or not strong):
+                return server
+            server.close()
+    return None
+
+
+def close_kept() -> None:
+    """End every sandbox kept by ``isolated(fresh=False)`` or started ahead and not used (when a
+    class is graded: their threads are done, and nothing else would end them before this process
+    exits)."""
+    with _server_lock:
+        servers, _kept[:], _spares[:] = [*_kept, *_spares], [], []
     for server in servers:
         server.close()
 
 
-def warm_up() -> None:
-    """Start the sandbox now (torch loads there once) so the first check answers fast."""
-    default_server()
+def warm_up(*, background: bool = False) -> None:
+    """Start this process's sandbox now (torch loads there once) so the first check answers fast;
+    ``background``: in a thread, returning at once (a notebook's import cell)."""
+    if background:
+        threading.Thread(target=_warm_up_quietly, name="sandbox-warm-up", daemon=True).start()
+    else:
+        default_server()
+
+
+def _warm_up_quietly() -> None:
+    try:
+        default_server()
+    except Exception:  # the check that needs it says what went wrong
+        pass
+
+
+def default_ready() -> bool:
+    """Is this process's sandbox started and warm (a check need not wait for it)? Never waits."""
+    server = _default
+    return server is not None and server.ready()

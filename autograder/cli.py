@@ -116,11 +116,14 @@ def _check(args) -> int:
 
 
 def _grade(args) -> int:
-    from autograder.grade import GradeError, grade_class
-
     if args.workers < 1:
         print("error: --workers must be at least 1", file=sys.stderr)
         return EXIT_UNGRADABLE
+    from autograder._pool import start_ahead  # imports no torch: the sandboxes start first
+
+    start_ahead(args.workers, allow_weak=args.allow_weak_sandbox)
+    from autograder.grade import GradeError, grade_class
+
     try:
         table = grade_class(
             args.submissions,

@@ -58,7 +58,14 @@ from autograder._bwrap import (
     WEAK_NOTE,
     strong_isolation_available,
 )
-from autograder._pool import close_kept, current_server, default_server, isolated, warm_up
+from autograder._pool import (
+    close_kept,
+    current_server,
+    default_ready,
+    default_server,
+    isolated,
+    warm_up,
+)
 from autograder._replies import (
     ForbiddenUsed,
     LearnerCrashed,
@@ -108,6 +115,7 @@ __all__ = [
     "WrongDevice",
     "close_kept",
     "current_server",
+    "default_ready",
     "default_server",
     "isolated",
     "run_check",
