@@ -183,6 +183,18 @@ def strong_isolation_available() -> bool:
         return _strong_isolation_available()
 
 
+def unprobed() -> bool:
+    """Is bubblewrap installed here, but not yet probed?"""
+    with _probe_lock:
+        return "strong" not in _probe and bool(shutil.which("bwrap")) and sys.platform == "linux"
+
+
+def proven() -> None:
+    """A sandbox started without the probe became ready: bubblewrap works here."""
+    with _probe_lock:
+        _probe.setdefault("strong", True)
+
+
 def _strong_isolation_available() -> bool:
     if "strong" not in _probe:
         ok = False

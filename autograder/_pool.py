@@ -4,9 +4,13 @@ worker thread opened with :func:`isolated` (each notebook its own, or one kept p
 from __future__ import annotations
 
 import contextlib
+import queue
 import threading
 
+from autograder import _bwrap
 from autograder._server import Server
+
+STARTUP_TIMEOUT = 300.0  # seconds a sandbox's server may take to load torch (a very busy machine)
 
 _server_lock = threading.Lock()
 _default: Server | None = None
@@ -22,8 +26,22 @@ def default_server() -> Server:
         if _default is None or not _default.alive():
             if _default is not None:
                 _default.close()
-            _default = Server()
+            _default = _start_default()
         return _default
+
+
+def _start_default() -> Server:
+    """Where bubblewrap is installed but not yet probed, a strong sandbox at once: its server
+    becoming ready proves that bubblewrap works, so the probe (a second sandboxed Python, started
+    before it) does not delay the first check. One that stops before it is ready falls back to
+    the probe, which says why and chooses."""
+    if _bwrap.unprobed():
+        server = Server(strong=True, probe=False)
+        if server.wait_ready(STARTUP_TIMEOUT):
+            _bwrap.proven()
+            return server
+        server.close()
+    return Server()
 
 
 def current_server() -> Server:
@@ -84,7 +102,7 @@ def start_ahead(count: int, *, allow_weak: bool = False) -> None:
             with _server_lock:
                 _spares.append(server)
 
-    threading.Thread(target=start, name="sandbox-start-ahead", daemon=True).start()
+    _in_background(start)
 
 
 def _spare(strong: bool | None) -> Server | None:
@@ -110,11 +128,32 @@ def close_kept() -> None:
 
 def warm_up(*, background: bool = False) -> None:
     """Start this process's sandbox now (torch loads there once) so the first check answers fast;
-    ``background``: in a thread, returning at once (a notebook's import cell)."""
+    ``background``: return at once (a notebook's import cell), the sandbox starting meanwhile."""
     if background:
-        threading.Thread(target=_warm_up_quietly, name="sandbox-warm-up", daemon=True).start()
+        _in_background(_warm_up_quietly)
     else:
         default_server()
+
+
+_jobs: queue.SimpleQueue = queue.SimpleQueue()
+_starter: threading.Thread | None = None
+
+
+def _in_background(job) -> None:
+    """Run ``job`` in the one thread that starts sandboxes in the background. It lives as long as
+    this process: a sandbox dies with the *thread* that started it (bubblewrap's
+    --die-with-parent is the kernel's parent-death signal, sent when that thread ends)."""
+    global _starter
+    with _server_lock:
+        if _starter is None:
+            _starter = threading.Thread(target=_start_jobs, name="sandbox-starter", daemon=True)
+            _starter.start()
+    _jobs.put(job)
+
+
+def _start_jobs() -> None:
+    while True:
+        _jobs.get()()
 
 
 def _warm_up_quietly() -> None:

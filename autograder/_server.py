@@ -38,10 +38,12 @@ class SandboxUnavailable(RuntimeError):
 class Server:
     """The judge's handle on one sandbox: bubblewrap around the warm server (``_zygote``)."""
 
-    def __init__(self, *, strong: bool | None = None):
+    def __init__(self, *, strong: bool | None = None, probe: bool = True):
+        """``strong``: in bubblewrap (None: where it works); ``probe=False`` skips asking first
+        whether it does (the caller sees the answer in :meth:`wait_ready`)."""
         if strong is None:
             strong = strong_isolation_available()
-        elif strong and not strong_isolation_available():
+        elif strong and probe and not strong_isolation_available():
             raise SandboxUnavailable(
                 "the OS-level sandbox cannot run here: "
                 f"{_bwrap._probe.get('why') or 'bubblewrap failed'}. Install bubblewrap "
@@ -119,7 +121,7 @@ class Server:
         """Has the server loaded torch and the worker (a learner process starts at once)?"""
         return self._ready and self.alive()
 
-    def wait_ready(self, timeout: float) -> bool:
+    def wait_ready(self, timeout: float | None) -> bool:
         """Wait until the server is ready (or gone); whether it is ready."""
         with self._changed:
             self._changed.wait_for(lambda: self._ready or self._gone, timeout)
