@@ -19,29 +19,30 @@ _kept: list[Server] = []  # the sandboxes isolated(fresh=False) keeps, for close
 _spares: list[Server] = []  # started ahead (start_ahead), never used: the next blocks take them
 
 
-def default_server() -> Server:
-    """This process's sandbox (for ``check``), started on first use (and again if it died)."""
+def default_server(*, wait: bool = True) -> Server:
+    """This process's sandbox (for ``check``), started on first use (and again if it died).
+
+    Where bubblewrap is installed but not yet probed, the sandbox starts in it at once: its
+    server becoming ready proves that bubblewrap works, so the probe (a second sandboxed Python,
+    run first) does not delay the first check. ``wait``: until that is known (a submission is
+    about to run); one that stops before it is ready gives way to the probe, which says why and
+    chooses. Without ``wait`` (a warm-up), return as soon as the sandbox is starting.
+    """
     global _default
     with _server_lock:
-        if _default is None or not _default.alive():
-            if _default is not None:
+        if _default is not None and not _default.alive():
+            _default.close()
+            _default = Server() if _default.tentative else None  # tentative: bubblewrap failed
+        if _default is None:
+            _default = Server(strong=True, probe=False) if _bwrap.unprobed() else Server()
+        if wait and _default.tentative:
+            if _default.wait_ready(STARTUP_TIMEOUT):
+                _bwrap.proven()
+                _default.tentative = False
+            else:
                 _default.close()
-            _default = _start_default()
+                _default = Server()
         return _default
-
-
-def _start_default() -> Server:
-    """Where bubblewrap is installed but not yet probed, a strong sandbox at once: its server
-    becoming ready proves that bubblewrap works, so the probe (a second sandboxed Python, started
-    before it) does not delay the first check. One that stops before it is ready falls back to
-    the probe, which says why and chooses."""
-    if _bwrap.unprobed():
-        server = Server(strong=True, probe=False)
-        if server.wait_ready(STARTUP_TIMEOUT):
-            _bwrap.proven()
-            return server
-        server.close()
-    return Server()
 
 
 def current_server() -> Server:
@@ -132,7 +133,7 @@ def warm_up(*, background: bool = False) -> None:
     if background:
         _in_background(_warm_up_quietly)
     else:
-        default_server()
+        default_server(wait=False)
 
 
 _jobs: queue.SimpleQueue = queue.SimpleQueue()
@@ -158,7 +159,7 @@ def _start_jobs() -> None:
 
 def _warm_up_quietly() -> None:
     try:
-        default_server()
+        default_server(wait=False)
     except Exception:  # the check that needs it says what went wrong
         pass
 

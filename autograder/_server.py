@@ -50,6 +50,7 @@ class Server:
                 "(apt-get install bubblewrap) to grade a class safely."
             )
         self.strong = strong
+        self.tentative = strong and not probe  # bubblewrap not yet known to work here
         self._ctrl, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         fd = theirs.fileno()
         self._layout = None
