@@ -382,3 +382,26 @@ def test_the_sandbox_mounts_nothing_where_its_tmpfs_goes(monkeypatch):
     mounted = [cmd[i + 2] for i, arg in enumerate(cmd) if arg == "--ro-bind"]
     assert venv in cmd and not [m for m in mounted if m == "/tmp" or m.startswith("/tmp/")]
     assert venv not in cmd[-1]  # the sandbox's sys.path names the packages where it sees them
+
+
+def test_a_sandbox_started_ahead_lives_until_a_block_takes_it():
+    """A sandbox dies with the *thread* that started it (bubblewrap's --die-with-parent is the
+    kernel's parent-death signal): one started ahead in the background must still be alive when
+    the next ``isolated`` block takes it, unused, and ``close_kept`` ends those never taken."""
+    from autograder import _pool
+    from autograder.sandbox import Submission, close_kept, isolated
+
+    _pool.start_ahead(2, allow_weak=True)
+    deadline = time.monotonic() + 300
+    while len(_pool._spares) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    first, second = list(_pool._spares)
+    assert first.wait_ready(300) and first.alive()
+    with isolated(allow_weak=True) as server:
+        assert server is first
+        with Submission([("good.py", GOOD)], {}) as sub:
+            assert "causal_mask" in sub.defined
+    assert not first.alive()  # a fresh block's sandbox ends with it
+    assert second.alive()
+    close_kept()
+    assert not second.alive() and not _pool._spares
