@@ -12,7 +12,8 @@ from autograder._server import Server
 
 STARTUP_TIMEOUT = 300.0  # seconds a sandbox's server may take to load torch (a very busy machine)
 
-_server_lock = threading.Lock()
+_server_lock = threading.Lock()  # the kept and spare sandboxes, the starter thread
+_default_lock = threading.Lock()  # this process's own sandbox (held while it starts)
 _default: Server | None = None
 _local = threading.local()
 _kept: list[Server] = []  # the sandboxes isolated(fresh=False) keeps, for close_kept()
@@ -29,7 +30,7 @@ def default_server(*, wait: bool = True) -> Server:
     chooses. Without ``wait`` (a warm-up), return as soon as the sandbox is starting.
     """
     global _default
-    with _server_lock:
+    with _default_lock:
         if _default is not None and not _default.alive():
             _default.close()
             _default = Server() if _default.tentative else None  # tentative: bubblewrap failed
