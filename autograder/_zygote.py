@@ -4,11 +4,12 @@ The judge starts it inside the sandbox (``bwrap ... python -I -S -B -c "...serve
 :mod:`autograder.sandbox`); it imports torch and :mod:`autograder._worker` once, so that each
 learner process is a fork of it, ready in milliseconds. It never runs learner code itself. The
 judge talks to it over a Unix socket: ``load`` with one connected socket (``socket.send_fds``)
-forks a learner process on it, and ``kill`` + a pid ends one. The server answers ``S`` + the new
-pid, and ``X`` + pid + wait status when a learner process ends, so the judge can say *why* it
-stopped. When the last learner process has ended, it kills whatever they left running (in the
-sandbox's own pid namespace: nothing outside) and empties the tmpfs, so that a sandbox used for
-one submission after another starts each one clean. It exits when the judge closes the socket.
+forks a learner process on it, and ``kill`` + a pid ends one. The server says ``R`` once torch is
+loaded, answers ``S`` + the new pid, and ``X`` + pid + wait status when a learner process ends,
+so the judge can say *why* it stopped. When the last learner process has ended, it kills whatever
+they left running (in the sandbox's own pid namespace: nothing outside) and empties the tmpfs, so
+that a sandbox used for one submission after another starts each one clean. It exits when the
+judge closes the socket.
 """
 
 from __future__ import annotations
@@ -19,11 +20,9 @@ import select
 import shutil
 import signal
 import socket
-import struct
 import sys
 
-RECORD = struct.Struct("!cii")  # kind (S = started, X = exited), pid, wait status
-COMMAND = struct.Struct("!4si")  # b"load" (with a socket) or b"kill", pid
+from autograder.protocol import COMMAND, RECORD
 
 
 def _reap(ctrl: socket.socket, active: set[int]) -> None:
@@ -82,13 +81,15 @@ def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
     if contained:
         _seed_font_cache()
     from autograder import _worker  # torch loads here, once
+    from autograder._lockdown import PR_SET_DUMPABLE, prctl
     from autograder.protocol import close_fds_except
 
     # Learner processes run as the same user as this server: they must not read or write its
     # memory (/proc/<pid>/mem, ptrace), or every later fork would carry what they wrote.
-    _worker.prctl(_worker.PR_SET_DUMPABLE, 0)
+    prctl(PR_SET_DUMPABLE, 0)
 
     ctrl = socket.socket(fileno=fd)
+    ctrl.sendall(RECORD.pack(b"R", os.getpid(), 0))  # ready: a learner process starts at once
     active: set[int] = set()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     while True:

@@ -178,12 +178,16 @@ def _lesson_scope(file: str, code) -> tuple[list[str] | None, list[str]]:
 
 
 def _grade(args) -> int:
-    from autograder.grade import GradeError, grade_class
-    from autograder.gradebook import CourseGradebook
-
     if args.workers < 1:
         print("error: --workers must be at least 1", file=sys.stderr)
         return EXIT_UNGRADABLE
+    if not args.scheduler:  # on a cluster, this machine runs no learner code
+        from autograder._pool import start_ahead  # imports no torch: the sandboxes start first
+
+        start_ahead(args.workers, allow_weak=args.allow_weak_sandbox)
+    from autograder.grade import GradeError, grade_class
+    from autograder.gradebook import CourseGradebook
+
     try:
         book = args.gradebook and CourseGradebook.of(args.gradebook)
         if book:  # refused before grading, not after

@@ -18,9 +18,12 @@ from pathlib import Path
 from autograder.extract import from_file, from_sources
 from autograder.judge import NothingToGrade, Result, judge_code
 from autograder.report import mistake_line
-from autograder.sandbox import warm_up
+from autograder.sandbox import default_ready, warm_up
 
-warm_up()  # the sandbox server loads torch while the learner reads the lesson
+# The sandbox's server loads torch in the background while the learner reads the lesson: by the
+# first check it is warm. A check that has to wait for it says so at once, on a line of its own.
+warm_up(background=True)
+STARTING = "starting the grader… (the first check of a session takes a few seconds)"
 
 
 class CheckFailed(AssertionError):
@@ -83,13 +86,16 @@ def _verdict(result: Result) -> str:
 def check(obj, *, strict: bool = False) -> None:
     """Check one exercise (pass the function or class itself, or its name) and print a verdict.
 
-    Returns nothing, so that the verdict is all a notebook shows; ``strict=True`` raises
+    Returns nothing, so that the verdict is all a notebook shows (after the line
+    :data:`STARTING` when the grader's sandbox is still starting); ``strict=True`` raises
     :class:`CheckFailed` when the exercise fails (for nbgrader's graded test cells).
     """
     name = obj if isinstance(obj, str) else getattr(obj, "__name__", None)
     if not name:
         print(f"✘ check() needs the function or class of an exercise, got {obj!r}.")
         return
+    if not default_ready():
+        print(STARTING, flush=True)
     try:
         code = _code_for(obj, sys._getframe(1))
         [result] = judge_code(code, only=[name], lesson=Path.cwd().name)  # the notebook's folder

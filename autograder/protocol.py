@@ -30,6 +30,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 HEADER = struct.Struct("!I")
+# The judge and a sandbox's warm server (autograder._zygote), over its control socket:
+COMMAND = struct.Struct("!4si")  # judge -> server: b"load" (with a socket) or b"kill", pid
+RECORD = struct.Struct("!cii")  # server -> judge: R = ready, S = started, X = exited; pid, status
 MAX_FRAME = 256 * 2**20  # the largest reply the judge reads (a tensor of 64M floats)
 MAX_TEXT = 4000  # characters of any message the sandbox sends
 
@@ -85,17 +88,27 @@ class Begin:
 
 @dataclass
 class Request:
-    """One call into the exercise process."""
+    """One call into the exercise process.
 
-    op: str  # call | new | get | load_state_dict | describe | fit
+    - ``call``: call the target (``method`` of it, if given) with ``args`` and ``kwargs``, watched
+      for forbidden calls, inputs changed in place and tensors created off the inputs' device;
+    - ``new``: the same, and keep the result in the sandbox: the reply is its handle (an int);
+    - ``get``: the target's value (``method``: an attribute of it), not called;
+    - ``apply``: ``helper(target, *args, **kwargs)`` where ``helper`` is a function of
+      :mod:`autograder.kit.remote` (a training loop, a look at a module's layers): code of the
+      grader's that must run next to the learner's object. Adding one needs no change here.
+    """
+
+    op: str  # call | new | get | apply
     target: str | int | None = None  # a learner's global, or a handle from ``new``
-    method: str | None = None
+    method: str | None = None  # an attribute path on the target ("forward", "ff.0")
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
     watch: bool = False  # record every ATen op's output shape (a Trace)
-    # op-specific: state_dict, tokens, steps, lr; for a call, devices=False skips the check that
-    # the tensors it creates follow its inputs' device (autograder._devices)
-    extra: dict = field(default_factory=dict)
+    helper: str | None = None  # apply: a function of autograder.kit.remote, given the target
+    # call: False skips the check that the tensors it creates follow its inputs' device
+    # (autograder._devices), so that a check can judge what the code computes first
+    devices: bool = True
 
 
 # ---- sandbox -> judge ------------------------------------------------------------------------

@@ -268,11 +268,11 @@ def test_grading_on_a_busy_machine_gives_the_same_results_as_on_an_idle_one():
 
 
 def test_without_bubblewrap_check_still_works_and_says_so_but_grade_refuses(monkeypatch, capsys):
-    from autograder import sandbox
+    from autograder import _bwrap, sandbox
 
-    monkeypatch.setitem(sandbox._probe, "strong", False)
-    monkeypatch.setitem(sandbox._probe, "why", "bubblewrap (bwrap) is not installed")
-    monkeypatch.setattr(sandbox, "_noted", False)
+    monkeypatch.setitem(_bwrap._probe, "strong", False)
+    monkeypatch.setitem(_bwrap._probe, "why", "bubblewrap (bwrap) is not installed")
+    monkeypatch.setattr(_bwrap, "_noted", False)
     with pytest.raises(sandbox.SandboxUnavailable, match="apt-get install bubblewrap"):
         with sandbox.isolated():
             pass
@@ -395,11 +395,34 @@ def test_learner_output_and_files_stay_in_a_private_working_directory():
 def test_the_sandbox_mounts_nothing_where_its_tmpfs_goes(monkeypatch):
     """A checkout (and its venv) may live under /tmp, where the sandbox's own tmpfs is mounted:
     nothing the sandbox needs is mounted there, or the tmpfs would hide it."""
-    from autograder import sandbox
+    from autograder import _bwrap
 
     venv = "/tmp/a-checkout/.venv/lib/python3/site-packages"
-    monkeypatch.setattr(sandbox, "_libraries", lambda: [venv])
-    cmd = sandbox._bwrap_command("/usr/bin/python3", [venv], sandbox._strong_boot("pass"))
+    monkeypatch.setattr(_bwrap, "_libraries", lambda: [venv])
+    cmd = _bwrap._bwrap_command("/usr/bin/python3", [venv], _bwrap._strong_boot("pass"))
     mounted = [cmd[i + 2] for i, arg in enumerate(cmd) if arg == "--ro-bind"]
     assert venv in cmd and not [m for m in mounted if m == "/tmp" or m.startswith("/tmp/")]
     assert venv not in cmd[-1]  # the sandbox's sys.path names the packages where it sees them
+
+
+def test_a_sandbox_started_ahead_lives_until_a_block_takes_it():
+    """A sandbox dies with the *thread* that started it (bubblewrap's --die-with-parent is the
+    kernel's parent-death signal): one started ahead in the background must still be alive when
+    the next ``isolated`` block takes it, unused, and ``close_kept`` ends those never taken."""
+    from autograder import _pool
+    from autograder.sandbox import Submission, close_kept, isolated
+
+    _pool.start_ahead(2, allow_weak=True)
+    deadline = time.monotonic() + 300
+    while len(_pool._spares) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    first, second = list(_pool._spares)
+    assert first.wait_ready(300) and first.alive()
+    with isolated(allow_weak=True) as server:
+        assert server is first
+        with Submission([("good.py", GOOD)], {}) as sub:
+            assert "causal_mask" in sub.defined
+    assert not first.alive()  # a fresh block's sandbox ends with it
+    assert second.alive()
+    close_kept()
+    assert not second.alive() and not _pool._spares

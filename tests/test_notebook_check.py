@@ -3,16 +3,22 @@
 For each lesson, a kernel runs the lesson's own set-up cell, then for each exercise a learner's
 wrong version (a file of tests/submissions/wrong/) and the lesson's ``check(...)`` cell. Each check
 must print a short verdict with the mistake's id, no traceback and nothing on stderr, and answer
-quickly (how quickly is measured by ``make bench``, not here).
+quickly (how quickly is measured by ``make bench``, not here). A check that has to wait for the
+grader's sandbox to start first says so on a line of its own, before the verdict.
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
+
+from autograder.notebook import STARTING
 
 ROOT = Path(__file__).resolve().parents[1]
 WRONG = Path(__file__).parent / "submissions" / "wrong"
@@ -43,6 +49,11 @@ def setup_cell(assignment: str) -> str:
     return next(c.source for c in nb.cells if c.cell_type == "code" and "import" in c.source)
 
 
+def verdict(text: str) -> str:
+    """A check's output without the line that says the grader is starting (first check only)."""
+    return text.removeprefix(STARTING + "\n")
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment", sorted(COMMON_MISTAKES))
 def test_check_cells_name_the_lessons_common_mistakes(assignment, venv_on_path):
@@ -63,7 +74,7 @@ def test_check_cells_name_the_lessons_common_mistakes(assignment, venv_on_path):
     for i, (name, mistake) in enumerate(mistakes.items()):
         outputs = nb.cells[2 + 2 * i].outputs
         assert all(o.output_type == "stream" and o.name == "stdout" for o in outputs), outputs
-        text = "".join(o.text for o in outputs)
+        text = verdict("".join(o.text for o in outputs))
         assert text.startswith(f"✘ {name}"), text
         assert f"[{mistake}]" in text, text
         assert "Traceback" not in text and len(text.splitlines()) <= 8, text
@@ -97,6 +108,38 @@ def test_check_grades_what_was_passed_not_a_later_rebinding(venv_on_path):
         kernel_name="python3",
         resources={"metadata": {"path": str(ROOT / "notebooks" / "04_softmax_masks")}},
     ).execute()
-    same_cell, next_cell = ("".join(o.text for o in nb.cells[i].outputs) for i in (1, 2))
+    same_cell, next_cell = (verdict("".join(o.text for o in nb.cells[i].outputs)) for i in (1, 2))
     assert same_cell.startswith("✘ softmax") and "[softmax-unstable]" in same_cell, same_cell
     assert next_cell.startswith("✔ softmax"), next_cell
+
+
+def test_a_check_that_waits_for_the_grader_says_so_first_and_only_then(tmp_path):
+    """Right after the import, the sandbox is still loading torch: the first check says it is
+    starting the grader, on its own line before the verdict; the next check does not wait."""
+    script = tmp_path / "learner.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import torch
+            from autograder.notebook import check
+
+            def causal_mask(seq_len, device=None):
+                return torch.ones(seq_len, seq_len, dtype=torch.bool, device=device).tril()
+
+            check(causal_mask)
+            check(causal_mask)
+            """
+        )
+    )
+    out = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"},
+    )
+    lines = out.stdout.splitlines()
+    assert lines[0] == STARTING, out.stdout
+    assert lines[1].startswith("✔ causal_mask") and lines[2].startswith("✔ causal_mask"), lines
+    assert len(lines) == 3 and out.stderr == "", (out.stdout, out.stderr)

@@ -13,6 +13,8 @@ Split by job, one module each:
 - ``expected``       every check's float64 expected values (``from autograder.kit.expected``);
 - ``mutants``        mutants several lessons share (transposes, scales, mask mistakes);
 - ``modules``        constructing a learner's nn.Module, its layers, loading known weights;
+- ``remote``         helpers that run in the sandbox next to a learner's object
+                     (``obj.apply("fit", ...)``: a training loop, a look at its layers);
 - ``invariants``     what must not change when an input the output ignores changes;
 - ``shared_checks``  whole checks several exercises share;
 - ``text``           formatting shapes, dtypes, numbers.

@@ -31,7 +31,7 @@ def expect_layers(
     obj: Any, label: str, layers: dict[str, dict[str, Any]], *, bias_mistake: str | None = None
 ) -> dict:
     """Check the module's direct children against the contract (attribute names, sizes, bias)."""
-    d = obj.describe()
+    d = obj.apply("describe")
     if not d.get("is_module"):
         raise fail(f"{label} is a {d.get('type')}, not an nn.Module: subclass torch.nn.Module.")
     children = d.get("children", {})
@@ -85,7 +85,7 @@ def _keys_after(label: str, message: str) -> list[str]:
 def load_weights(obj: Any, state: dict[str, torch.Tensor], label: str, *, bias_mistake=None):
     """Load known weights (strict); explain missing/unexpected keys when it fails."""
     try:
-        obj.load_state_dict(state)
+        obj.apply("load_state_dict", dict(state))
     except LearnerError as err:
         missing = _keys_after("Missing key", err.message)
         unexpected = _keys_after("Unexpected key", err.message)

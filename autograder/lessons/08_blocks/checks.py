@@ -243,7 +243,7 @@ def check_tiny_transformer(sub) -> None:
     g = generator(16)
     vocab, d, h, layers, d_ff, max_len = 11, 16, 2, 2, 32, 12
     obj, label = construct(sub, "TinyTransformer", vocab, d, h, layers, d_ff, max_len)
-    info = obj.describe()
+    info = obj.apply("describe")
     if not info.get("is_module"):
         raise fail(f"{label} is a {info.get('type')}, not an nn.Module: subclass torch.nn.Module.")
     least = layers * (4 * d * d + 2 * d * d_ff)  # the blocks' weight matrices alone
@@ -292,7 +292,7 @@ def check_tiny_transformer(sub) -> None:
         )
     start = torch.randint(0, vocab, (16, 1), generator=g)
     counting = (start + torch.arange(max_len)) % vocab  # (16, max_len): each token is the last + 1
-    losses = obj.fit(counting, 40, 3e-3)
+    losses = obj.apply("fit", counting, 40, 3e-3)  # kit/remote.py
     if not losses or not losses[-1] < 0.6 * losses[0]:
         shown = " → ".join(fmt_num(v) for v in (losses[:1] + losses[-1:]))
         raise fail(
@@ -353,7 +353,7 @@ def _check_pre_ln(obj, label, info, g, tokens) -> None:
     outputs = []
     for weights in (state, other):
         try:
-            obj.load_state_dict(weights)
+            obj.apply("load_state_dict", weights)
         except LearnerError:
             return  # buffers or parameters describe() does not list: can't set every weight
         c = Call(label, tokens, params="lm.forward")
