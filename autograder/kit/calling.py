@@ -170,8 +170,9 @@ def learner_failed(c: Call, err: LearnerError, mutants: Mutants = ()) -> CheckFa
         return fail(f"{c} returned, but {err.message}.", mistake)
     if mistake == "matrix-only-op":
         return fail(
-            f"{c} raised {err.kind}: {first_line(err.message)}. torch.mm, torch.bmm, .t() and "
-            "a fixed permute work only for 2-D/3-D inputs; use @ and transpose(-2, -1).",
+            f"{c} raised {err.kind}: {first_line(err.message).rstrip('.')}. torch.mm, torch.bmm, "
+            ".t(), x.T and a fixed permute work only for 2-D/3-D inputs; use @ and "
+            "transpose(-2, -1).",
             mistake,
         )
     where = (
