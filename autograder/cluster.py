@@ -25,12 +25,10 @@ local ``grade`` never pay for it.
 
 from __future__ import annotations
 
-import errno
 import functools
 import hashlib
 import os
 import socket
-import stat
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,7 +38,7 @@ from distributed import Client, as_completed
 from distributed.diagnostics.plugin import WorkerPlugin
 from tqdm import tqdm
 
-from autograder.extract import MAX_FILE_BYTES
+from autograder.extract import MAX_FILE_BYTES, Unreadable, read_bytes
 from autograder.grade import (
     RELEASE,
     TIMESTAMP,
@@ -109,22 +107,14 @@ class Shipped:
 
 def _read(path: Path) -> tuple[str, str, bytes | int]:
     """One entry of an assignment folder, read as :func:`autograder.extract.read_submission`
-    reads it: without following a link, without reading more than the cap."""
+    reads it: without following a link, without reading more than the cap. Anything else that
+    cannot be opened (a permission) is refused on the worker as something that is not a regular
+    file: unreadable either way."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as e:
-        # A link is refused as a link; anything else that cannot be opened (a permission) is
-        # refused on the worker as something that is not a regular file: unreadable either way.
-        return path.name, LINK if e.errno == errno.ELOOP else OTHER, b""
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode):
-        os.close(fd)
-        return path.name, DIR if stat.S_ISDIR(info.st_mode) else OTHER, b""
-    with os.fdopen(fd, "rb") as f:
-        if info.st_size > MAX_FILE_BYTES:
-            return path.name, BIG, info.st_size
-        data = f.read(MAX_FILE_BYTES + 1)
-    return (path.name, BIG, len(data)) if len(data) > MAX_FILE_BYTES else (path.name, FILE, data)
+        return path.name, FILE, read_bytes(path, MAX_FILE_BYTES)
+    except Unreadable as e:
+        kind = {"link": LINK, "folder": DIR, "big": BIG}.get(e.kind, OTHER)
+        return path.name, kind, e.size if kind == BIG else b""
 
 
 def ship(folder: Path, name: str) -> Shipped:

@@ -129,41 +129,59 @@ def from_sources(file: str, sources: list[tuple[str, str]]) -> LearnerCode:
     return code
 
 
-def read_submission(path: str | Path, limit: int = MAX_FILE_BYTES) -> str:
-    """The text of a learner's file, read without following a symbolic link and at most ``limit``
-    bytes long; anything else (a link, a folder, a device, a huge file, not UTF-8) is an
-    :class:`ExtractError` that says what was wrong."""
+class Unreadable(ExtractError):
+    """An entry the grader refuses before reading it as text. ``kind`` says why: ``link``,
+    ``folder``, ``other`` (cannot be opened, or not a regular file) or ``big`` (``size`` bytes)."""
+
+    def __init__(self, message: str, kind: str, size: int = 0):
+        super().__init__(message)
+        self.kind, self.size = kind, size
+
+
+def read_bytes(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a learner's file, read without following a symbolic link and at most
+    ``limit`` of them; anything else is an :class:`Unreadable` that says what was wrong."""
     path = Path(path)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as e:
         if e.errno == errno.ELOOP:
-            raise ExtractError(
+            raise Unreadable(
                 f"{path.name}: is a symbolic link. The grader reads only a regular file: "
-                "submit the file itself, not a link to it."
+                "submit the file itself, not a link to it.",
+                "link",
             ) from e
         if e.errno == errno.ENOENT:
-            raise ExtractError(
-                f"{path}: no such file. Give the path of a .py file or .ipynb notebook."
+            raise Unreadable(
+                f"{path}: no such file. Give the path of a .py file or .ipynb notebook.", "other"
             ) from e
-        raise ExtractError(f"{path.name}: cannot open it ({e.strerror}).") from e
+        raise Unreadable(f"{path.name}: cannot open it ({e.strerror}).", "other") from e
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):  # before fdopen, which refuses a folder on its own terms
         os.close(fd)
-        raise ExtractError(
-            f"{path.name}: not a regular file. Give the path of a .py file or .ipynb notebook."
+        raise Unreadable(
+            f"{path.name}: not a regular file. Give the path of a .py file or .ipynb notebook.",
+            "folder" if stat.S_ISDIR(info.st_mode) else "other",
         )
     with os.fdopen(fd, "rb") as f:
         if info.st_size > limit:
-            raise ExtractError(_too_big(path, info.st_size, limit))
+            raise Unreadable(_too_big(path, info.st_size, limit), "big", info.st_size)
         data = f.read(limit + 1)
     if len(data) > limit:  # it grew while we read it
-        raise ExtractError(_too_big(path, len(data), limit))
+        raise Unreadable(_too_big(path, len(data), limit), "big", len(data))
+    return data
+
+
+def read_submission(path: str | Path, limit: int = MAX_FILE_BYTES) -> str:
+    """The text of a learner's file (:func:`read_bytes`), which must be UTF-8; anything else (a
+    link, a folder, a device, a huge file, not UTF-8) is an :class:`ExtractError` that says what
+    was wrong."""
+    data = read_bytes(path, limit)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise ExtractError(
-            f"{path.name}: cannot read it as UTF-8 text ({e.reason} at byte {e.start}). "
+            f"{Path(path).name}: cannot read it as UTF-8 text ({e.reason} at byte {e.start}). "
             "Save it from Jupyter or your editor as UTF-8."
         ) from e
 
