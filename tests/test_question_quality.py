@@ -7,7 +7,8 @@ A learner who cannot answer should not be able to guess from the options' length
   what chance gives with three options);
 - in each question, no option stands out by length: the longest is at most 1.6 times the
   shortest, plus 10 characters of slack so that short code options (``mask``, ``~mask``,
-  ``mask.float()``) may differ by a few characters.
+  ``mask.float()``) may differ by a few characters;
+- no letter is the answer in more than half of the questions ("always pick b" is a tell too).
 
 A choice question's options are the ``(a) ...``, ``(b) ...`` parts of its prompt (the notebook's
 text); ``Question.choices`` holds only short labels.
@@ -16,6 +17,7 @@ text); ``Question.choices`` holds only short labels.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import pytest
 
@@ -77,6 +79,15 @@ def test_the_answer_is_the_longest_option_in_at_most_a_third_of_the_questions():
     assert len(longest) <= len(questions) / 3, (
         f"the answer is the longest option in {len(longest)} of {len(questions)} questions: "
         f"{longest}; make a distractor as long as the answer"
+    )
+
+
+def test_no_letter_is_the_answer_in_more_than_half_of_the_questions():
+    questions = choice_questions(held=True)
+    answers = Counter(q.answer for q in questions)
+    letter, count = answers.most_common(1)[0]
+    assert count <= len(questions) / 2, (
+        f'"{letter}" is the answer in {count} of {len(questions)} questions: {dict(answers)}'
     )
 
 

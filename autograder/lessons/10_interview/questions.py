@@ -78,18 +78,18 @@ QUESTIONS = [
         "10_4",
         "Self-attention over L tokens of width d, computed naively (the score matrix "
         'materialised): what are its time and extra memory? Answer with a letter ("a", "b" or '
-        '"c"). (a) O(L·d) time and O(L) extra memory: one pass over the tokens, as a recurrent '
-        "network makes; (b) O(L²·d) time and O(L²) extra memory: L² scores of d multiply-adds "
-        "each, all held at once; (c) O(L²·d) time but only O(L·d) extra memory, because each "
+        '"c"). (a) O(L²·d) time and O(L²) extra memory: L² scores of d multiply-adds each, all '
+        "held at once; (b) O(L·d) time and O(L) extra memory: one pass over the tokens, as a "
+        "recurrent network makes; (c) O(L²·d) time but only O(L·d) extra memory, because each "
         "score is used once and then dropped.",
         "choice",
-        "b",
+        "a",
         hint="How big is QK^T, and how much work is each of its entries?",
         why="L² scores of d multiply-adds each; the (L, L) matrix is held per head and batch "
         "element. Fused kernels (FlashAttention) keep the L² time but need only O(L) extra memory.",
-        choices={"a": "linear", "b": "quadratic time and memory", "c": "linear memory"},
+        choices={"a": "quadratic time and memory", "b": "linear", "c": "linear memory"},
         known_wrong={
-            "a": "every query meets every key: that is L² pairs",
+            "b": "every query meets every key: that is L² pairs",
             "c": "only fused kernels avoid the (L, L) matrix; the naive computation holds it",
         },
     ),
@@ -141,40 +141,40 @@ QUESTIONS = [
         "10_7",
         'Pre-LN or Post-LN? Answer with a letter ("a", "b" or "c"). (a) Post-LN (LayerNorm '
         "after each residual addition, as in the original Transformer): normalised outputs let "
-        "deep stacks train stably without warm-up; (b) Pre-LN (LayerNorm on each sublayer's "
-        "input, inside the residual branch): its identity path lets deep stacks train stably, "
-        "often without warm-up; (c) either: with the same sublayers and LayerNorms they are "
-        "equally expressive, so they train equally stably and need the same warm-up.",
+        "deep stacks train stably without warm-up; (b) either: with the same sublayers and "
+        "LayerNorms they are equally expressive, so they train equally stably and need the "
+        "same warm-up; (c) Pre-LN (LayerNorm on each sublayer's input, inside the residual "
+        "branch): its identity path lets deep stacks train stably, often without warm-up.",
         "choice",
-        "b",
+        "c",
         hint="Follow the residual path from the loss to the first layer in each arrangement.",
         why="Xiong et al. (2020), 'On Layer Normalization in the Transformer Architecture': "
         "Post-LN has large gradients near the output at initialisation and needs warm-up; Pre-LN "
         "does not.",
-        choices={"a": "Post-LN more stable", "b": "Pre-LN more stable", "c": "equally stable"},
+        choices={"a": "Post-LN more stable", "b": "equally stable", "c": "Pre-LN more stable"},
         known_wrong={
             "a": "Post-LN is the original, but it is the one that needs warm-up",
-            "c": "being equally expressive says nothing about training: where the LayerNorm "
+            "b": "being equally expressive says nothing about training: where the LayerNorm "
             "sits changes the gradients at initialisation",
         },
     ),
     Question(
         "10_8",
         "After training you plot every head of every layer (a head view, as BertViz draws it). "
-        'Which picture is a warning sign? Answer with a letter ("a", "b" or "c"). (a) some heads '
-        "attend mostly to the previous token, others to separators, to punctuation or to the "
-        "token itself; (b) every head of every layer is nearly uniform, spreading its weight "
-        "evenly over all the keys it may see; (c) in a causal model, the upper triangle of every "
-        "map is empty: no query puts weight on a later key.",
+        'Which picture is a warning sign? Answer with a letter ("a", "b" or "c"). (a) every '
+        "head of every layer is nearly uniform, spreading its weight evenly over all the keys "
+        "it may see; (b) some heads attend mostly to the previous token, others to separators, "
+        "to punctuation or to the token itself; (c) in a causal model, the upper triangle of "
+        "every map is empty: no query puts weight on a later key.",
         "choice",
-        "b",
+        "a",
         hint="Which of these would a healthy, trained model not show?",
         why="Uniform maps everywhere mean the scores barely vary (too small: bad initialisation, "
         "too high a temperature, too much dropout); their entropy is near log(Lk). Specialised "
         "heads are normal, and an empty upper triangle is the causal mask working.",
-        choices={"a": "specialised heads", "b": "all uniform", "c": "empty upper triangle"},
+        choices={"a": "all uniform", "b": "specialised heads", "c": "empty upper triangle"},
         known_wrong={
-            "a": "heads that specialise are what trained models show",
+            "b": "heads that specialise are what trained models show",
             "c": "that is the causal mask doing its job",
         },
     ),
@@ -207,24 +207,24 @@ QUESTIONS = [
         "System design: answer questions over documents far longer than the model's context. "
         'Which design covers what an interviewer looks for? Answer with a letter ("a", "b" or '
         '"c"). (a) raise max_len to the longest document and fine-tune on long inputs; '
-        "FlashAttention keeps attention's memory linear in the length, so a whole document fits "
-        "in one context; (b) chunk with overlap, embed and index the chunks, retrieve and rerank "
-        "the best, answer from a context that fits and cite the chunks; budget the KV cache; "
-        "evaluate retrieval and answers apart; (c) summarise each document once with the model "
-        "and store the summaries; answer every question from the summaries of all the "
-        "documents, which fit in one context and are fast to read.",
+        "FlashAttention keeps attention's memory linear in the length, so a whole document "
+        "fits in one context; (b) summarise each document once with the model and store the "
+        "summaries; answer every question from the summaries of all the documents, which fit "
+        "in one context and are fast to read; (c) chunk with overlap, embed and index the "
+        "chunks, retrieve and rerank the best, answer from a context that fits and cite the "
+        "chunks; budget the KV cache; evaluate retrieval and answers apart.",
         "choice",
-        "b",
+        "c",
         hint="List the costs and failure modes: memory, latency, what the model can cite.",
         why="The checklist: chunking (size, overlap); retrieval (embeddings, index, top-k, "
         "rerank); context assembly and citations; long-context attention (sliding windows, "
         "FlashAttention) for the window kept; KV cache memory = 2 · layers · tokens · d_model · "
         "bytes per value, per sequence; evaluation of retrieval recall and answer accuracy.",
-        choices={"a": "longer max_len", "b": "chunk + retrieve + budget", "c": "summaries"},
+        choices={"a": "longer max_len", "b": "summaries", "c": "chunk + retrieve + budget"},
         known_wrong={
             "a": "FlashAttention saves the (L, L) matrix, not the L² time or the KV cache, which "
             "grows with every token; and training at that length is costly",
-            "c": "a summary loses the details questions ask about, and cannot be cited",
+            "b": "a summary loses the details questions ask about, and cannot be cited",
         },
     ),
     Question(
