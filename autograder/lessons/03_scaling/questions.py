@@ -49,22 +49,26 @@ QUESTIONS = [
         "03_4",
         (
             "Why divide the scores by sqrt(d_k) rather than by d_k? Answer with a letter, as a "
-            'string ("a", "b" or "c"). (a) a square root is cheaper to compute; (b) it brings the'
-            " variance of the scores back to 1, while dividing by d_k would shrink it to 1/d_k "
-            "and make attention nearly uniform; (c) it makes the scores positive."
+            'string ("a", "b" or "c"). (a) a square root costs less than a division by d_k, and '
+            "both give the same attention weights once the softmax has run; (b) it brings the "
+            "variance of the scores back to 1, while dividing by d_k would shrink it to 1/d_k and "
+            "make attention nearly uniform; (c) it keeps every score between -1 and 1, like a "
+            "cosine similarity, so that the exponentials in the softmax can never overflow."
         ),
         "choice",
         "b",
         hint="Work out Var(q · k / c) for c = sqrt(d_k) and for c = d_k.",
         why="Var(q · k / sqrt(d_k)) = 1 for every d_k; dividing by d_k over-corrects.",
         choices={
-            "a": "sqrt is cheaper to compute",
+            "a": "cheaper, same weights",
             "b": "variance back to 1 (d_k would over-shrink it)",
-            "c": "it makes the scores positive",
+            "c": "scores between -1 and 1",
         },
         known_wrong={
-            "a": "it is a constant computed once, so its cost does not matter",
-            "c": "dividing by a positive constant never changes a sign",
+            "a": "the scale is a constant computed once, and the softmax of scores divided by "
+            "different constants gives different weights",
+            "c": "the scaled scores have variance 1, not a bound: a score of 3 or -4 is common, "
+            "and the softmax's max-subtraction, not the scale, is what prevents overflow",
         },
     ),
 ]

@@ -21,28 +21,32 @@ QUESTIONS = [
     Question(
         "10_1",
         'Why does attention divide the scores by sqrt(d_k)? Answer with a letter ("a", "b" or '
-        '"c"). (a) it normalises q and k to unit length, so the scores are cosine similarities; '
-        "(b) with unit-variance entries q · k is a sum of d_k terms, so its variance is d_k; "
-        "dividing by sqrt(d_k) brings it back to 1 and keeps the softmax out of saturation, where "
-        "its gradients vanish; (c) it makes attention cheaper to compute when d_k is large.",
+        '"c"). (a) it turns each score into the cosine of the angle between q and k, so every '
+        "score lies in [-1, 1] whatever d_k is; (b) with unit-variance entries q · k has "
+        "variance d_k; dividing by sqrt(d_k) brings it back to 1 and keeps the softmax from "
+        "saturating; (c) it offsets the growth of the softmax's denominator with the number of "
+        "keys, so that long and short sequences end up with comparable weights.",
         "choice",
         "b",
         hint="Work out Var(q · k) for d_k independent products of unit variance.",
         why="Var(q · k) = d_k, and Var(q · k / sqrt(d_k)) = 1 whatever d_k: the same reasoning "
         "as initialising weights with variance 1/fan_in so that activations keep unit variance.",
-        choices={"a": "cosine similarity", "b": "variance back to 1", "c": "cheaper"},
+        choices={"a": "cosine similarity", "b": "variance back to 1", "c": "number of keys"},
         known_wrong={
-            "a": "dividing every score by the same constant does not normalise each vector",
-            "c": "one division by a constant costs nothing; it is about the scale of the scores",
+            "a": "dividing every score by the same constant does not normalise each vector, "
+            "and the scores are not bounded",
+            "c": "the scale depends on d_k, not on the number of keys: softmax normalises each "
+            "row whatever its length",
         },
     ),
     Question(
         "10_2",
         'Which statement about multi-head attention is honest? Answer with a letter ("a", "b" '
-        'or "c"). (a) it improves accuracy by 15-20% over single-head attention; (b) it has '
-        "num_heads times the parameters of single-head attention, hence more capacity; (c) each "
-        "head attends in its own d_model/h-dimensional subspace, so different heads can attend "
-        "to different positions at the same parameter count.",
+        'or "c"). (a) it improves accuracy by 15-20% over single-head attention at the same '
+        "parameter count, as measured in the original paper; (b) it has num_heads times the "
+        "parameters of single-head attention, and that extra capacity is where its gains come "
+        "from; (c) each head attends in its own d_model/h-wide subspace, so heads can attend to "
+        "different positions at the same parameter count.",
         "choice",
         "c",
         hint="Count the parameters of both, and look for a measured comparison, not a slogan.",
@@ -51,7 +55,7 @@ QUESTIONS = [
         "heads also hurt.",
         choices={"a": "15-20% better", "b": "h times the parameters", "c": "subspaces"},
         known_wrong={
-            "a": "that figure is unverified; what is measured is Vaswani et al.'s 0.9 BLEU "
+            "a": "that figure is unverified; what the original paper measured is 0.9 BLEU "
             "between one head and eight, on one translation task",
             "b": "the heads split d_model into slices: the parameter count does not depend on h",
         },
@@ -74,37 +78,46 @@ QUESTIONS = [
         "10_4",
         "Self-attention over L tokens of width d, computed naively (the score matrix "
         'materialised): what are its time and extra memory? Answer with a letter ("a", "b" or '
-        '"c"). (a) O(L·d) time, O(L) memory; (b) O(L²·d) time, O(L²) memory for the scores; (c) '
-        "O(L²·d) time and O(L·d) memory, however it is computed.",
+        '"c"). (a) O(L²·d) time and O(L²) extra memory: L² scores of d multiply-adds each, all '
+        "held at once; (b) O(L·d) time and O(L) extra memory: one pass over the tokens, as a "
+        "recurrent network makes; (c) O(L²·d) time but only O(L·d) extra memory, because each "
+        "score is used once and then dropped.",
         "choice",
-        "b",
+        "a",
         hint="How big is QK^T, and how much work is each of its entries?",
         why="L² scores of d multiply-adds each; the (L, L) matrix is held per head and batch "
         "element. Fused kernels (FlashAttention) keep the L² time but need only O(L) extra memory.",
-        choices={"a": "linear", "b": "quadratic time and memory", "c": "linear memory always"},
+        choices={"a": "quadratic time and memory", "b": "linear", "c": "linear memory"},
         known_wrong={
-            "a": "every query meets every key: that is L² pairs",
+            "b": "every query meets every key: that is L² pairs",
             "c": "only fused kernels avoid the (L, L) matrix; the naive computation holds it",
         },
     ),
     Question(
         "10_5",
         "An encoder-decoder Transformer on padded batches: which masks go where? Answer with a "
-        'letter ("a", "b" or "c"). (a) encoder self-attention: the source padding mask; decoder '
-        "self-attention: the causal mask and the target padding mask; cross-attention: the "
-        "source padding mask, no causal mask; (b) the causal mask everywhere, padding masks are "
-        "optional; (c) encoder self-attention: the causal mask; decoder self-attention: the "
-        "padding mask only; cross-attention: the causal mask.",
+        'letter ("a", "b" or "c"). (a) encoder self-attention: source padding; decoder '
+        "self-attention: causal and target padding; cross-attention: source padding; (b) "
+        "encoder self-attention: source padding; decoder self-attention: causal only; "
+        "cross-attention: causal and source padding; (c) encoder self-attention: causal and "
+        "source padding; decoder self-attention: causal and target padding; cross-attention: "
+        "none.",
         "choice",
         "a",
         hint="Which attention must not see the future, and whose keys can be padding?",
         why="Only the decoder's self-attention must hide future tokens; padding is masked "
         "wherever pad tokens are keys: the source's in the encoder and in cross-attention, the "
         "target's in the decoder.",
-        choices={"a": "padding / causal+padding / source padding", "b": "causal", "c": "swapped"},
+        choices={
+            "a": "padding / causal+padding / source padding",
+            "b": "no target padding, causal cross-attention",
+            "c": "causal encoder, unmasked cross-attention",
+        },
         known_wrong={
-            "b": "the encoder may see the whole source; unmasked padding changes the outputs",
-            "c": "the encoder and cross-attention see the whole source; the decoder needs causal",
+            "b": "each decoder position may see the whole source, so cross-attention needs no "
+            "causal mask; and target padding keys must be masked in the decoder",
+            "c": "the encoder may see the whole source, and cross-attention must still hide the "
+            "source's padding",
         },
     ),
     Question(
@@ -112,7 +125,7 @@ QUESTIONS = [
         "A colleague's bool mask is True at the positions to block. Which call takes it as it "
         'is? Answer with a letter ("a", "b" or "c"). (a) F.scaled_dot_product_attention(q, k, '
         "v, attn_mask=mask); (b) nn.MultiheadAttention's forward(x, x, x, attn_mask=mask); (c) "
-        "both.",
+        "both, since a bool mask means the same in every PyTorch API.",
         "choice",
         "b",
         hint="Read each function's documentation for what True means in a bool mask.",
@@ -126,40 +139,42 @@ QUESTIONS = [
     ),
     Question(
         "10_7",
-        'Pre-LN or Post-LN? Answer with a letter ("a", "b" or "c"). (a) Post-LN (the original '
-        "Transformer: LayerNorm after each residual addition) is the more stable in deep stacks; "
-        "(b) Pre-LN (LayerNorm on each sublayer's input, inside the residual branch) keeps an "
-        "identity path from output to input, trains deep stacks stably and often without "
-        "learning-rate warm-up, which Post-LN needs; (c) they compute the same function, so it "
-        "does not matter.",
+        'Pre-LN or Post-LN? Answer with a letter ("a", "b" or "c"). (a) Post-LN (LayerNorm '
+        "after each residual addition, as in the original Transformer): normalised outputs let "
+        "deep stacks train stably without warm-up; (b) either: with the same sublayers and "
+        "LayerNorms they are equally expressive, so they train equally stably and need the "
+        "same warm-up; (c) Pre-LN (LayerNorm on each sublayer's input, inside the residual "
+        "branch): its identity path lets deep stacks train stably, often without warm-up.",
         "choice",
-        "b",
+        "c",
         hint="Follow the residual path from the loss to the first layer in each arrangement.",
         why="Xiong et al. (2020), 'On Layer Normalization in the Transformer Architecture': "
         "Post-LN has large gradients near the output at initialisation and needs warm-up; Pre-LN "
         "does not.",
-        choices={"a": "Post-LN more stable", "b": "Pre-LN more stable", "c": "same"},
+        choices={"a": "Post-LN more stable", "b": "equally stable", "c": "Pre-LN more stable"},
         known_wrong={
             "a": "Post-LN is the original, but it is the one that needs warm-up",
-            "c": "normalising before or after the residual addition changes the function",
+            "b": "being equally expressive says nothing about training: where the LayerNorm "
+            "sits changes the gradients at initialisation",
         },
     ),
     Question(
         "10_8",
         "After training you plot every head of every layer (a head view, as BertViz draws it). "
-        'Which picture is a warning sign? Answer with a letter ("a", "b" or "c"). (a) some heads '
-        "attend mostly to the previous token, others to separators or to themselves; (b) every "
-        "head of every layer is nearly uniform over all keys; (c) in a causal model, the upper "
-        "triangle of every map is empty.",
+        'Which picture is a warning sign? Answer with a letter ("a", "b" or "c"). (a) every '
+        "head of every layer is nearly uniform, spreading its weight evenly over all the keys "
+        "it may see; (b) some heads attend mostly to the previous token, others to separators, "
+        "to punctuation or to the token itself; (c) in a causal model, the upper triangle of "
+        "every map is empty: no query puts weight on a later key.",
         "choice",
-        "b",
+        "a",
         hint="Which of these would a healthy, trained model not show?",
         why="Uniform maps everywhere mean the scores barely vary (too small: bad initialisation, "
         "too high a temperature, too much dropout); their entropy is near log(Lk). Specialised "
         "heads are normal, and an empty upper triangle is the causal mask working.",
-        choices={"a": "specialised heads", "b": "all uniform", "c": "empty upper triangle"},
+        choices={"a": "all uniform", "b": "specialised heads", "c": "empty upper triangle"},
         known_wrong={
-            "a": "heads that specialise are what trained models show",
+            "b": "heads that specialise are what trained models show",
             "c": "that is the causal mask doing its job",
         },
     ),
@@ -167,10 +182,12 @@ QUESTIONS = [
         "10_9",
         "Fine-tuning a pretrained Transformer on a small dataset: which plan is sound? Answer "
         'with a letter ("a", "b" or "c"). (a) a smaller learning rate than in pre-training with '
-        "a short warm-up, or LoRA (trainable low-rank updates to, e.g., w_q and w_v with the "
-        "pretrained weights frozen), watching the validation loss and the attention entropy; "
-        "(b) re-initialise the attention layers and train at the pre-training learning rate; "
-        "(c) a learning rate ten times the pre-training one, so the model adapts quickly.",
+        "a short warm-up, or LoRA on w_q and w_v with the rest frozen; watch validation loss and "
+        "attention entropy; (b) re-initialise the attention layers so that they fit the new "
+        "data, keep the pretrained embeddings, train at the pre-training learning rate; watch "
+        "the training loss; (c) a learning rate ten times the pre-training one, so that the "
+        "model adapts within a few steps, with early stopping on the validation loss against "
+        "overfitting.",
         "choice",
         "a",
         hint="What must fine-tuning preserve, and what destroys it fastest?",
@@ -179,40 +196,46 @@ QUESTIONS = [
         "trouble.",
         choices={"a": "small lr or LoRA, monitored", "b": "re-initialise", "c": "10x lr"},
         known_wrong={
-            "b": "re-initialising throws away what pre-training learned",
-            "c": "a large learning rate erases the pretrained weights (catastrophic forgetting)",
+            "b": "re-initialising throws away what pre-training learned, and the training loss "
+            "alone cannot show overfitting",
+            "c": "a large learning rate erases the pretrained weights (catastrophic forgetting) "
+            "before early stopping can help",
         },
     ),
     Question(
         "10_10",
         "System design: answer questions over documents far longer than the model's context. "
         'Which design covers what an interviewer looks for? Answer with a letter ("a", "b" or '
-        '"c"). (a) raise max_len to the longest document and retrain: attention handles the '
-        "rest; (b) chunk the documents with overlap, embed and index the chunks, retrieve (and "
-        "rerank) the top chunks for the question, answer from a context that fits, citing the "
-        "chunks; budget the KV cache and use long-context attention for the window kept; "
-        "evaluate retrieval and answers separately; (c) summarise each document once and answer "
-        "from the summaries only.",
+        '"c"). (a) raise max_len to the longest document and fine-tune on long inputs; '
+        "FlashAttention keeps attention's memory linear in the length, so a whole document "
+        "fits in one context; (b) summarise each document once with the model and store the "
+        "summaries; answer every question from the summaries of all the documents, which fit "
+        "in one context and are fast to read; (c) chunk with overlap, embed and index the "
+        "chunks, retrieve and rerank the best, answer from a context that fits and cite the "
+        "chunks; budget the KV cache; evaluate retrieval and answers apart.",
         "choice",
-        "b",
+        "c",
         hint="List the costs and failure modes: memory, latency, what the model can cite.",
         why="The checklist: chunking (size, overlap); retrieval (embeddings, index, top-k, "
         "rerank); context assembly and citations; long-context attention (sliding windows, "
         "FlashAttention) for the window kept; KV cache memory = 2 · layers · tokens · d_model · "
         "bytes per value, per sequence; evaluation of retrieval recall and answer accuracy.",
-        choices={"a": "longer max_len", "b": "chunk + retrieve + budget", "c": "summaries"},
+        choices={"a": "longer max_len", "b": "summaries", "c": "chunk + retrieve + budget"},
         known_wrong={
-            "a": "attention memory and the KV cache grow with the length; retraining is costly",
-            "c": "a summary loses the details questions ask about, and cannot be cited",
+            "a": "FlashAttention saves the (L, L) matrix, not the L² time or the KV cache, which "
+            "grows with every token; and training at that length is costly",
+            "b": "a summary loses the details questions ask about, and cannot be cited",
         },
     ),
     Question(
         "10_11",
         'Which statement is true? Answer with a letter ("a", "b", "c" or "d"). (a) in self-'
-        "attention Q, K and V come from three different inputs; (b) the score matrix QK^T is "
-        "always square; (c) without positional information, self-attention is permutation-"
-        "equivariant: permuting the tokens permutes its outputs the same way; (d) ViT attends "
-        "over the pixels of a video in space and time.",
+        "attention Q, K and V come from three different inputs, which is what sets it apart "
+        "from cross-attention; (b) the score matrix QK^T is always square, because every token "
+        "is compared with every token of the same sequence; (c) without positions, "
+        "self-attention is permutation-equivariant: permuting the tokens permutes its outputs "
+        "the same way; (d) ViT applies attention over the pixels of a video in space and time, "
+        "with one token for every pixel of every frame.",
         "choice",
         "c",
         hint="Write down the shapes, and what happens to QK^T when the rows of X are permuted.",
@@ -220,7 +243,8 @@ QUESTIONS = [
         "just not a local one; positions must be added.",
         choices={"a": "three inputs", "b": "square", "c": "equivariant", "d": "ViT video"},
         known_wrong={
-            "a": "in self-attention all three are projections of the same X",
+            "a": "in self-attention all three are projections of the same X; in cross-attention "
+            "K and V come from the other sequence",
             "b": "QK^T is (Lq, Lk): square only when queries and keys have the same length",
             "d": "ViT attends over image patches; space-time video attention is TimeSformer/ViViT",
         },
