@@ -102,8 +102,9 @@ QUESTIONS = [
         (
             "You train with batch 8 and accumulate gradients over 4 steps before each optimizer "
             "step. What do you get? Answer with a letter, as a string. (a) 4× the throughput of "
-            "batch 8 (b) the gradient of a batch of 32, with the activation memory of a batch of "
-            "8 (c) the memory of a batch of 32 and the speed of a batch of 8"
+            "batch 8, since four micro-batches share one optimizer step (b) the gradient of a "
+            "batch of 32, with the activation memory of a batch of 8 (c) the activation memory of"
+            " a batch of 32, with the gradient of a batch of 8"
         ),
         "choice",
         "b",
@@ -113,9 +114,9 @@ QUESTIONS = [
         "scaled by 1/4), with the activations of 8 in memory; the work is the same 4 passes, so "
         "throughput does not go up.",
         choices={
-            "a": "4x the throughput of batch 8",
+            "a": "4x the throughput of batch 8, since four micro-batches share one optimizer step",
             "b": "the gradient of a batch of 32, with the activation memory of a batch of 8",
-            "c": "the memory of a batch of 32 and the speed of a batch of 8",
+            "c": "the activation memory of a batch of 32, with the gradient of a batch of 8",
         },
     ),
 ]
