@@ -123,8 +123,9 @@ def generate(
     """Greedy decoding: append the most likely next token, ``max_new_tokens`` times.
 
     Without a cache every step runs the model on the whole sequence so far; with one, the first
-    step runs on the prompt and each later step only on the token just generated.  Both give
-    exactly the same tokens.
+    step runs on the prompt and each later step only on the token just generated.  Both compute the
+    same logits up to rounding (about 1e-7 in float32), so they give the same tokens unless two
+    logits are that close to a tie.
 
     Args:
         prompt: ``(B, L)`` long.
