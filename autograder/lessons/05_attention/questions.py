@@ -50,8 +50,9 @@ QUESTIONS = [
         "choice",
         "b",
         hint="Run the permutation demo: compare attention(x[p]) with attention(x)[p].",
-        why="Attention is permutation-equivariant: without positions, a sentence is a bag of "
-        "words.",
+        why="Attention without a mask is permutation-equivariant: without positions, a sentence "
+        "is a bag of words to it. (A causal mask would break this: what a token sees would "
+        "depend on the order.)",
         choices={
             "a": "the same output",
             "b": "the output shuffled the same way",

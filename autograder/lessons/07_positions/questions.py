@@ -121,12 +121,14 @@ QUESTIONS = [
         "choice",
         _same_offset_choice(),
         choices={"a": "(10, 4)", "b": "(2, 5)", "c": "(105, 102)"},
-        hint="Rotations compose: R(a)ᵀ R(b) = R(b - a). What stays the same between (5, 2) and "
-        "the right answer?",
-        why="The score depends only on the offset: 105 - 102 = 5 - 2 = 3.",
+        hint="Rotations compose: R(p)ᵀ R(s) = R(s - p), for a query at p and a key at s. What "
+        "stays the same between (5, 2) and the right answer?",
+        why="The score depends only on the offset s - p, the key's position minus the query's: "
+        "102 - 105 = 2 - 5 = -3.",
         known_wrong={
-            "a": "that doubles both positions (a ratio), so the offset changes from 3 to 6",
-            "b": "that swaps query and key: the offset becomes -3, and R(-3) is not R(3)",
+            "a": "that doubles both positions (a ratio), so the offset s - p changes from -3 to -6",
+            "b": "that swaps query and key: the offset s - p becomes +3 instead of -3, and R(3) is "
+            "not R(-3)",
         },
     ),
     Question(
