@@ -124,7 +124,7 @@ def _check_relative(sub, g) -> None:
         raise fail(
             f"apply_rope must make q·k depend only on the offset between positions: q at 3 and "
             f"k at 1 give q·k = {fmt_num(d1)}, q at 10 and k at 8 give {fmt_num(d2)} "
-            f"(same offset 2). Called as {c1}.",
+            f"(the same offset s − p = −2 from the key to the query). Called as {c1}.",
             diagnose(out1, c1, ROPE_MUTANTS),
         )
 
