@@ -47,3 +47,41 @@ def test_live_plot_records_each_curve_and_rejects_unknown_names():
         live.add(20, los=0.5)
     live.close()
     assert [line.get_ydata().tolist() for line in live.axes["loss"].lines] == [[2.0, 1.0]]
+
+
+class _Clock:
+    """A fake CPU clock: the test advances it; every drawing the plot shows costs `cost`."""
+
+    def __init__(self, cost: float):
+        self.now, self.cost = 0.0, cost
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_live_plot_redraws_only_within_its_cpu_budget_and_always_shows_the_end(monkeypatch):
+    import IPython.display
+
+    clock, shown = _Clock(cost=1.0), []
+
+    class Handle:
+        def update(self, obj):
+            shown.append(obj)
+            clock.now += clock.cost  # rendering the PNG takes CPU time
+
+    monkeypatch.setattr(IPython.display, "display", lambda obj, display_id=None: Handle())
+    live = LivePlot(["loss"], budget=0.5, clock=clock)
+    live.add(0, loss=3.0)  # nothing else ran yet: 0 + 0 <= 0.5 * 0, the first point is drawn
+    assert len(shown) == 1 and live.cpu_seconds == 1.0
+    clock.now += 3.0  # three seconds of training: a second drawing would make 2 > 0.5 * 3
+    live.add(1, loss=2.0)
+    assert len(shown) == 1
+    clock.now += 1.0  # four seconds of training: 2 <= 0.5 * 4
+    live.add(2, loss=1.0)
+    assert len(shown) == 2 and live.cpu_seconds == 2.0
+    live.add(3, loss=0.5)  # over budget, but the end is always shown
+    live.close()
+    assert len(shown) == 3 and shown[-1].data.startswith(b"\x89PNG")
+    assert live.lines["loss"].get_ydata().tolist() == [3.0, 2.0, 1.0, 0.5]
+    live.close()  # nothing new: no drawing
+    assert len(shown) == 3

@@ -1,4 +1,5 @@
-"""Lesson 08's conceptual questions: a block's parameters, norm order, a missing mask, entropy."""
+"""Lesson 08's conceptual questions: a block's parameters, norm order, a missing mask, entropy,
+exact match, and what LoRA trains."""
 
 from __future__ import annotations
 
@@ -26,6 +27,15 @@ def _attention_parameters(d_model: int) -> int:
 
 
 ANSWER_TOKENS = 8  # question 08_5: the answer length of the toy task
+LORA = {"layers": 12, "d_model": 768, "r": 8}  # question 08_6: a BERT-base-sized model
+
+
+def _lora_parameters(layers: int, d_model: int, r: int, matrices: int = 2) -> int:
+    """Trainable parameters of rank-r adapters on `matrices` d_model x d_model weights per layer,
+    counted from real (meta) tensors: A is (r, d_in), B is (d_out, r)."""
+    a = torch.empty(r, d_model, device="meta")
+    b = torch.empty(d_model, r, device="meta")
+    return layers * matrices * (a.numel() + b.numel())
 
 
 QUESTIONS = [
@@ -140,5 +150,26 @@ QUESTIONS = [
             0.99: "that is the per-token accuracy; every one of the 8 tokens must be right",
         },
         rel_tol=5e-3,
+    ),
+    Question(
+        "08_6",
+        (
+            "LoRA with rank r = 8 on W_Q and W_V of every layer of a model with 12 layers and "
+            "d_model = 768 (each W is 768 x 768): how many parameters does fine-tuning train? "
+            "An int."
+        ),
+        "int",
+        _lora_parameters(**LORA),
+        hint="Each adapted matrix gets A (r x d_in) and B (d_out x r); everything else is "
+        "frozen. Count the adapted matrices: two per layer.",
+        why="2 x 12 adapters of 8 x (768 + 768) numbers: 294,912, against 14.2 million for the "
+        "same 24 matrices in full (about 2%).",
+        known_wrong={
+            _lora_parameters(**LORA, matrices=1): "that is one adapter per layer: W_Q and W_V "
+            "each get their own A and B",
+            LORA["layers"] * 2 * LORA["d_model"] ** 2: "that is the adapted matrices "
+            "themselves; they stay frozen, only A and B train",
+            _lora_parameters(**LORA) // LORA["layers"]: "that is one layer; the model has 12",
+        },
     ),
 ]
