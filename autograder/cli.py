@@ -132,10 +132,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _check(args) -> int:
-    from autograder import report
-    from autograder.extract import ExtractError, from_file
-    from autograder.judge import NothingToGrade, judge_code, printable
-    from autograder.sandbox import warm_up
+    from autograder.check import report
+    from autograder.core.extract import ExtractError, from_file
+    from autograder.core.judge import NothingToGrade, judge_code, printable
+    from autograder.sandbox.host.pool import warm_up
 
     warm_up()  # torch loads in the sandbox server while the judge reads the file
     carried: list[str] = []
@@ -182,11 +182,13 @@ def _grade(args) -> int:
         print("error: --workers must be at least 1", file=sys.stderr)
         return EXIT_UNGRADABLE
     if not args.scheduler:  # on a cluster, this machine runs no learner code
-        from autograder._pool import start_ahead  # imports no torch: the sandboxes start first
+        from autograder.sandbox.host.pool import (
+            start_ahead,  # imports no torch: the sandboxes start first
+        )
 
         start_ahead(args.workers, allow_weak=args.allow_weak_sandbox)
-    from autograder.grade import GradeError, grade_class
-    from autograder.gradebook import CourseGradebook
+    from autograder.grade.grading import GradeError, grade_class
+    from autograder.grade.nbgrader_gradebook import CourseGradebook
 
     try:
         book = args.gradebook and CourseGradebook.of(args.gradebook)
@@ -195,7 +197,7 @@ def _grade(args) -> int:
         run = None
         if args.scheduler:
             try:
-                from autograder.cluster import on_cluster  # imports dask: only when asked for
+                from autograder.grade.cluster import on_cluster  # imports dask: only when asked for
             except ImportError as e:
                 raise GradeError(
                     f"--scheduler needs dask.distributed ({e}): pip install -r requirements.txt"

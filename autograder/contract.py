@@ -5,7 +5,8 @@ defines), the lesson folder that teaches and checks it (``autograder/lessons/<le
 like ``solutions/<lesson>/``), its reference in ``course_lib`` (``"module:name"``), its signature
 as the contract fixes it, and its points. Derived from this table, never copied:
 ``course_lib.__all__`` and ``course_lib.EXERCISES``, the grader's exercises and their order
-(``autograder.registry``), the parameter names in the checks' messages (``autograder.kit``), the
+(``autograder.core.registry``), the parameter names in the checks' messages (``autograder.kit``),
+the
 reference modules the sandbox hides from learners, and the tests' lists of exercises.
 
 This module imports nothing of the course, so that anything (``course_lib`` included) may import it.

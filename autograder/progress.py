@@ -1,7 +1,7 @@
 """Where a learner stands in the course: ``python -m autograder progress [NOTEBOOKS_DIR]``.
 
 It grades the learner's own working notebooks (``NOTEBOOKS_DIR/<lesson>/<lesson>.ipynb``, by
-default ``notebooks/``) exactly as ``check`` does (:func:`autograder.judge.judge_file`, in the
+default ``notebooks/``) exactly as ``check`` does (:func:`autograder.core.judge.judge_file`, in the
 sandbox, the notebooks only read) and shows, lesson by lesson, how many of its exercises and
 conceptual questions pass, with a bar, and which lesson to open next. Lesson 00 shows the same
 view as a widget (:func:`widget`).
@@ -17,8 +17,8 @@ from pathlib import Path
 
 from autograder import lessons
 from autograder.contract import CONTRACT
-from autograder.extract import ExtractError
-from autograder.judge import NothingToGrade, judge_file
+from autograder.core.extract import ExtractError
+from autograder.core.judge import NothingToGrade, judge_file
 
 BAR_WIDTH = 20
 

@@ -18,7 +18,7 @@ import nbformat
 import pytest
 
 from autograder import contract, lessons
-from autograder.mistakes import GENERIC_IDS, MISTAKES, by_lesson
+from autograder.core.mistakes import GENERIC_IDS, MISTAKES, by_lesson
 from autograder.questions import QUESTIONS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -102,31 +102,36 @@ def test_modules_stay_small_except_data_tables():
     assert not {p: n for p, n in sizes.items() if n > 420}, sizes
 
 
-def _imports(path: Path, package: str) -> set[str]:
-    found = set()
+def _imports(path: Path, package: str) -> tuple[set[str], set[str]]:
+    """What a module names in its imports, and what importing those runs first (the packages
+    above each: importing a.b.c runs a/__init__ and a/b/__init__ first)."""
+    named = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom) and node.module:
-            found.add(node.module)
-            found |= {f"{node.module}.{a.name}" for a in node.names}
+            named.add(node.module)
+            named |= {f"{node.module}.{a.name}" for a in node.names}
         elif isinstance(node, ast.Import):
-            found |= {a.name for a in node.names}
-    found = {m for m in found if m.split(".")[0] == package}
-    # importing a.b.c runs a/__init__ and a/b/__init__ first
-    return found | {m.rsplit(".", k)[0] for m in found for k in range(1, m.count(".") + 1)}
+            named |= {a.name for a in node.names}
+    named = {m for m in named if m.split(".")[0] == package}
+    above = {m.rsplit(".", k)[0] for m in named for k in range(1, m.count(".") + 1)}
+    return named, above - named
 
 
 def test_the_grader_has_no_import_circle():
+    """No circle, between modules or between a package's ``__init__`` and its own submodules: a
+    submodule that names its own package in an import (``from autograder.kit import x`` inside
+    ``autograder/kit/``) is an edge like any other. Only the packages Python runs above a module
+    while importing it (its own, already importing) are not."""
     modules = {}
     for path in AUTOGRADER.rglob("*.py"):
         parts = path.relative_to(ROOT).with_suffix("").parts
         name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         modules[name] = path
-    graph = {  # a module's own packages are already importing when it runs: not an edge
-        m: {
-            i for i in _imports(p, "autograder") if i in modules and not f"{m}.".startswith(i + ".")
-        }
-        for m, p in modules.items()
-    }
+    graph = {}
+    for m, p in modules.items():
+        named, above = _imports(p, "autograder")
+        own = {i for i in above if f"{m}.".startswith(i + ".")}
+        graph[m] = {i for i in named | (above - own) if i in modules and i != m}
 
     done: set[str] = set()
 

@@ -18,11 +18,11 @@ import torch.nn.functional as F
 
 import course_lib
 from autograder import contract, kit, lessons
-from autograder.judge import judge_source
+from autograder.core.judge import judge_source
+from autograder.core.mistakes import MISTAKES
+from autograder.core.registry import CheckFailure, all_exercises
 from autograder.kit import calling, compare, expected
-from autograder.mistakes import MISTAKES
-from autograder.registry import CheckFailure, all_exercises
-from autograder.sandbox import LearnerError
+from autograder.sandbox.host.replies import LearnerError
 
 CONTRACT = list(contract.NAMES)
 
@@ -95,7 +95,7 @@ def test_lessons_use_the_kit_never_each_other():
         imported = re.findall(r"^\s*(?:from|import) (autograder[\w.]*)", path.read_text(), re.M)
         for module in imported:
             assert module.split(".")[:2] == ["autograder", "kit"] or module in (
-                "autograder.mistakes",
+                "autograder.core.mistakes",
                 "autograder.questions",
             ), (
                 f"{path.parent.name}/{path.name} imports {module}: use autograder.kit (move a "

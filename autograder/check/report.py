@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import textwrap
 
-from autograder.judge import Result, printable
-from autograder.mistakes import MISTAKES
+from autograder.core.judge import Result, printable
+from autograder.core.mistakes import MISTAKES
 
 
 def mistake_line(mistake: str | None) -> str | None:

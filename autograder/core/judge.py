@@ -7,9 +7,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
-from autograder.extract import LearnerCode, from_file, from_sources
-from autograder.registry import CheckFailure, Exercise, all_exercises
-from autograder.sandbox import (
+from autograder.core.extract import LearnerCode, from_file, from_sources
+from autograder.core.registry import CheckFailure, Exercise, all_exercises
+from autograder.sandbox.host.replies import (
     ForbiddenUsed,
     LearnerCrashed,
     LearnerError,
@@ -17,10 +17,9 @@ from autograder.sandbox import (
     LearnerProblem,
     LearnerTimeout,
     NotWrittenYet,
-    Submission,
     Tampered,
-    run_check,
 )
+from autograder.sandbox.host.submission import Submission, run_check
 
 
 class NothingToGrade(Exception):

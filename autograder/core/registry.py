@@ -19,7 +19,7 @@ from autograder.contract import CONTRACT
 from autograder.kit.exercise import CheckFailure, Rules, rules_of
 
 if TYPE_CHECKING:
-    from autograder.sandbox import Submission
+    from autograder.sandbox.host.submission import Submission
 
 __all__ = ["CheckFailure", "Exercise", "all_exercises", "checks_by_lesson"]
 

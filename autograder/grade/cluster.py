@@ -1,6 +1,7 @@
 """Grade a class on an existing Dask distributed cluster: ``grade ... --scheduler ADDRESS``.
 
-Each submission (one student's one assignment) is one task: :func:`autograder.grade.grade_one`,
+Each submission (one student's one assignment) is one task:
+:func:`autograder.grade.grading.grade_one`,
 run on a worker, in that worker's own sandbox (one per worker thread, kept from one submission to
 the next as in a local run, and ended when the worker shuts down). The scheduler gives a task that
 raised to another attempt (``retries``) and the tasks of a worker that died to the others, so a
@@ -38,19 +39,19 @@ from distributed import Client, as_completed
 from distributed.diagnostics.plugin import WorkerPlugin
 from tqdm import tqdm
 
-from autograder.extract import MAX_FILE_BYTES, Unreadable, read_bytes
-from autograder.grade import (
-    RELEASE,
+from autograder.core.extract import MAX_FILE_BYTES, Unreadable, read_bytes
+from autograder.core.judge import printable
+from autograder.grade.grading import (
     TIMESTAMP,
-    Graded,
     GradeError,
-    _entries,
-    _Folder,
-    _notebook,
+    SubmissionFolder,
+    find_notebook,
+    folder_entries,
     grade_one,
 )
-from autograder.judge import printable
-from autograder.sandbox import close_kept, strong_isolation_available
+from autograder.grade.results import RELEASE, Graded
+from autograder.sandbox.host.bwrap import strong_isolation_available
+from autograder.sandbox.host.pool import close_kept
 
 RETRIES = 2  # a task that raised gets this many more attempts (a dead worker's are reassigned)
 IN_FLIGHT = 4  # tasks submitted ahead per worker thread
@@ -83,7 +84,7 @@ class Shipped:
 
     files: tuple[tuple[str, str, bytes | int], ...]
 
-    def unpack(self, into: Path) -> _Folder:
+    def unpack(self, into: Path) -> SubmissionFolder:
         """The folder, laid out in ``into`` (a private temporary folder of the worker)."""
         folder = into / "submission"
         folder.mkdir()
@@ -102,11 +103,11 @@ class Shipped:
                 path.mkdir()
             else:  # a pipe, a device...: the grader refuses what is not a regular file
                 os.mkfifo(path)
-        return _Folder(folder)
+        return SubmissionFolder(folder)
 
 
 def _read(path: Path) -> tuple[str, str, bytes | int]:
-    """One entry of an assignment folder, read as :func:`autograder.extract.read_submission`
+    """One entry of an assignment folder, read as :func:`autograder.core.extract.read_submission`
     reads it: without following a link, without reading more than the cap. Anything else that
     cannot be opened (a permission) is refused on the worker as something that is not a regular
     file: unreadable either way."""
@@ -119,9 +120,9 @@ def _read(path: Path) -> tuple[str, str, bytes | int]:
 
 def ship(folder: Path, name: str) -> Shipped:
     """What a worker needs to grade the assignment ``name`` in ``folder`` (never written)."""
-    chosen, _ = _notebook(folder, name)  # which notebook grade_one will read (by name only)
+    chosen, _ = find_notebook(folder, name)  # which notebook grade_one will read (by name only)
     files = []
-    for entry in _entries(folder):
+    for entry in folder_entries(folder):
         if entry.name == TIMESTAMP or (chosen is not None and entry.name == chosen.name):
             files.append(_read(folder / entry.name))
         elif entry.name.endswith(".ipynb"):
@@ -131,7 +132,8 @@ def ship(folder: Path, name: str) -> Shipped:
 
 def _shipped(task: tuple) -> tuple:
     return tuple(
-        ship(a.path, task[1]) if isinstance(a, _Folder) and a.path is not None else a for a in task
+        ship(a.path, task[1]) if isinstance(a, SubmissionFolder) and a.path is not None else a
+        for a in task
     )
 
 
@@ -139,7 +141,7 @@ def _shipped(task: tuple) -> tuple:
 @functools.cache
 def course_version() -> str:
     """A digest of the grader, the reference and the released notebooks: what decides a grade."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     files = [
         *sorted((root / "autograder").rglob("*.py")),
         *sorted((root / "course_lib").rglob("*.py")),

@@ -7,7 +7,8 @@ judged in its own sandbox (a broken or hostile one fails only its own exercises)
 judged at once; nothing under ``SUBMISSIONS_DIR`` is written, and no symbolic link in it is
 followed.
 
-The result is a :class:`~autograder.graded.GradeTable` that ``autograder/outputs/`` writes: a CSV
+The result is a :class:`~autograder.grade.results.GradeTable` that ``autograder/outputs/`` writes:
+a CSV
 with one row per student and assignment (a status, see ``STATUSES``; the points of each exercise
 and question, ``answer_<id>``, in notebook order; the assignment's total and maximum; the
 submission's time), feedback per student and assignment that names only the learner's own file,
@@ -26,14 +27,15 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from autograder.extract import ExtractError, from_file, read_submission
-from autograder.graded import (  # STATUSES, RELEASE: re-exported (they were defined here)
+from autograder.core.extract import ExtractError, from_file, read_submission
+from autograder.core.judge import assignment, judge_assignment
+from autograder.grade.outputs.table import read_table
+from autograder.grade.outputs.write import write_outputs
+from autograder.grade.results import (
     BLANK,
     GRADED,
     LATE,
     NOT_SUBMITTED,
-    RELEASE,  # noqa: F401
-    STATUSES,  # noqa: F401
     UNREADABLE,
     Graded,
     GradeError,
@@ -41,14 +43,8 @@ from autograder.graded import (  # STATUSES, RELEASE: re-exported (they were def
     lesson_of,
     notebook_order,
 )
-from autograder.judge import assignment, judge_assignment
-from autograder.outputs import write_outputs
-from autograder.outputs.table import (  # csv_cell, safe_name: re-exported (defined here before)
-    csv_cell,  # noqa: F401
-    read_table,
-    safe_name,  # noqa: F401
-)
-from autograder.sandbox import close_kept, isolated, strong_isolation_available
+from autograder.sandbox.host.bwrap import strong_isolation_available
+from autograder.sandbox.host.pool import close_kept, isolated
 
 TIMESTAMP = "timestamp.txt"  # nbgrader writes the submission time here
 
@@ -62,7 +58,7 @@ WEAK_SANDBOX = (
 
 
 # -- reading the submissions folder, without following links ----------------------------------
-def _entries(folder: Path) -> list[os.DirEntry]:
+def folder_entries(folder: Path) -> list[os.DirEntry]:
     with os.scandir(folder) as it:
         return sorted((e for e in it if not e.name.startswith(".")), key=lambda e: e.name)
 
@@ -72,33 +68,33 @@ LINKED_ASSIGNMENT = "the assignment folder is a symbolic link, which the grader 
 
 
 @dataclass
-class _Folder:
+class SubmissionFolder:
     path: Path | None = None  # the student's folder for this assignment
     refused: str | None = None  # why it is not read
 
 
-def find_submissions(root: Path) -> tuple[dict[str, dict[str, _Folder] | str], list[str]]:
+def find_submissions(root: Path) -> tuple[dict[str, dict[str, SubmissionFolder] | str], list[str]]:
     """``{student: {assignment: folder}}`` (or, for a student, why their folder is refused) and
     the folders that are not assignments of the course."""
     if not root.is_dir():
         raise GradeError(f"{root}: no such folder. Give the folder with one folder per student.")
-    students: dict[str, dict[str, _Folder] | str] = {}
+    students: dict[str, dict[str, SubmissionFolder] | str] = {}
     ignored = []
-    for entry in _entries(root):
+    for entry in folder_entries(root):
         if entry.is_symlink():
             students[entry.name] = LINKED_STUDENT
             continue
         if not entry.is_dir(follow_symlinks=False):
             continue
         folders = students.setdefault(entry.name, {})
-        for sub in _entries(Path(entry.path)):
+        for sub in folder_entries(Path(entry.path)):
             if lesson_of(sub.name) is None:
                 if sub.is_dir(follow_symlinks=False):
                     ignored.append(f"{entry.name}/{sub.name}")
             elif sub.is_symlink():
-                folders[sub.name] = _Folder(refused=LINKED_ASSIGNMENT)
+                folders[sub.name] = SubmissionFolder(refused=LINKED_ASSIGNMENT)
             elif sub.is_dir(follow_symlinks=False):
-                folders[sub.name] = _Folder(Path(sub.path))
+                folders[sub.name] = SubmissionFolder(Path(sub.path))
     if not students:
         raise GradeError(
             f"{root}: no student folders found. Expected SUBMISSIONS_DIR/<student>/<assignment>/"
@@ -107,9 +103,9 @@ def find_submissions(root: Path) -> tuple[dict[str, dict[str, _Folder] | str], l
     return students, ignored
 
 
-def _notebook(folder: Path, name: str) -> tuple[Path | None, str | None]:
+def find_notebook(folder: Path, name: str) -> tuple[Path | None, str | None]:
     """The notebook to grade in an assignment folder (``<assignment>.ipynb`` first), or why none."""
-    notebooks = [e.name for e in _entries(folder) if e.name.endswith(".ipynb")]
+    notebooks = [e.name for e in folder_entries(folder) if e.name.endswith(".ipynb")]
     if f"{name}.ipynb" in notebooks:
         return folder / f"{name}.ipynb", None
     if len(notebooks) == 1:
@@ -183,7 +179,7 @@ def due_dates(given: list[str] | None, config: Path | None) -> dict[str | None, 
 def grade_one(
     student: str,
     name: str,
-    folder: _Folder | str | None,
+    folder: SubmissionFolder | str | None,
     due: datetime | None,
     time_limit: float | None = None,
     late_penalty: float = 0.0,
@@ -206,7 +202,7 @@ def grade_one(
     if folder is None:
         return graded
     try:
-        path, why = _notebook(folder.path, name)
+        path, why = find_notebook(folder.path, name)
         if why:
             graded.status, graded.error = UNREADABLE, why
             return graded
@@ -279,9 +275,9 @@ def grade_class(
     """Grade the class (or just ``students`` and ``assignments``, updating the table ``out``).
 
     The feedback goes under ``feedback_dir`` (default: ``<out stem>_feedback`` beside ``out``);
-    see :func:`autograder.outputs.write_outputs` for everything written. ``run(tasks,
+    see :func:`autograder.grade.outputs.write.write_outputs` for everything written. ``run(tasks,
     allow_weak=...)`` grades the tasks elsewhere (``grade_one(*task)`` each, the results in
-    order), e.g. on a Dask cluster (``autograder.cluster.on_cluster(address)``), whose workers
+    order), e.g. on a Dask cluster (``autograder.grade.cluster.on_cluster(address)``), whose workers
     are checked for the strong sandbox there: this machine then runs no learner code."""
     if run is None and not allow_weak_sandbox and not strong_isolation_available():
         raise GradeError(WEAK_SANDBOX)

@@ -31,8 +31,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.extract import read_submission
-from autograder.grade import (
+from autograder.check.report import mistake_line
+from autograder.core.extract import read_submission
+from autograder.core.judge import Result, assignment, printable
+from autograder.grade.grading import (
     LATE,
     NOT_SUBMITTED,
     UNREADABLE,
@@ -42,8 +44,6 @@ from autograder.grade import (
     find_submissions,
     lesson_of,
 )
-from autograder.judge import Result, assignment, printable
-from autograder.report import mistake_line
 
 CONFIG = "nbgrader_config.py"
 DB = "gradebook.db"

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from autograder.judge import Result, assignment, printable
+from autograder.core.judge import Result, assignment, printable
 
 # What the table says about each student and assignment, besides the points.
 GRADED = "graded"  # judged; on time, or no due date or no time to compare with
@@ -24,7 +24,7 @@ UNREADABLE = "unreadable"  # there is something, but it cannot be read as a note
 NOT_SUBMITTED = "not-submitted"  # no submission for this assignment
 STATUSES = (GRADED, LATE, BLANK, UNREADABLE, NOT_SUBMITTED)
 
-RELEASE = Path(__file__).resolve().parents[1] / "notebooks"  # the learners' notebooks
+RELEASE = Path(__file__).resolve().parents[2] / "notebooks"  # the learners' notebooks
 
 
 class GradeError(Exception):

@@ -6,7 +6,7 @@ A lesson's ``checks.py`` marks the check of each of its exercises::
     def check_causal_mask(sub: Submission) -> None:
         ...  # raise CheckFailure (kit.fail) on the first thing that is wrong
 
-The mark only records the rules on the function; ``autograder.registry`` finds the marked
+The mark only records the rules on the function; ``autograder.core.registry`` finds the marked
 functions of every lesson folder and takes each exercise's lesson and points from the contract
 table (``autograder.contract``), so nothing is registered by importing a module.
 

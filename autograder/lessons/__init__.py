@@ -6,7 +6,7 @@ A lesson folder holds what the grader knows about that lesson, each file found b
                     ``autograder.kit``; the exercises themselves are rows of
                     ``autograder.contract``);
 - ``mistakes.py``   ``MISTAKES``, the known mistakes first diagnosed in this lesson
-                    (:class:`autograder.mistakes.Mistake`);
+                    (:class:`autograder.core.mistakes.Mistake`);
 - ``questions.py``  ``QUESTIONS``, its conceptual questions
                     (:class:`autograder.questions.Question`).
 

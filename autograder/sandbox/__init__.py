@@ -1,7 +1,7 @@
 """The seam between the judge and the learner's code: a ``Submission``, run in a sandbox.
 
 The learner's code never runs in the judge. It runs in a **sandbox**: a warm server
-(:mod:`autograder._zygote`, torch already imported) started inside `bubblewrap
+(:mod:`autograder.sandbox.inside.zygote`, torch already imported) started inside `bubblewrap
 <https://github.com/containers/bubblewrap>`_ with its own user, pid, network, IPC, UTS and mount
 namespaces, as an unprivileged user, on a read-only filesystem that holds only Python, the
 installed packages and the sandbox's own modules (not the course's reference, the checks, the
@@ -25,7 +25,8 @@ machine does not turn correct code into a timeout. A generous wall-clock backsto
 (:func:`wall_backstop`) stops code that sleeps or blocks. A call that raises, runs past a limit,
 dies, or uses what the exercise forbids raises a :class:`LearnerProblem`.
 
-What comes back is validated plain data (:mod:`autograder.protocol`): a reply can never run code
+What comes back is validated plain data (:mod:`autograder.sandbox.protocol`): a reply can never run
+code
 in the judge, every receive has a deadline and a size limit, and a tensor on a device the request's
 inputs were not on (a ``meta`` tensor has a shape but no values) is a failure, never a skipped
 comparison.
@@ -35,91 +36,21 @@ notebook its own (``with isolated(): ...``). Where bubblewrap is missing (a lear
 :func:`strong_isolation_available` is False: ``check`` still works with process isolation only and
 says so once; :func:`isolated` refuses unless ``allow_weak=True``.
 
-This module is the seam's one import; the work is done, one job each, by:
+The folder tree is the trust line:
 
-- :mod:`autograder._bwrap`       the bubblewrap command: what the sandbox mounts, as which user;
-- :mod:`autograder._server`      the judge's handle on one sandbox's warm server;
-- :mod:`autograder._pool`        which sandbox a submission runs in (``isolated``, kept ones);
-- :mod:`autograder._submission`  ``Submission`` and ``RemoteObject``: the judge's calls;
-- :mod:`autograder._replies`     replies checked into values, and the learner's problems;
+- ``host/``     runs in the judge, never in the sandbox: ``bwrap`` (the bubblewrap command: what the
+                sandbox mounts, as which user), ``server`` (the judge's handle on one sandbox's
+                warm server), ``pool`` (which sandbox a submission runs in: ``isolated``, kept
+                ones), ``submission`` (``Submission`` and ``RemoteObject``: the judge's calls),
+                ``replies`` (replies checked into values, and the learner's problems);
+- ``inside/``   runs in the sandbox, and is all of this repository's code the sandbox holds
+                (``bwrap.SANDBOX_FILES``): ``zygote`` (the warm server), ``worker`` (a learner
+                process and its requests), ``lockdown`` (limits, audit hook), ``watch`` (forbidden
+                calls), ``plain`` (replies as plain data), ``inplace`` and ``devices`` (the checks
+                around each learner call), ``remote`` (helpers a check applies next to a learner's
+                object), ``course_lib_stub`` (the sandbox's ``course_lib``). Host code never
+                imports it;
+- ``protocol``  what both sides say to each other, the only module they share.
 
-and inside the sandbox :mod:`autograder._zygote` (the warm server), :mod:`autograder._worker`
-(a learner process and its requests), :mod:`autograder._lockdown` (limits, audit hook),
-:mod:`autograder._watch` (forbidden calls), :mod:`autograder._plain` (replies as plain data),
-with :mod:`autograder.protocol` shared by both sides.
+This file holds no code: it is mounted into the sandbox as the package's marker.
 """
-
-from __future__ import annotations
-
-from autograder._bwrap import (
-    NOBODY,
-    SANDBOX_FILES,
-    TMPFS_SIZE,
-    WEAK_NOTE,
-    strong_isolation_available,
-)
-from autograder._pool import (
-    close_kept,
-    current_server,
-    default_ready,
-    default_server,
-    isolated,
-    warm_up,
-)
-from autograder._replies import (
-    ForbiddenUsed,
-    LearnerCrashed,
-    LearnerError,
-    LearnerOutOfMemory,
-    LearnerProblem,
-    LearnerTimeout,
-    NotWrittenYet,
-    Opaque,
-    Tampered,
-    Trace,
-    WrongDevice,
-)
-from autograder._server import SandboxUnavailable, Server
-from autograder._submission import (
-    GRACE,
-    LOAD_TIMEOUT,
-    MEMORY_LIMIT,
-    RemoteObject,
-    Submission,
-    run_check,
-    wall_backstop,
-)
-
-__all__ = [
-    "GRACE",
-    "LOAD_TIMEOUT",
-    "MEMORY_LIMIT",
-    "NOBODY",
-    "SANDBOX_FILES",
-    "TMPFS_SIZE",
-    "WEAK_NOTE",
-    "ForbiddenUsed",
-    "LearnerCrashed",
-    "LearnerError",
-    "LearnerOutOfMemory",
-    "LearnerProblem",
-    "LearnerTimeout",
-    "NotWrittenYet",
-    "Opaque",
-    "RemoteObject",
-    "SandboxUnavailable",
-    "Server",
-    "Submission",
-    "Tampered",
-    "Trace",
-    "WrongDevice",
-    "close_kept",
-    "current_server",
-    "default_ready",
-    "default_server",
-    "isolated",
-    "run_check",
-    "strong_isolation_available",
-    "wall_backstop",
-    "warm_up",
-]

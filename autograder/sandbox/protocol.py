@@ -30,11 +30,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 HEADER = struct.Struct("!I")
-# The judge and a sandbox's warm server (autograder._zygote), over its control socket:
+# The judge and a sandbox's warm server (autograder.sandbox.inside.zygote), over its control socket:
 COMMAND = struct.Struct("!4si")  # judge -> server: b"load" (with a socket) or b"kill", pid
 RECORD = struct.Struct("!cii")  # server -> judge: R = ready, S = started, X = exited; pid, status
 MAX_FRAME = 256 * 2**20  # the largest reply the judge reads (a tensor of 64M floats)
 MAX_TEXT = 4000  # characters of any message the sandbox sends
+# The two problems the sandbox finds around a learner's call (inside/devices.py, inside/inplace.py),
+# by the name of the exception the judge sees (``autograder.kit.calling`` explains them).
+CREATED_ON_DEFAULT_DEVICE = "CreatedOnDefaultDevice"
+INPUT_MODIFIED = "InputModified"
 
 
 class ErrorKind(enum.Enum):
@@ -95,7 +99,8 @@ class Request:
     - ``new``: the same, and keep the result in the sandbox: the reply is its handle (an int);
     - ``get``: the target's value (``method``: an attribute of it), not called;
     - ``apply``: ``helper(target, *args, **kwargs)`` where ``helper`` is a function of
-      :mod:`autograder.kit.remote` (a training loop, a look at a module's layers): code of the
+      :mod:`autograder.sandbox.inside.remote` (a training loop, a look at a module's layers): code
+      of the
       grader's that must run next to the learner's object. Adding one needs no change here.
     """
 
@@ -105,9 +110,11 @@ class Request:
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
     watch: bool = False  # record every ATen op's output shape (a Trace)
-    helper: str | None = None  # apply: a function of autograder.kit.remote, given the target
+    helper: str | None = (
+        None  # apply: a function of autograder.sandbox.inside.remote, given the target
+    )
     # call: False skips the check that the tensors it creates follow its inputs' device
-    # (autograder._devices), so that a check can judge what the code computes first
+    # (autograder.sandbox.inside.devices), so that a check can judge what the code computes first
     devices: bool = True
 
 

@@ -14,8 +14,8 @@ import nbformat
 import pytest
 
 from autograder import cli, report
-from autograder.extract import MAX_CODE_BYTES, ExtractError, from_file
-from autograder.judge import Result, judge_source, printable
+from autograder.core.extract import MAX_CODE_BYTES, ExtractError, from_file
+from autograder.core.judge import Result, judge_source, printable
 
 GOOD = """import torch
 def attention_scores(q, k):

@@ -20,8 +20,8 @@ from nbclient import NotebookClient
 
 from autograder.notebook import STARTING
 
-ROOT = Path(__file__).resolve().parents[1]
-WRONG = Path(__file__).parent / "submissions" / "wrong"
+ROOT = Path(__file__).resolve().parents[2]
+WRONG = Path(__file__).resolve().parents[1] / "submissions" / "wrong"
 
 COMMON_MISTAKES = {
     "01_projections": {

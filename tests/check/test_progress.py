@@ -18,7 +18,7 @@ from autograder.progress import (
     table,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _course(tmp_path: Path, source: str) -> Path:

@@ -18,7 +18,7 @@ from autograder import contract
 from autograder.drill import catalogue, files, history, schedule, stats
 from autograder.drill.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 WRONG = ROOT / "tests" / "submissions" / "wrong"
 
 CORRECT_SDPA = """\

@@ -22,12 +22,13 @@ import psutil
 import pytest
 from test_grader_grade import CORRECT, INVERTED, MASKS, digest, submit
 
-from autograder import cli, grade
-from autograder.extract import MAX_FILE_BYTES
-from autograder.grade import GradeError, _Folder, grade_class, grade_one
-from autograder.sandbox import isolated
+from autograder import cli
+from autograder.core.extract import MAX_FILE_BYTES
+from autograder.grade.grading import GradeError, SubmissionFolder, grade_class, grade_one
+from autograder.grade.outputs.table import read_table
+from autograder.sandbox.host.pool import isolated
 
-cluster = pytest.importorskip("autograder.cluster")  # needs distributed (requirements.txt)
+cluster = pytest.importorskip("autograder.grade.cluster")  # needs distributed (requirements.txt)
 
 
 def build_class(root: Path) -> Path:
@@ -115,7 +116,7 @@ def test_the_cluster_grades_the_class_to_the_same_table(dask_cluster, graded_her
     assert out.read_text() == here.read_text()
     assert feedback_files(out) == feedback_files(here)
     assert digest(root) == before  # nothing under SUBMISSIONS_DIR written
-    rows = {(r["student"], r["assignment"]): r for r in grade.read_table(out)}
+    rows = {(r["student"], r["assignment"]): r for r in read_table(out)}
     assert rows[("ada", MASKS)]["total"] == "2" and rows[("bob", MASKS)]["total"] == "0"
     assert rows[("cat", MASKS)]["causal_mask"] == "0"  # the inverted one, not scratch.ipynb
     assert rows[("lou", MASKS)]["status"] == "late"
@@ -175,7 +176,7 @@ def test_a_task_that_fails_once_is_retried(dask_cluster, graded_here):
 
     def fail_first(on: bool) -> None:
         """The first submission each worker grades raises (a full disk, a lost mount...)."""
-        import autograder.cluster as on_worker
+        import autograder.grade.cluster as on_worker
 
         real = on_worker.__dict__.setdefault("real_grade_one", on_worker.grade_one)
 
@@ -189,7 +190,7 @@ def test_a_task_that_fails_once_is_retried(dask_cluster, graded_here):
         on_worker.failed = False
 
     def failures() -> bool:
-        import autograder.cluster as on_worker
+        import autograder.grade.cluster as on_worker
 
         return on_worker.failed
 
@@ -218,7 +219,7 @@ def test_workers_without_bubblewrap_refuse_unless_the_risk_is_named(dask_cluster
 
     def weaken(weak: bool, seen_at_start: bool = False) -> None:
         """The workers lose bubblewrap (``seen_at_start``: after the client checked them)."""
-        import autograder.cluster as on_worker
+        import autograder.grade.cluster as on_worker
         import autograder.sandbox
 
         real = autograder.sandbox.strong_isolation_available
@@ -237,7 +238,7 @@ def test_workers_without_bubblewrap_refuse_unless_the_risk_is_named(dask_cluster
         grade_class(
             root, out, run=cluster.on_cluster(local.scheduler_address), allow_weak_sandbox=True
         )
-        assert grade.read_table(out)[0]["status"] == "unreadable"
+        assert read_table(out)[0]["status"] == "unreadable"
     finally:
         client.run(weaken, False)
 
@@ -300,7 +301,7 @@ def test_a_shipped_submission_grades_as_the_original(tmp_path):
 
     for student, path in folders.items():
         shipped = pickle.loads(pickle.dumps(cluster.ship(path, MASKS)))
-        here = grade_one(student, MASKS, _Folder(path), None)
+        here = grade_one(student, MASKS, SubmissionFolder(path), None)
         (tmp_path / student).mkdir()
         there = grade_one(student, MASKS, shipped.unpack(tmp_path / student), None)
         assert there == here, student
@@ -314,10 +315,12 @@ def test_a_shipped_submission_grades_as_the_original(tmp_path):
         ("a.ipynb", cluster.NAME_ONLY, b""),
         ("b.ipynb", cluster.NAME_ONLY, b""),
     )
-    assert grade_one("late", MASKS, _Folder(folders["late"]), None).submitted is not None
-    assert "symbolic link" in grade_one("link", MASKS, _Folder(folders["link"]), None).error
+    assert grade_one("late", MASKS, SubmissionFolder(folders["late"]), None).submitted is not None
+    assert (
+        "symbolic link" in grade_one("link", MASKS, SubmissionFolder(folders["link"]), None).error
+    )
     for student in ("dir", "fifo"):  # a folder named like a notebook: the same message
-        error = grade_one(student, MASKS, _Folder(folders[student]), None).error
+        error = grade_one(student, MASKS, SubmissionFolder(folders[student]), None).error
         assert (
             error
             == f"{MASKS}.ipynb: not a regular file. Give the path of a .py file or .ipynb notebook."

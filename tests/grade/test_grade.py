@@ -15,11 +15,13 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import cli, grade
-from autograder.grade import GradeError, csv_cell, due_dates, grade_class, safe_name
+from autograder import cli
+from autograder.grade import grading
+from autograder.grade.grading import GradeError, due_dates, grade_class
+from autograder.grade.outputs.table import csv_cell, safe_name
 
-HOSTILE = Path(__file__).parent / "hostile"
-RELEASE = Path(__file__).resolve().parents[1] / "notebooks"
+HOSTILE = Path(__file__).resolve().parents[2] / "sandbox" / "hostile"
+RELEASE = Path(__file__).resolve().parents[2] / "notebooks"
 MASKS = "04_softmax_masks"
 
 CORRECT = """import torch
@@ -280,7 +282,7 @@ def test_names_cannot_become_formulas_or_paths(tmp_path):
 def test_grade_refuses_a_weak_sandbox_unless_the_risk_is_named(tmp_path, monkeypatch, capsys):
     root = tmp_path / "submitted"
     submit(root, "zed", raw="{ broken")
-    monkeypatch.setattr(grade, "strong_isolation_available", lambda: False)
+    monkeypatch.setattr(grading, "strong_isolation_available", lambda: False)
     out = tmp_path / "grades.csv"
     assert cli.main(["grade", str(root), "--out", str(out)]) == 2
     assert "--allow-weak-sandbox" in capsys.readouterr().err and not out.exists()

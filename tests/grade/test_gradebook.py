@@ -21,11 +21,24 @@ from nbgrader.apps.api import NbGraderAPI
 from nbgrader.coursedir import CourseDirectory
 
 from autograder import cli
-from autograder.grade import BLANK, GRADED, LATE, NOT_SUBMITTED, UNREADABLE, Graded, GradeTable
-from autograder.gradebook import CourseGradebook, GradebookError, cell_name, item_points
-from autograder.judge import Result
+from autograder.core.judge import Result
+from autograder.grade.grading import (
+    BLANK,
+    GRADED,
+    LATE,
+    NOT_SUBMITTED,
+    UNREADABLE,
+    Graded,
+    GradeTable,
+)
+from autograder.grade.nbgrader_gradebook import (
+    CourseGradebook,
+    GradebookError,
+    cell_name,
+    item_points,
+)
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MASKS = "04_softmax_masks"
 COURSE = "attention-from-scratch"
 

@@ -19,8 +19,13 @@ from html.parser import HTMLParser
 import pytest
 from test_grader_grade import CORRECT, INVERTED, MASKS, read_table, submit
 
-from autograder.grade import grade_class
-from autograder.graded import (
+from autograder.core.judge import Result, assignment
+from autograder.core.mistakes import MISTAKES
+from autograder.grade.grading import grade_class
+from autograder.grade.outputs import class_report, exports, feedback, sections
+from autograder.grade.outputs.table import safe_name
+from autograder.grade.outputs.write import write_outputs
+from autograder.grade.results import (
     BLANK,
     GRADED,
     LATE,
@@ -30,10 +35,6 @@ from autograder.graded import (
     GradeTable,
     notebook_order,
 )
-from autograder.judge import Result, assignment
-from autograder.mistakes import MISTAKES
-from autograder.outputs import class_report, exports, feedback, sections, write_outputs
-from autograder.outputs.table import safe_name
 from autograder.questions import QUESTIONS
 
 QKT = "02_qkt"

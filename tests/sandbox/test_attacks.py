@@ -1,6 +1,7 @@
 """The attacks of issue 8, each tried against the sandbox, each gaining nothing.
 
-Every hostile file in tests/hostile/ is judged as a learner's submission; each test asserts that it
+Every hostile file in tests/sandbox/hostile/ is judged as a learner's submission; each test
+asserts that it
 scores no points, that no file outside the sandbox changed (the checkout, a victim folder, other
 students' notebooks: checksummed before and after), that no process it started is left, and that
 grading finishes within its limits. Most attacks first switch the grader's own audit hook off (a
@@ -21,14 +22,14 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import sandbox
-from autograder.judge import judge_source
+from autograder.core.judge import judge_source
+from autograder.sandbox.host import bwrap, pool, submission
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = Path(__file__).parent / "hostile"
 
 pytestmark = pytest.mark.skipif(
-    not sandbox.strong_isolation_available(),
+    not bwrap.strong_isolation_available(),
     reason="needs bubblewrap (the OS-level sandbox): apt-get install bubblewrap",
 )
 
@@ -46,7 +47,7 @@ def digest(*folders: Path) -> str:
 
 
 def judge_hostile(name: str, only=None, time_limit=None, **values) -> tuple[dict, float]:
-    """Judge tests/hostile/<name>, its ``__KEY__`` placeholders filled in from ``values``."""
+    """Judge tests/sandbox/hostile/<name>, its ``__KEY__`` placeholders filled from ``values``."""
     source = (HOSTILE / name).read_text()
     for key, value in values.items():
         source = source.replace(f"__{key.upper()}__", str(value))
@@ -158,7 +159,7 @@ def test_learner_code_runs_as_nobody_without_network_or_inherited_files():
 
 
 def test_renaming_classmates_notebooks_in_grade_changes_nothing(tmp_path):
-    from autograder.grade import grade_class
+    from autograder.grade.grading import grade_class
 
     good = (ROOT / "solutions" / "04_softmax_masks" / "04_softmax_masks.ipynb").read_text()
     submissions = tmp_path / "submitted"
@@ -202,7 +203,7 @@ def test_a_length_prefix_on_the_channel_cannot_hang_the_judge():
     assert results["causal_mask"].mistake == "timeout", results["causal_mask"]
     assert results["softmax"].mistake == "tampering"  # a message of 4 GiB is refused at once
     assert results["attention_scores"].passed  # and the rest is graded
-    assert elapsed < 3 * sandbox.wall_backstop(1.0) + 30
+    assert elapsed < 3 * submission.wall_backstop(1.0) + 30
 
 
 def test_a_kept_sandbox_starts_each_submission_clean():
@@ -218,9 +219,9 @@ def test_a_kept_sandbox_starts_each_submission_clean():
         "    found = [n for _, _, names in os.walk('/tmp') for n in names if 'left' in n]\n"
         "    raise RuntimeError(f'found {found} {[c for c in cmdlines if b\"987\" in c]}')\n"
     )
-    with sandbox.isolated(fresh=False) as kept:
+    with pool.isolated(fresh=False) as kept:
         judge_source(first)
-    with sandbox.isolated(fresh=False) as again:
+    with pool.isolated(fresh=False) as again:
         [r] = judge_source(second)
     assert again is kept
     assert "found [] []" in r.message, r.message

@@ -1,6 +1,7 @@
 """[created-on-cpu] for code that reads values (issue 9): ``padding_mask`` built from
 ``lengths.tolist()`` and ``torch.arange(L)`` in ``LearnedPositionalEmbedding.forward`` passed,
-since the meta-device part of their checks is skipped or fooled. ``autograder._devices`` sees
+since the meta-device part of their checks is skipped or fooled.
+``autograder.sandbox.inside.devices`` sees
 a factory called without ``device=`` next to the learner's call (in the sandbox worker); these
 tests run it on the learner-style files of ``tests/submissions/device/`` directly, the judge's
 half on the error it receives, and the whole engine on the same files.
@@ -13,12 +14,12 @@ from pathlib import Path
 import pytest
 import torch
 
-from autograder._devices import KIND, DefaultDeviceFactories, has_tensor
 from autograder.kit import Call
 from autograder.kit.calling import learner_failed
-from autograder.sandbox import LearnerError
+from autograder.sandbox.host.replies import LearnerError
+from autograder.sandbox.inside.devices import KIND, DefaultDeviceFactories, has_tensor
 
-SUBMISSIONS = Path(__file__).parent / "submissions"
+SUBMISSIONS = Path(__file__).resolve().parents[1] / "submissions"
 DEVICE = sorted((SUBMISSIONS / "device").glob("*.py"))
 CALLS = {  # how each exercise is called: (construct args or None, call args)
     "padding_mask": (None, (torch.tensor([2, 4, 1]), 4)),
@@ -74,7 +75,7 @@ def test_the_judge_names_it_created_on_cpu():
 
 @pytest.mark.parametrize("path", DEVICE, ids=lambda p: p.stem)
 def test_the_engine_names_created_on_cpu(path: Path):
-    from autograder.judge import judge_source
+    from autograder.core.judge import judge_source
 
     base = (SUBMISSIONS / "correct" / "plain.py").read_text()
     [result] = judge_source(base + "\n\n" + path.read_text(), only=[path.stem])

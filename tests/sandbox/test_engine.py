@@ -1,6 +1,6 @@
 """The grading engine: the contract's CLI, extraction, isolation, and hostile submissions.
 
-Every hostile submission in tests/hostile/ must fail cleanly, within its time limit, without
+Every hostile submission in tests/sandbox/hostile/ must fail cleanly, within its time limit, without
 touching the grader, the reference, or another student's grade.
 """
 
@@ -16,10 +16,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.extract import from_file
-from autograder.judge import judge_code, judge_file, judge_source
+from autograder.core.extract import from_file
+from autograder.core.judge import judge_code, judge_file, judge_source
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = Path(__file__).parent / "hostile"
 
 GOOD = """
@@ -218,9 +218,10 @@ def test_a_memory_bomb_fails_as_out_of_memory_and_the_rest_is_graded():
 
 
 def test_the_failure_says_which_limit_was_hit():
-    from autograder.protocol import ErrorKind
-    from autograder.registry import Exercise
-    from autograder.sandbox import LearnerTimeout, Submission, wall_backstop
+    from autograder.core.registry import Exercise
+    from autograder.sandbox.host.replies import LearnerTimeout
+    from autograder.sandbox.host.submission import Submission, wall_backstop
+    from autograder.sandbox.protocol import ErrorKind
 
     source = "import time\ndef spin():\n    while True: pass\ndef nap():\n    time.sleep(3600)\n"
     with Submission([("limits.py", source)], {}) as sub:
@@ -268,19 +269,22 @@ def test_grading_on_a_busy_machine_gives_the_same_results_as_on_an_idle_one():
 
 
 def test_without_bubblewrap_check_still_works_and_says_so_but_grade_refuses(monkeypatch, capsys):
-    from autograder import _bwrap, sandbox
+    from autograder.sandbox.host import bwrap
+    from autograder.sandbox.host.pool import close_kept, isolated
+    from autograder.sandbox.host.server import SandboxUnavailable
+    from autograder.sandbox.host.submission import Submission
 
-    monkeypatch.setitem(_bwrap._probe, "strong", False)
-    monkeypatch.setitem(_bwrap._probe, "why", "bubblewrap (bwrap) is not installed")
-    monkeypatch.setattr(_bwrap, "_noted", False)
-    sandbox.close_kept()  # sandboxes an earlier test in this process started ahead (in bubblewrap)
-    with pytest.raises(sandbox.SandboxUnavailable, match="apt-get install bubblewrap"):
-        with sandbox.isolated():
+    monkeypatch.setitem(bwrap._probe, "strong", False)
+    monkeypatch.setitem(bwrap._probe, "why", "bubblewrap (bwrap) is not installed")
+    monkeypatch.setattr(bwrap, "_noted", False)
+    close_kept()  # sandboxes an earlier test in this process started ahead (in bubblewrap)
+    with pytest.raises(SandboxUnavailable, match="apt-get install bubblewrap"):
+        with isolated():
             pass
-    with sandbox.isolated(allow_weak=True) as server:  # the instructor accepted the risk
+    with isolated(allow_weak=True) as server:  # the instructor accepted the risk
         assert not server.strong
         helpers = "from course_lib.data import toy_sentence\nwords, x = toy_sentence()\n"
-        with sandbox.Submission([("setup", helpers)], {}) as sub:
+        with Submission([("setup", helpers)], {}) as sub:
             assert sub.problems == []  # a lesson's set-up cell still runs
         results = by_name(judge_source(GOOD))
         meta = "import torch\ndef causal_mask(n, device=None):\n"
@@ -292,8 +296,8 @@ def test_without_bubblewrap_check_still_works_and_says_so_but_grade_refuses(monk
 
 
 def test_an_exercise_may_have_a_longer_time_limit_than_loading():
-    from autograder.registry import Exercise
-    from autograder.sandbox import Submission
+    from autograder.core.registry import Exercise
+    from autograder.sandbox.host.submission import Submission
 
     with Submission([("long.py", GOOD)], {}, load_timeout=5.0) as sub:
         sub.begin(Exercise("causal_mask", "04", lambda s: None, time_limit=40.0))
@@ -302,12 +306,12 @@ def test_an_exercise_may_have_a_longer_time_limit_than_loading():
 
 def test_grading_is_reproducible_across_sandboxes():
     """Every exercise starts from the same random state, whichever sandbox runs it."""
-    from autograder import sandbox
+    from autograder.sandbox.host import pool
 
     src = "import torch\ndef attention_scores(q, k):\n    raise ValueError(str(torch.rand(3)))\n"
     messages = []
     for _ in range(2):
-        with sandbox.isolated(allow_weak=True):
+        with pool.isolated(allow_weak=True):
             messages.append(judge_source(src)[0].message)
     assert messages[0] == messages[1] and "tensor(" in messages[0]
 
@@ -396,11 +400,11 @@ def test_learner_output_and_files_stay_in_a_private_working_directory():
 def test_the_sandbox_mounts_nothing_where_its_tmpfs_goes(monkeypatch):
     """A checkout (and its venv) may live under /tmp, where the sandbox's own tmpfs is mounted:
     nothing the sandbox needs is mounted there, or the tmpfs would hide it."""
-    from autograder import _bwrap
+    from autograder.sandbox.host import bwrap
 
     venv = "/tmp/a-checkout/.venv/lib/python3/site-packages"
-    monkeypatch.setattr(_bwrap, "_libraries", lambda: [venv])
-    cmd = _bwrap._bwrap_command("/usr/bin/python3", [venv], _bwrap._strong_boot("pass"))
+    monkeypatch.setattr(bwrap, "_libraries", lambda: [venv])
+    cmd = bwrap._bwrap_command("/usr/bin/python3", [venv], bwrap._strong_boot("pass"))
     mounted = [cmd[i + 2] for i, arg in enumerate(cmd) if arg == "--ro-bind"]
     assert venv in cmd and not [m for m in mounted if m == "/tmp" or m.startswith("/tmp/")]
     assert venv not in cmd[-1]  # the sandbox's sys.path names the packages where it sees them
@@ -410,14 +414,15 @@ def test_a_sandbox_started_ahead_lives_until_a_block_takes_it():
     """A sandbox dies with the *thread* that started it (bubblewrap's --die-with-parent is the
     kernel's parent-death signal): one started ahead in the background must still be alive when
     the next ``isolated`` block takes it, unused, and ``close_kept`` ends those never taken."""
-    from autograder import _pool
-    from autograder.sandbox import Submission, close_kept, isolated
+    from autograder.sandbox.host import pool
+    from autograder.sandbox.host.pool import close_kept, isolated
+    from autograder.sandbox.host.submission import Submission
 
-    _pool.start_ahead(2, allow_weak=True)
+    pool.start_ahead(2, allow_weak=True)
     deadline = time.monotonic() + 300
-    while len(_pool._spares) < 2 and time.monotonic() < deadline:
+    while len(pool._spares) < 2 and time.monotonic() < deadline:
         time.sleep(0.1)
-    first, second = list(_pool._spares)
+    first, second = list(pool._spares)
     assert first.wait_ready(300) and first.alive()
     with isolated(allow_weak=True) as server:
         assert server is first
@@ -426,4 +431,4 @@ def test_a_sandbox_started_ahead_lives_until_a_block_takes_it():
     assert not first.alive()  # a fresh block's sandbox ends with it
     assert second.alive()
     close_kept()
-    assert not second.alive() and not _pool._spares
+    assert not second.alive() and not pool._spares

@@ -2,7 +2,7 @@
 right its return value (issue 9: ``k.transpose_``, ``scores.masked_fill_``, ``x.sub_().exp_()``
 and ``q /= sqrt(d)`` all passed).
 
-The comparison runs next to the learner's call (``autograder._inplace``, called by the
+The comparison runs next to the learner's call (``autograder.sandbox.inside.inplace``, called by the
 sandbox worker); these tests run that half on the learner-style files of
 ``tests/submissions/inplace/`` directly, the judge's half on the error it receives, and the whole
 engine on the same files.
@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 import torch
 
-from autograder._inplace import KIND, InputModified, InputSnapshot
 from autograder.kit import Call
 from autograder.kit.calling import learner_failed
-from autograder.sandbox import LearnerError
+from autograder.sandbox.host.replies import LearnerError
+from autograder.sandbox.inside.inplace import KIND, InputModified, InputSnapshot
 
-SUBMISSIONS = Path(__file__).parent / "submissions"
+SUBMISSIONS = Path(__file__).resolve().parents[1] / "submissions"
 INPLACE = sorted((SUBMISSIONS / "inplace").glob("*.py"))
 g = torch.Generator().manual_seed(0)
 INPUTS = {  # the exercise's arguments, and the parameter the in-place version changes
@@ -106,7 +106,7 @@ def test_the_judge_names_the_error_modifies_input_with_a_short_message():
 
 @pytest.mark.parametrize("path", INPLACE, ids=lambda p: p.stem)
 def test_the_engine_names_modifies_input(path: Path):
-    from autograder.judge import judge_source
+    from autograder.core.judge import judge_source
 
     base = (SUBMISSIONS / "correct" / "plain.py").read_text()
     [result] = judge_source(base + "\n\n" + path.read_text(), only=[graded(path)])

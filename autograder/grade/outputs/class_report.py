@@ -13,7 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import mean, median
 
-from autograder.graded import (
+from autograder.core.mistakes import MISTAKES
+from autograder.grade.outputs import plots, sections
+from autograder.grade.outputs.feedback import label
+from autograder.grade.outputs.page import esc, page, points, table
+from autograder.grade.results import (
     BLANK,
     GRADED,
     LATE,
@@ -25,10 +29,6 @@ from autograder.graded import (
     lesson_of,
     notebook_order,
 )
-from autograder.mistakes import MISTAKES
-from autograder.outputs import plots, sections
-from autograder.outputs.feedback import label
-from autograder.outputs.page import esc, page, points, table
 
 JUDGED = (GRADED, LATE, BLANK)  # statuses whose submissions have a result per item
 ATTEMPTED = (GRADED, LATE)  # a blank notebook's failures are not mistakes

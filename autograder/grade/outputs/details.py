@@ -12,8 +12,8 @@ from dataclasses import asdict, fields
 from datetime import datetime
 from pathlib import Path
 
-from autograder.graded import Graded
-from autograder.judge import Result
+from autograder.core.judge import Result
+from autograder.grade.results import Graded
 
 VERSION = 1
 

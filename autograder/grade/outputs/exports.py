@@ -19,11 +19,11 @@ import csv
 import json
 from pathlib import Path
 
-from autograder.graded import NOT_SUBMITTED, Graded
-from autograder.mistakes import MISTAKES
-from autograder.outputs import sections
-from autograder.outputs.feedback import label
-from autograder.outputs.table import csv_cell, safe_name
+from autograder.core.mistakes import MISTAKES
+from autograder.grade.outputs import sections
+from autograder.grade.outputs.feedback import label
+from autograder.grade.outputs.table import csv_cell, safe_name
+from autograder.grade.results import NOT_SUBMITTED, Graded
 
 
 def _test(r, assignment: str) -> dict:

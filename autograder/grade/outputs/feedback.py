@@ -13,13 +13,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from autograder.extract import ExtractError, read_submission
-from autograder.graded import BLANK, NOT_SUBMITTED, Graded, GradeTable
-from autograder.judge import Result, printable
-from autograder.mistakes import MISTAKES
-from autograder.outputs import sections
-from autograder.outputs.page import esc, page, points, table
-from autograder.outputs.table import safe_name
+from autograder.core.extract import ExtractError, read_submission
+from autograder.core.judge import Result, printable
+from autograder.core.mistakes import MISTAKES
+from autograder.grade.outputs import sections
+from autograder.grade.outputs.page import esc, page, points, table
+from autograder.grade.outputs.table import safe_name
+from autograder.grade.results import BLANK, NOT_SUBMITTED, Graded, GradeTable
 
 NBGRADER_FILES = ("timestamp.txt", "submission_secret.txt")  # what release_feedback reads
 

@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.mistakes import by_lesson
+from autograder.core.mistakes import by_lesson
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CITATION = re.compile(r"\[([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\]")  # as tests/test_contract.py reads
 COMMON = "Common mistakes"
 

@@ -7,8 +7,9 @@ import hashlib
 import re
 from pathlib import Path
 
-from autograder import report
-from autograder.graded import (
+from autograder.check import report
+from autograder.core.judge import printable
+from autograder.grade.results import (
     NOT_SUBMITTED,
     Graded,
     GradeError,
@@ -16,7 +17,6 @@ from autograder.graded import (
     lesson_of,
     notebook_order,
 )
-from autograder.judge import printable
 
 
 def csv_cell(text: str) -> str:

@@ -23,22 +23,19 @@ from autograder.contract import REFERENCE_MODULES
 TMPFS_SIZE = 64 * 2**20  # the sandbox's only writable place
 NOBODY = 65534
 
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parents[2]  # autograder/
 ROOT = PACKAGE.parent
-# What the sandbox holds of this repository: its own modules, and the course's helpers (the
-# lessons' set-up cells import them). Nothing else: no reference, no checks, no tests.
+INSIDE = PACKAGE / "sandbox" / "inside"
+# What the sandbox holds of this repository: the one folder of code that runs inside
+# (autograder/sandbox/inside/), the protocol both sides speak, the two package markers above them
+# (docstrings only), and the course's helpers (the lessons' set-up cells import them). Nothing
+# else: no reference, no checks, no tests, no host-side module.
 SANDBOX_FILES = {
     "autograder/__init__.py": PACKAGE / "__init__.py",
-    "autograder/_zygote.py": PACKAGE / "_zygote.py",  # the warm server
-    "autograder/_worker.py": PACKAGE / "_worker.py",  # a learner process, its requests
-    "autograder/_lockdown.py": PACKAGE / "_lockdown.py",  # its limits and audit hook
-    "autograder/_watch.py": PACKAGE / "_watch.py",  # the forbidden-call watch
-    "autograder/_plain.py": PACKAGE / "_plain.py",  # replies as plain data
-    "autograder/protocol.py": PACKAGE / "protocol.py",
-    "autograder/_inplace.py": PACKAGE / "_inplace.py",  # the worker's two checks
-    "autograder/_devices.py": PACKAGE / "_devices.py",  # around each learner call
-    "autograder/kit/remote.py": PACKAGE / "kit" / "remote.py",  # the checks' remote helpers
-    "course_lib/__init__.py": PACKAGE / "_course_lib_stub.py",
+    "autograder/sandbox/__init__.py": PACKAGE / "sandbox" / "__init__.py",
+    "autograder/sandbox/protocol.py": PACKAGE / "sandbox" / "protocol.py",
+    **{f"autograder/sandbox/inside/{path.name}": path for path in sorted(INSIDE.glob("*.py"))},
+    "course_lib/__init__.py": INSIDE / "course_lib_stub.py",
     # Every course_lib module that holds no exercise's reference: the helpers (data, viz...).
     **{
         f"course_lib/{path.name}": path
@@ -201,7 +198,9 @@ def _strong_isolation_available() -> bool:
         if shutil.which("bwrap") and sys.platform.startswith("linux"):
             python, folders, user = _interpreter()
             # numpy: the installed packages must be there too, not only the sandbox's modules
-            cmd = _bwrap_command(python, folders, _strong_boot("import autograder.protocol, numpy"))
+            cmd = _bwrap_command(
+                python, folders, _strong_boot("import autograder.sandbox.protocol, numpy")
+            )
             try:
                 proc = subprocess.run(cmd, capture_output=True, timeout=120, **_as_user(user))
                 ok = proc.returncode == 0

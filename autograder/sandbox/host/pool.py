@@ -7,8 +7,8 @@ import contextlib
 import queue
 import threading
 
-from autograder import _bwrap
-from autograder._server import Server
+from autograder.sandbox.host import bwrap
+from autograder.sandbox.host.server import Server
 
 STARTUP_TIMEOUT = 300.0  # seconds a sandbox's server may take to load torch (a very busy machine)
 
@@ -35,10 +35,10 @@ def default_server(*, wait: bool = True) -> Server:
             _default.close()
             _default = Server() if _default.tentative else None  # tentative: bubblewrap failed
         if _default is None:
-            _default = Server(strong=True, probe=False) if _bwrap.unprobed() else Server()
+            _default = Server(strong=True, probe=False) if bwrap.unprobed() else Server()
         if wait and _default.tentative:
             if _default.wait_ready(STARTUP_TIMEOUT):
-                _bwrap.proven()
+                bwrap.proven()
                 _default.tentative = False
             else:
                 _default.close()

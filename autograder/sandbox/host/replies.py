@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from autograder.protocol import ErrorKind, ProtocolError
+from autograder.sandbox.protocol import ErrorKind, ProtocolError
 
 
 class LearnerProblem(Exception):

@@ -1,4 +1,5 @@
-"""The judge's handle on one sandbox: bubblewrap around the warm server (:mod:`autograder._zygote`).
+"""The judge's handle on one sandbox: bubblewrap around the warm server
+(:mod:`autograder.sandbox.inside.zygote`).
 
 The server imports torch once; the judge asks it over a control socket for a learner process per
 submission (:meth:`Server.spawn`), and hears from it when each one ends (:meth:`exit_status`) and
@@ -17,8 +18,8 @@ import sys
 import tempfile
 import threading
 
-from autograder import _bwrap
-from autograder._bwrap import (
+from autograder.sandbox.host import bwrap
+from autograder.sandbox.host.bwrap import (
     ROOT,
     SANDBOX_FILES,
     _as_user,
@@ -28,7 +29,7 @@ from autograder._bwrap import (
     _strong_boot,
     strong_isolation_available,
 )
-from autograder.protocol import COMMAND, RECORD, Channel
+from autograder.sandbox.protocol import COMMAND, RECORD, Channel
 
 
 class SandboxUnavailable(RuntimeError):
@@ -46,7 +47,7 @@ class Server:
         elif strong and probe and not strong_isolation_available():
             raise SandboxUnavailable(
                 "the OS-level sandbox cannot run here: "
-                f"{_bwrap._probe.get('why') or 'bubblewrap failed'}. Install bubblewrap "
+                f"{bwrap._probe.get('why') or 'bubblewrap failed'}. Install bubblewrap "
                 "(apt-get install bubblewrap) to grade a class safely."
             )
         self.strong = strong
@@ -56,17 +57,22 @@ class Server:
         self._layout = None
         if strong:
             python, folders, user = _interpreter()
-            boot = _strong_boot(f"from autograder._zygote import serve; serve({fd}, True)")
+            boot = _strong_boot(
+                f"from autograder.sandbox.inside.zygote import serve; serve({fd}, True)"
+            )
             cmd = _bwrap_command(python, folders, boot)
         else:
-            _bwrap._note_weak()
+            bwrap._note_weak()
             user = None
             self._layout = tempfile.mkdtemp(prefix="autograder-lib-")
             for dest, src in SANDBOX_FILES.items():
                 os.makedirs(os.path.join(self._layout, os.path.dirname(dest)), exist_ok=True)
                 os.symlink(src, os.path.join(self._layout, dest))
             hidden = (str(ROOT),)
-            serve = f"from autograder._zygote import serve; serve({fd}, False, {hidden!r})"
+            serve = (
+                "from autograder.sandbox.inside.zygote import serve; "
+                f"serve({fd}, False, {hidden!r})"
+            )
             boot = _boot(serve, self._layout)
             cmd = [sys.executable, "-I", "-S", "-B", "-c", boot]
         env = None if strong else {**os.environ, "MPLBACKEND": "Agg"}

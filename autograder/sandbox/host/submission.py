@@ -5,10 +5,11 @@ learner's definitions once; each exercise is one process forked from that one, s
 limits and crashes are its own (:meth:`Submission.begin`). The limits count the exercise
 process's own CPU time (``RLIMIT_CPU``); a generous wall-clock backstop (:func:`wall_backstop`)
 stops code that sleeps or blocks. A call that raises, runs past a limit, dies, or uses what the
-exercise forbids raises a :class:`~autograder._replies.LearnerProblem`.
+exercise forbids raises a :class:`~autograder.sandbox.host.replies.LearnerProblem`.
 
-The requests are generic (:class:`autograder.protocol.Request`): ``call``, ``new``, ``get`` and
-``apply`` (a helper of :mod:`autograder.kit.remote` run next to a remote object).
+The requests are generic (:class:`autograder.sandbox.protocol.Request`): ``call``, ``new``, ``get``
+and
+``apply`` (a helper of :mod:`autograder.sandbox.inside.remote` run next to a remote object).
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ import socket
 import time
 from typing import Any
 
-from autograder._pool import current_server
-from autograder._replies import (
+from autograder.sandbox.host.pool import current_server
+from autograder.sandbox.host.replies import (
     ForbiddenUsed,
     LearnerCrashed,
     LearnerError,
@@ -35,8 +36,8 @@ from autograder._replies import (
     from_plain,
     trace_of,
 )
-from autograder._server import Server
-from autograder.protocol import (
+from autograder.sandbox.host.server import Server
+from autograder.sandbox.protocol import (
     MAX_FRAME,
     Begin,
     Channel,
@@ -366,7 +367,7 @@ class RemoteObject:
 
     def apply(self, helper: str, *args, **kwargs) -> Any:
         """``helper(obj, *args, **kwargs)`` in the sandbox, where ``helper`` is a function of
-        :mod:`autograder.kit.remote` (e.g. ``apply("fit", tokens, 40, 3e-3)``)."""
+        :mod:`autograder.sandbox.inside.remote` (e.g. ``apply("fit", tokens, 40, 3e-3)``)."""
         return self._sub._request(
             Request("apply", self._handle, args=args, kwargs=kwargs, helper=helper)
         )

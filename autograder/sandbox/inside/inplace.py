@@ -14,8 +14,9 @@ to the learner's call, in the sandbox worker::
 
 The error reaches the judge as a ``LearnerError`` of kind ``"InputModified"``, which
 ``autograder.kit.calling`` names ``modifies-input`` for every exercise. This module imports
-nothing but ``torch`` and ``inspect``: the sandbox holds it beside the worker, which calls it
-around every learner call (``autograder._worker``).
+nothing but ``torch``, ``inspect`` and the protocol: the sandbox holds it beside the worker, which
+calls it
+around every learner call (``autograder.sandbox.inside.worker``).
 """
 
 from __future__ import annotations
@@ -25,8 +26,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import torch
-
-KIND = "InputModified"  # the exception's class name: the kind the judge sees
 
 
 class InputModified(Exception):

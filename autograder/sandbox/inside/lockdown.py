@@ -18,8 +18,8 @@ import sys
 
 import torch
 
-from autograder._watch import report
-from autograder.protocol import Setup
+from autograder.sandbox.inside.watch import report
+from autograder.sandbox.protocol import Setup
 
 NOBODY = 65534
 PROCESS_LIMIT = 64  # processes and threads of one sandbox (a fork bomb stops here)

@@ -1,7 +1,7 @@
 """Inside the sandbox: the learner's values and exceptions as messages the judge can read safely.
 
 A reply is ``torch.save`` bytes of plain data only (tensors, numbers, text, containers): see
-:mod:`autograder.protocol`. A value that is not plain data travels as its type and repr.
+:mod:`autograder.sandbox.protocol`. A value that is not plain data travels as its type and repr.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import traceback
 
 import torch
 
-from autograder.protocol import encode
+from autograder.sandbox.protocol import encode
 
 
 def to_plain(value, depth=0):

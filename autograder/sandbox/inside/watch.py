@@ -2,7 +2,8 @@
 
 Every forbidden call is written to the judge's socket the moment it happens (:data:`report`), so
 no later rewriting of Python objects can hide it. Three watchers look at a learner call (see
-:meth:`autograder._worker.Sandbox.watched_call`): a profiler (Python functions, by their code's
+:meth:`autograder.sandbox.inside.worker.Sandbox.watched_call`): a profiler (Python functions, by
+their code's
 file, line and name), :class:`Guard` (torch functions, however they are reached) and
 :class:`Watch` (ATen ops, and when asked, the shape of every op's output).
 """
@@ -15,7 +16,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from autograder.protocol import encode
+from autograder.sandbox.protocol import encode
 
 # Packages that are absent from the sandbox: what an exercise forbids of them cannot be reached
 # (the course's reference is forbidden to every exercise, and is simply not there).

@@ -1,26 +1,29 @@
 """What runs inside the sandbox: the learner's code, and the judge's calls into it.
 
-This module is imported once by the warm server (:mod:`autograder._zygote`) before any learner
+This module is imported once by the warm server (:mod:`autograder.sandbox.inside.zygote`) before
+any learner
 code exists, so that each learner process starts as a cheap fork with torch already loaded. The
 course's reference (``course_lib``'s exercise modules) and the checks are *not* here: they are not
 even in the sandbox's filesystem, so learner code can neither call nor read nor clone them.
 
 A learner process (:func:`learner_main`) lives as long as the judge's ``Submission``:
 
-1. it locks itself down (:mod:`autograder._lockdown`): limits, a private working directory, an
+1. it locks itself down (:mod:`autograder.sandbox.inside.lockdown`): limits, a private working
+directory, an
    audit hook;
 2. it resolves what each exercise forbids *before* the learner's code runs
-   (:mod:`autograder._watch`);
+   (:mod:`autograder.sandbox.inside.watch`);
 3. it runs the learner's definitions statement by statement, noting the ones that raise;
 4. for every exercise the judge begins, it forks an exercise process under that exercise's
    CPU-time limit (``RLIMIT_CPU``), waits for it (killing it at the wall-clock backstop) and
    reports how it ended: its wait status and the CPU seconds it used.
 
 The exercise process (:func:`exercise_main`) answers the judge's requests one at a time. There
-are four, all generic (:class:`autograder.protocol.Request`): ``call`` a learner's function,
+are four, all generic (:class:`autograder.sandbox.protocol.Request`): ``call`` a learner's function,
 class, object or method (under the watch for forbidden calls), ``new`` (the same, keeping the
-object as a handle), ``get`` a value, and ``apply`` a helper of :mod:`autograder.kit.remote` to an
-object. Replies are plain data (:mod:`autograder._plain`).
+object as a handle), ``get`` a value, and ``apply`` a helper of
+:mod:`autograder.sandbox.inside.remote` to an
+object. Replies are plain data (:mod:`autograder.sandbox.inside.plain`).
 """
 
 from __future__ import annotations
@@ -48,13 +51,13 @@ import course_lib.data  # noqa: F401  (the sandbox's own: the helpers, not the r
 import course_lib.device  # noqa: F401  (lessons import them in their set-up cells:
 import course_lib.memory  # noqa: F401   loaded once here, not once per submission)
 import course_lib.viz  # noqa: F401
-from autograder._devices import DefaultDeviceFactories, has_tensor
-from autograder._inplace import InputSnapshot
-from autograder._lockdown import PR_SET_DUMPABLE, PR_SET_PDEATHSIG, Lockdown, prctl
-from autograder._plain import describe_error, error_message, send, to_plain
-from autograder._watch import Guard, Rules, Watch, profiler, report
-from autograder.kit import remote
-from autograder.protocol import (
+from autograder.sandbox.inside import remote
+from autograder.sandbox.inside.devices import DefaultDeviceFactories, has_tensor
+from autograder.sandbox.inside.inplace import InputSnapshot
+from autograder.sandbox.inside.lockdown import PR_SET_DUMPABLE, PR_SET_PDEATHSIG, Lockdown, prctl
+from autograder.sandbox.inside.plain import describe_error, error_message, send, to_plain
+from autograder.sandbox.inside.watch import Guard, Rules, Watch, profiler, report
+from autograder.sandbox.protocol import (
     Begin,
     Channel,
     ChannelClosed,
@@ -68,7 +71,7 @@ from autograder.protocol import (
 matplotlib.use("Agg")
 import matplotlib.pyplot  # noqa: E402, F401
 
-# The helpers ``apply`` may run: the functions of autograder.kit.remote, by name.
+# The helpers ``apply`` may run: the functions of autograder.sandbox.inside.remote, by name.
 HELPERS = {
     name: fn
     for name, fn in vars(remote).items()
@@ -137,10 +140,10 @@ class Sandbox:
             if isinstance(req.target, str) and not req.method:
                 return {"value": self.ns.get(req.target)}
             return {"value": self.lock.learner_call(partial(self.target, req))}
-        if op == "apply":  # a helper of autograder.kit.remote, applied to an object
+        if op == "apply":  # a helper of autograder.sandbox.inside.remote, applied to an object
             helper = HELPERS.get(req.helper)
             if helper is None:
-                raise ValueError(f"no helper {req.helper!r} in autograder.kit.remote")
+                raise ValueError(f"no helper {req.helper!r} in autograder.sandbox.inside.remote")
             obj = self.target(req)
             return {"value": self.lock.learner_call(lambda: helper(obj, *req.args, **req.kwargs))}
         raise ValueError(f"unknown request {op!r}")

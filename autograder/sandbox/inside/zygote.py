@@ -1,7 +1,8 @@
 """The warm server of one sandbox: it forks one learner process per submission.
 
 The judge starts it inside the sandbox (``bwrap ... python -I -S -B -c "...serve(fd, ...)"``, see
-:mod:`autograder.sandbox`); it imports torch and :mod:`autograder._worker` once, so that each
+:mod:`autograder.sandbox`); it imports torch and :mod:`autograder.sandbox.inside.worker` once, so
+that each
 learner process is a fork of it, ready in milliseconds. It never runs learner code itself. The
 judge talks to it over a Unix socket: ``load`` with one connected socket (``socket.send_fds``)
 forks a learner process on it, and ``kill`` + a pid ends one. The server says ``R`` once torch is
@@ -22,7 +23,7 @@ import signal
 import socket
 import sys
 
-from autograder.protocol import COMMAND, RECORD
+from autograder.sandbox.protocol import COMMAND, RECORD
 
 
 def _reap(ctrl: socket.socket, active: set[int]) -> None:
@@ -80,9 +81,9 @@ def _reset(ctrl: socket.socket, active: set[int]) -> None:
 def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
     if contained:
         _seed_font_cache()
-    from autograder import _worker  # torch loads here, once
-    from autograder._lockdown import PR_SET_DUMPABLE, prctl
-    from autograder.protocol import close_fds_except
+    from autograder.sandbox.inside import worker  # torch loads here, once
+    from autograder.sandbox.inside.lockdown import PR_SET_DUMPABLE, prctl
+    from autograder.sandbox.protocol import close_fds_except
 
     # Learner processes run as the same user as this server: they must not read or write its
     # memory (/proc/<pid>/mem, ptrace), or every later fork would carry what they wrote.
@@ -118,7 +119,7 @@ def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
                 close_fds_except(fds[0])
                 signal.signal(signal.SIGINT, signal.SIG_DFL)
                 os.setsid()
-                _worker.learner_main(fds[0], contained, hidden)
+                worker.learner_main(fds[0], contained, hidden)
             except BaseException:
                 import traceback
 

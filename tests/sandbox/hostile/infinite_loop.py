@@ -1,6 +1,3 @@
-import torch
-
-
 def causal_mask(seq_len, device=None):
     while True:
         pass
