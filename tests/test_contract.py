@@ -17,7 +17,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import contract, lessons
+from autograder import contract
+from autograder.core import lesson_folders
 from autograder.core.mistakes import GENERIC_IDS, MISTAKES, by_lesson
 from autograder.questions import QUESTIONS
 
@@ -70,7 +71,7 @@ def test_the_table_lists_each_exercise_once_with_points_and_a_lesson_folder():
 
 
 def test_lesson_folders_are_discovered_and_named_like_their_solutions_folder():
-    folders = lessons.lessons()
+    folders = lesson_folders.lessons()
     assert set(contract.lessons()) <= set(folders)
     for folder in folders:
         assert re.fullmatch(r"\d\d_[a-z0-9_]+", folder), folder
@@ -84,7 +85,7 @@ def test_lesson_folders_are_discovered_and_named_like_their_solutions_folder():
 
 
 def test_each_lessons_mistakes_are_first_diagnosed_in_that_lesson():
-    order = list(lessons.lessons())
+    order = list(lesson_folders.lessons())
     for lesson, mistakes in by_lesson().items():
         for m in mistakes:
             first = min((contract.BY_NAME[x].lesson for x in m.exercises), key=order.index)

@@ -17,7 +17,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import course_lib
-from autograder import contract, kit, lessons
+from autograder import contract, kit
+from autograder.core import lesson_folders
 from autograder.core.judge import judge_source
 from autograder.core.mistakes import MISTAKES
 from autograder.core.registry import CheckFailure, all_exercises
@@ -29,7 +30,7 @@ CONTRACT = list(contract.NAMES)
 
 def checks_of(lesson: str):
     """``autograder/lessons/<lesson>/checks.py`` (folder names start with a digit)."""
-    return lessons.load(lesson, "checks")
+    return lesson_folders.load(lesson, "checks")
 
 
 l03_scaling = checks_of("03_scaling")
@@ -91,7 +92,7 @@ def test_a_check_for_a_name_the_contract_lacks_is_an_error(monkeypatch):
 
 
 def test_lessons_use_the_kit_never_each_other():
-    for path in Path(lessons.__file__).parent.glob("*/*.py"):
+    for path in lesson_folders.HERE.glob("*/*.py"):
         imported = re.findall(r"^\s*(?:from|import) (autograder[\w.]*)", path.read_text(), re.M)
         for module in imported:
             assert module.split(".")[:2] == ["autograder", "kit"] or module in (

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
-from autograder import lessons
+from autograder.core import lesson_folders
 
 
 @dataclass(frozen=True)
@@ -93,8 +93,8 @@ GENERIC = (
 @cache
 def _by_lesson() -> dict[str, tuple[Mistake, ...]]:
     found = {}
-    for lesson in lessons.lessons():
-        module = lessons.load(lesson, "mistakes")
+    for lesson in lesson_folders.lessons():
+        module = lesson_folders.load(lesson, "mistakes")
         if module is not None:
             found[lesson] = tuple(module.MISTAKES)
     return found
@@ -111,7 +111,7 @@ def _catalogue() -> dict[str, Mistake]:
     return catalogue
 
 
-MISTAKES: Mapping[str, Mistake] = lessons.Gathered(_catalogue)
+MISTAKES: Mapping[str, Mistake] = lesson_folders.Gathered(_catalogue)
 GENERIC_IDS = frozenset(m.id for m in GENERIC)
 
 

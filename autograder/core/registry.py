@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING
 
-from autograder import lessons
 from autograder.contract import CONTRACT
+from autograder.core import lesson_folders
 from autograder.kit.exercise import CheckFailure, Rules, rules_of
 
 if TYPE_CHECKING:
@@ -39,8 +39,8 @@ class Exercise:
 def checks_by_lesson() -> dict[str, dict[str, tuple[Callable, Rules]]]:
     """Every lesson folder's marked checks: ``{lesson: {exercise name: (check, rules)}}``."""
     found: dict[str, dict[str, tuple[Callable, Rules]]] = {}
-    for lesson in lessons.lessons():
-        module = lessons.load(lesson, "checks")
+    for lesson in lesson_folders.lessons():
+        module = lesson_folders.load(lesson, "checks")
         marked = {}
         for obj in vars(module).values() if module else ():
             rules = rules_of(obj)

@@ -32,12 +32,16 @@ Mutant = tuple[str, Callable[..., Any]]
 Mutants = Sequence[Mutant]
 
 # Display names of positional parameters, so messages read "softmax(x: (2, 3), dim=0)": every
-# exercise's from the contract, and the methods the checks call by these names.
+# exercise's and every class's method (``"MultiHeadAttention.forward"``) from the contract, and
+# the short names the checks call methods by.
 PARAMS: dict[str, tuple[str, ...]] = {e.name: e.params for e in CONTRACT} | {
-    "forward": ("x", "mask"),
-    "lm.forward": ("tokens",),
-    "mha.forward": ("query", "key", "value", "mask"),
-    "append": ("k", "v"),
+    f"{e.name}.{e.method_name}": e.method_params for e in CONTRACT if e.method
+}
+PARAMS |= {
+    "forward": PARAMS["SelfAttention.forward"],
+    "lm.forward": PARAMS["TinyTransformer.forward"],
+    "mha.forward": PARAMS["MultiHeadAttention.forward"],
+    "append": PARAMS["KVCache.append"],
 }
 
 

@@ -35,10 +35,25 @@ COMMAND = struct.Struct("!4si")  # judge -> server: b"load" (with a socket) or b
 RECORD = struct.Struct("!cii")  # server -> judge: R = ready, S = started, X = exited; pid, status
 MAX_FRAME = 256 * 2**20  # the largest reply the judge reads (a tensor of 64M floats)
 MAX_TEXT = 4000  # characters of any message the sandbox sends
+NOBODY = 65534  # the user the learner's code runs as, in bubblewrap and in the lockdown
 # The two problems the sandbox finds around a learner's call (inside/devices.py, inside/inplace.py),
 # by the name of the exception the judge sees (``autograder.kit.calling`` explains them).
 CREATED_ON_DEFAULT_DEVICE = "CreatedOnDefaultDevice"
 INPUT_MODIFIED = "InputModified"
+
+
+def readable_by_others(path: str) -> bool:
+    """Can an unprivileged user (:data:`NOBODY`) reach ``path``? (Python under /root often
+    cannot.) Both sides ask: the judge before it starts bubblewrap as that user, the sandbox
+    before it hands its working directory to that user."""
+    parts = os.path.realpath(path).split(os.sep)
+    try:
+        return all(
+            os.stat(os.sep.join(parts[:i]) or os.sep).st_mode & 0o005
+            for i in range(2, len(parts) + 1)
+        )
+    except OSError:
+        return False
 
 
 class ErrorKind(enum.Enum):

@@ -6,9 +6,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import lessons
 from autograder.cli import EXIT_FAILED, EXIT_PASSED, EXIT_UNGRADABLE, main
 from autograder.contract import CONTRACT
+from autograder.core import lesson_folders
 from autograder.progress import (
     LessonProgress,
     bar,
@@ -34,7 +34,9 @@ def _course(tmp_path: Path, source: str) -> Path:
 
 def _released_lessons(source: str) -> list[str]:
     return [
-        name for name in lessons.lessons() if (ROOT / source / name / f"{name}.ipynb").is_file()
+        name
+        for name in lesson_folders.lessons()
+        if (ROOT / source / name / f"{name}.ipynb").is_file()
     ]
 
 

@@ -117,11 +117,11 @@ def test_computed_answers_agree_with_the_math():
 
 def test_each_lessons_questions_are_numbered_after_its_folder():
     """A lesson folder's questions.py holds that lesson's questions only (found by name)."""
-    from autograder import lessons
+    from autograder.core import lesson_folders
 
     seen = []
-    for lesson in lessons.lessons():
-        module = lessons.load(lesson, "questions")
+    for lesson in lesson_folders.lessons():
+        module = lesson_folders.load(lesson, "questions")
         for q in getattr(module, "QUESTIONS", ()):
             assert q.id.startswith(lesson[:2] + "_"), f"{q.id} is in lessons/{lesson}/questions.py"
             seen.append(q.id)

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from autograder.contract import REFERENCE_MODULES
+from autograder.sandbox.protocol import NOBODY, readable_by_others
 
 TMPFS_SIZE = 64 * 2**20  # the sandbox's only writable place
-NOBODY = 65534
 
 PACKAGE = Path(__file__).resolve().parents[2]  # autograder/
 ROOT = PACKAGE.parent
@@ -66,18 +66,6 @@ def _font_cache() -> str | None:
     return _probe["fonts"]
 
 
-def _readable_by_others(path: str) -> bool:
-    """Can an unprivileged user reach ``path``? (Python under /root often cannot.)"""
-    parts = os.path.realpath(path).split(os.sep)
-    try:
-        return all(
-            os.stat(os.sep.join(parts[:i]) or os.sep).st_mode & 0o005
-            for i in range(2, len(parts) + 1)
-        )
-    except OSError:
-        return False
-
-
 def _libraries() -> list[str]:
     paths = sysconfig.get_paths()
     return list(dict.fromkeys(os.path.realpath(paths[k]) for k in ("purelib", "platlib")))
@@ -103,10 +91,10 @@ def _interpreter() -> tuple[str, list[str], int | None]:
     prefix = os.path.realpath(sys.base_prefix)
     if os.geteuid() != 0:
         return base, [prefix, *libs], None
-    if all(map(_readable_by_others, [base, sysconfig.get_paths()["stdlib"], *libs])):
+    if all(map(readable_by_others, [base, sysconfig.get_paths()["stdlib"], *libs])):
         return base, [prefix, *libs], NOBODY
     system = f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}"
-    if os.path.exists(system) and all(map(_readable_by_others, [system, *libs])):
+    if os.path.exists(system) and all(map(readable_by_others, [system, *libs])):
         return system, libs, NOBODY
     return base, [prefix, *libs], None
 

@@ -19,9 +19,8 @@ import sys
 import torch
 
 from autograder.sandbox.inside.watch import report
-from autograder.sandbox.protocol import Setup
+from autograder.sandbox.protocol import NOBODY, Setup, readable_by_others
 
-NOBODY = 65534
 PROCESS_LIMIT = 64  # processes and threads of one sandbox (a fork bomb stops here)
 FILE_SIZE_LIMIT = 16 * 2**20
 _libc = ctypes.CDLL(None, use_errno=True)  # loaded now: learner code may not load ctypes
@@ -73,16 +72,6 @@ class Refused(PermissionError):
     """What the sandbox raises when learner code tries something it does not allow."""
 
 
-def _readable_by_others(path: str) -> bool:
-    """Can an unprivileged user import from ``path``? (Python under /root often is not.)"""
-    path = os.path.realpath(path)
-    parts = path.split(os.sep)
-    for i in range(2, len(parts) + 1):
-        if not os.stat(os.sep.join(parts[:i]) or os.sep).st_mode & 0o005:
-            return False
-    return True
-
-
 class Lockdown:
     """The limits and the audit hook of one learner process, and the flag that switches the hook
     on while learner code runs (:meth:`learner_call`)."""
@@ -127,7 +116,7 @@ class Lockdown:
         if contained:
             # Counted per user namespace: this sandbox's processes and threads, nobody else's.
             resource.setrlimit(resource.RLIMIT_NPROC, (PROCESS_LIMIT, PROCESS_LIMIT))
-        elif os.geteuid() == 0 and _readable_by_others(os.path.dirname(os.__file__)):
+        elif os.geteuid() == 0 and readable_by_others(os.path.dirname(os.__file__)):
             # without the OS sandbox, at least never run learner code as root
             os.chown(self.workdir, NOBODY, NOBODY)
             os.chown(os.path.join(self.workdir, "output.txt"), NOBODY, NOBODY)

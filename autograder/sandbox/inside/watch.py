@@ -2,10 +2,9 @@
 
 Every forbidden call is written to the judge's socket the moment it happens (:data:`report`), so
 no later rewriting of Python objects can hide it. Three watchers look at a learner call (see
-:meth:`autograder.sandbox.inside.worker.Sandbox.watched_call`): a profiler (Python functions, by
-their code's
-file, line and name), :class:`Guard` (torch functions, however they are reached) and
-:class:`Watch` (ATen ops, and when asked, the shape of every op's output).
+:meth:`autograder.sandbox.inside.worker.LearnerNamespace.watched_call`): a profiler (Python
+functions, by their code's file, line and name), :class:`Guard` (torch functions, however they
+are reached) and :class:`Watch` (ATen ops, and when asked, the shape of every op's output).
 """
 
 from __future__ import annotations

@@ -89,7 +89,7 @@ def _warm_up() -> None:
     encode({"type": "event", "kind": "x", "what": "y"})
 
 
-class Sandbox:
+class LearnerNamespace:
     """The learner's namespace, the objects the judge made in it, and the locks around them."""
 
     def __init__(self, setup: Setup, workdir: str, hidden: tuple[str, ...] = ()):
@@ -215,7 +215,7 @@ def _wait(pid: int, wall_limit: float) -> tuple[int, float, bool]:
     return status, usage.ru_utime + usage.ru_stime, not ended
 
 
-def exercise_main(box: Sandbox, chan: Channel, begin: Begin) -> None:
+def exercise_main(box: LearnerNamespace, chan: Channel, begin: Begin) -> None:
     """An exercise process: its CPU-time limit, then the judge's requests until it hangs up."""
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with the learner process
     seconds = max(1, math.ceil(begin.cpu_limit))
@@ -243,7 +243,7 @@ def learner_main(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None
     prctl(PR_SET_DUMPABLE, 0)  # no other process of the sandbox reads its memory
     setup: Setup = pickle.loads(chan.receive())
     workdir = os.path.realpath(tempfile.mkdtemp(prefix="submission-"))
-    box = Sandbox(setup, workdir, hidden)
+    box = LearnerNamespace(setup, workdir, hidden)
     box.lock.lock_down(setup, contained)
     defined, problems = box.run_code(setup.cells)
     chan.send(encode({"type": "loaded", "defined": defined, "problems": problems}))
