@@ -21,8 +21,9 @@ from autograder import contract, kit
 from autograder.core import lesson_folders
 from autograder.core.judge import judge_source
 from autograder.core.mistakes import MISTAKES
-from autograder.core.registry import CheckFailure, all_exercises
+from autograder.core.registry import all_exercises
 from autograder.kit import calling, compare, expected
+from autograder.kit.exercise import CheckFailure
 from autograder.sandbox.host.replies import LearnerError
 
 CONTRACT = list(contract.NAMES)

@@ -8,7 +8,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from autograder.core.extract import LearnerCode, from_file, from_sources
-from autograder.core.registry import CheckFailure, Exercise, all_exercises
+from autograder.core.registry import Gradable, all_exercises
+from autograder.kit.exercise import CheckFailure
 from autograder.sandbox.host.replies import (
     ForbiddenUsed,
     LearnerCrashed,
@@ -68,16 +69,16 @@ class Result:
         }
 
 
-def forbidden_names(exercises: dict[str, Exercise]) -> dict[str, list[str]]:
+def forbidden_names(exercises: dict[str, Gradable]) -> dict[str, list[str]]:
     """What each exercise forbids, with the course's own reference of it always included."""
     return {name: [*ex.forbid, f"course_lib.{name}"] for name, ex in exercises.items()}
 
 
-def _failure(ex: Exercise, message: str, mistake: str | None, attempted: bool = True) -> Result:
+def _failure(ex: Gradable, message: str, mistake: str | None, attempted: bool = True) -> Result:
     return Result(ex.name, False, 0.0, ex.points, message, mistake, attempted)
 
 
-def _explain(ex: Exercise, problem: LearnerProblem) -> tuple[str, str | None]:
+def _explain(ex: Gradable, problem: LearnerProblem) -> tuple[str, str | None]:
     """A failure message (and catalogue id) for what the learner's code did."""
     if isinstance(problem, ForbiddenUsed):
         reference = [w for w in problem.what if w.startswith("course_lib")]
@@ -118,7 +119,7 @@ def _explain(ex: Exercise, problem: LearnerProblem) -> tuple[str, str | None]:
     return (f"{ex.name}: {problem}", None)
 
 
-def judge_one(sub: Submission, ex: Exercise, time_limit: float | None = None) -> Result:
+def judge_one(sub: Submission, ex: Gradable, time_limit: float | None = None) -> Result:
     """Run one exercise's check against a loaded submission (``time_limit`` overrides its own)."""
     if time_limit is not None:
         ex = replace(ex, time_limit=time_limit)
@@ -139,10 +140,10 @@ def judge_one(sub: Submission, ex: Exercise, time_limit: float | None = None) ->
 QUESTION_TIME_LIMIT = 5.0  # seconds to read one answer out of the sandbox
 
 
-_ANSWER = Exercise("answer", "", lambda sub: None, time_limit=QUESTION_TIME_LIMIT)
+_ANSWER = Gradable("answer", "", lambda sub: None, time_limit=QUESTION_TIME_LIMIT)
 
 
-def _question(qid: str) -> Exercise:
+def _question(qid: str) -> Gradable:
     """A question, dressed as an exercise: ``answer_<id>``, its points, a short time limit."""
     from autograder.questions import QUESTIONS
 
@@ -205,7 +206,7 @@ def judge_code(
     return _run(code, names, answered, time_limit)
 
 
-def _unknown_names(unknown: list[str], exercises: dict[str, Exercise], lesson: str | None) -> str:
+def _unknown_names(unknown: list[str], exercises: dict[str, Gradable], lesson: str | None) -> str:
     """No exercise has these names: the closest names, else the lesson's exercises, else all."""
     close = [m for n in unknown for m in difflib.get_close_matches(n, exercises, n=3, cutoff=0.6)]
     if close:
@@ -247,7 +248,7 @@ class Assignment:
     (never by what a submission happens to define)."""
 
     lesson: str  # the lesson's number, "04"
-    exercises: tuple[Exercise, ...]
+    exercises: tuple[Gradable, ...]
     questions: tuple[str, ...]  # question ids, "04_1", ...
 
     @property
@@ -264,7 +265,7 @@ class Assignment:
 
 
 def assignment(lesson: str) -> Assignment:
-    """Lesson ``lesson``'s exercises and questions: those whose ``Exercise.lesson`` (the lesson
+    """Lesson ``lesson``'s exercises and questions: those whose ``Gradable.lesson`` (the lesson
     folder, ``04_softmax_masks``) starts with its number, and the question ids ``<lesson>_n``."""
     from autograder.questions import QUESTIONS
 

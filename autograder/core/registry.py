@@ -16,16 +16,17 @@ from typing import TYPE_CHECKING
 
 from autograder.contract import CONTRACT
 from autograder.core import lesson_folders
-from autograder.kit.exercise import CheckFailure, Rules, rules_of
+from autograder.kit.exercise import ExerciseMark, rules_of
 
 if TYPE_CHECKING:
     from autograder.sandbox.host.submission import Submission
 
-__all__ = ["CheckFailure", "Exercise", "all_exercises", "checks_by_lesson"]
-
 
 @dataclass(frozen=True)
-class Exercise:
+class Gradable:
+    """What the judge grades: a contract exercise with its check (or a conceptual question as
+    one, :mod:`autograder.core.judge`), what it forbids and its time limit."""
+
     name: str  # the contract name: a function or class the learner defines
     lesson: str  # its lesson folder, e.g. "04_softmax_masks"
     check: Callable[[Submission], None]
@@ -36,9 +37,9 @@ class Exercise:
     forbid_why: tuple[tuple[str, str], ...] = ()  # (name, why it is forbidden), see kit.exercise
 
 
-def checks_by_lesson() -> dict[str, dict[str, tuple[Callable, Rules]]]:
+def checks_by_lesson() -> dict[str, dict[str, tuple[Callable, ExerciseMark]]]:
     """Every lesson folder's marked checks: ``{lesson: {exercise name: (check, rules)}}``."""
-    found: dict[str, dict[str, tuple[Callable, Rules]]] = {}
+    found: dict[str, dict[str, tuple[Callable, ExerciseMark]]] = {}
     for lesson in lesson_folders.lessons():
         module = lesson_folders.load(lesson, "checks")
         marked = {}
@@ -53,7 +54,7 @@ def checks_by_lesson() -> dict[str, dict[str, tuple[Callable, Rules]]]:
 
 
 @cache
-def _exercises() -> tuple[Exercise, ...]:
+def _exercises() -> tuple[Gradable, ...]:
     found = checks_by_lesson()
     out = []
     for entry in CONTRACT:
@@ -64,7 +65,7 @@ def _exercises() -> tuple[Exercise, ...]:
                 f"in autograder/lessons/{entry.lesson}/checks.py"
             )
         out.append(
-            Exercise(
+            Gradable(
                 entry.name,
                 entry.lesson,
                 check,
@@ -83,6 +84,6 @@ def _exercises() -> tuple[Exercise, ...]:
     return tuple(out)
 
 
-def all_exercises() -> dict[str, Exercise]:
+def all_exercises() -> dict[str, Gradable]:
     """Every exercise of the contract with its check, in course order (a fresh dict)."""
     return {ex.name: ex for ex in _exercises()}

@@ -17,7 +17,8 @@ import torch
 from autograder.kit import Call
 from autograder.kit.calling import learner_failed
 from autograder.sandbox.host.replies import LearnerError
-from autograder.sandbox.inside.devices import KIND, DefaultDeviceFactories, has_tensor
+from autograder.sandbox.inside.devices import DefaultDeviceFactories, has_tensor
+from autograder.sandbox.protocol import CREATED_ON_DEFAULT_DEVICE as KIND
 
 SUBMISSIONS = Path(__file__).resolve().parents[1] / "submissions"
 DEVICE = sorted((SUBMISSIONS / "device").glob("*.py"))

@@ -218,24 +218,24 @@ def test_a_memory_bomb_fails_as_out_of_memory_and_the_rest_is_graded():
 
 
 def test_the_failure_says_which_limit_was_hit():
-    from autograder.core.registry import Exercise
+    from autograder.core.registry import Gradable
     from autograder.sandbox.host.replies import LearnerTimeout
     from autograder.sandbox.host.submission import Submission, wall_backstop
     from autograder.sandbox.protocol import ErrorKind
 
     source = "import time\ndef spin():\n    while True: pass\ndef nap():\n    time.sleep(3600)\n"
     with Submission([("limits.py", source)], {}) as sub:
-        sub.begin(Exercise("spin", "00", lambda s: None, time_limit=1.0))
+        sub.begin(Gradable("spin", "00", lambda s: None, time_limit=1.0))
         with pytest.raises(LearnerTimeout) as spun:
             sub.call("spin")
         assert spun.value.limit is ErrorKind.CPU_TIME and "1 s of CPU time" in str(spun.value)
-        sub.begin(Exercise("nap", "00", lambda s: None, time_limit=0.5))
+        sub.begin(Gradable("nap", "00", lambda s: None, time_limit=0.5))
         start = time.monotonic()
         with pytest.raises(LearnerTimeout) as slept:
             sub.call("nap")
         assert slept.value.limit is ErrorKind.WALL_CLOCK and "wall-clock" in str(slept.value)
         assert time.monotonic() - start < wall_backstop(0.5) + 10
-        sub.begin(Exercise("spin", "00", lambda s: None, time_limit=1.0))  # the code is still there
+        sub.begin(Gradable("spin", "00", lambda s: None, time_limit=1.0))  # the code is still there
         assert sub.defines("nap")
 
 
@@ -296,11 +296,11 @@ def test_without_bubblewrap_check_still_works_and_says_so_but_grade_refuses(monk
 
 
 def test_an_exercise_may_have_a_longer_time_limit_than_loading():
-    from autograder.core.registry import Exercise
+    from autograder.core.registry import Gradable
     from autograder.sandbox.host.submission import Submission
 
     with Submission([("long.py", GOOD)], {}, load_timeout=5.0) as sub:
-        sub.begin(Exercise("causal_mask", "04", lambda s: None, time_limit=40.0))
+        sub.begin(Gradable("causal_mask", "04", lambda s: None, time_limit=40.0))
         assert sub.call("causal_mask", 2).tolist() == [[True, False], [True, True]]
 
 

@@ -19,7 +19,8 @@ import torch
 from autograder.kit import Call
 from autograder.kit.calling import learner_failed
 from autograder.sandbox.host.replies import LearnerError
-from autograder.sandbox.inside.inplace import KIND, InputModified, InputSnapshot
+from autograder.sandbox.inside.inplace import InputModified, InputSnapshot
+from autograder.sandbox.protocol import INPUT_MODIFIED as KIND
 
 SUBMISSIONS = Path(__file__).resolve().parents[1] / "submissions"
 INPLACE = sorted((SUBMISSIONS / "inplace").glob("*.py"))

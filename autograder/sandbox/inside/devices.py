@@ -20,7 +20,7 @@ copy. Used in the sandbox worker around a call whose arguments include a tensor:
 Tensors of 0 dims are allowed (a CPU scalar tensor mixes with tensors on any device), and so are
 the ``*_like`` factories and ``Tensor.new_*`` (they follow their tensor). The error reaches the
 judge as a ``LearnerError`` of kind ``"CreatedOnDefaultDevice"``, named ``created-on-cpu`` by
-``autograder.kit.calling``. Imports nothing but torch and the protocol.
+``autograder.kit.calling``. Imports nothing but torch.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ to the learner's call, in the sandbox worker::
 
 The error reaches the judge as a ``LearnerError`` of kind ``"InputModified"``, which
 ``autograder.kit.calling`` names ``modifies-input`` for every exercise. This module imports
-nothing but ``torch``, ``inspect`` and the protocol: the sandbox holds it beside the worker, which
+nothing but ``torch`` and ``inspect``: the sandbox holds it beside the worker, which
 calls it
 around every learner call (``autograder.sandbox.inside.worker``).
 """
