@@ -17,7 +17,8 @@ from pathlib import Path
 
 from autograder.check.report import mistake_line
 from autograder.core.extract import from_file, from_sources
-from autograder.core.judge import NothingToGrade, Result, judge_code
+from autograder.core.judge import NothingToGrade, judge_code
+from autograder.core.result import Result
 from autograder.sandbox.host.pool import default_ready, warm_up
 
 # The sandbox's server loads torch in the background while the learner reads the lesson: by the

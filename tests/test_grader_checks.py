@@ -73,7 +73,7 @@ def test_forbidden_names_exist():
 
 def test_a_check_for_a_name_the_contract_lacks_is_an_error(monkeypatch):
     """A check marked in a lesson folder for a name the contract table does not list there."""
-    from autograder import registry
+    from autograder.core import registry
 
     module = checks_of("02_qkt")
 

@@ -32,7 +32,8 @@ def register_progress(verbs: argparse._SubParsersAction) -> None:
 def main(args: argparse.Namespace) -> int:
     from autograder.check import report
     from autograder.core.extract import ExtractError, from_file
-    from autograder.core.judge import NothingToGrade, judge_code, printable
+    from autograder.core.judge import NothingToGrade, judge_code
+    from autograder.core.result import printable
     from autograder.sandbox.host.pool import warm_up
 
     warm_up()  # torch loads in the sandbox server while the judge reads the file

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import textwrap
 
-from autograder.core.judge import Result, printable
 from autograder.core.mistakes import MISTAKES
+from autograder.core.result import Result, printable
 
 
 def mistake_line(mistake: str | None) -> str | None:

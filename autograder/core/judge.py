@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from autograder.core.extract import LearnerCode, from_file, from_sources
 from autograder.core.registry import Gradable, all_exercises
+from autograder.core.result import Result
 from autograder.kit.exercise import CheckFailure
 from autograder.sandbox.host.replies import (
     ForbiddenUsed,
@@ -27,54 +27,14 @@ class NothingToGrade(Exception):
     """No exercise of the contract could be found (the CLI exits 2 with this message)."""
 
 
-# Characters that would let a message act on the terminal or the page instead of being read:
-# C0/C1 controls (ESC starts the sequences that hide or move text; CR rewrites a line), and the
-# invisible bidirectional and zero-width formatting characters. Newlines stay: messages have lines.
-_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def printable(text: str) -> str:
-    """``text`` with every control character shown as an escape (``\\x1b``) instead of acting."""
-    return _CONTROL.sub(lambda m: ascii(m.group())[1:-1], str(text))
-
-
-@dataclass(frozen=True)
-class Result:
-    exercise: str
-    passed: bool
-    points: float
-    max_points: float
-    message: str
-    mistake: str | None
-    # False when there was nothing to judge: not defined, not answered, or still the blank stub
-    # (``raise NotImplementedError``). Not part of the contract's JSON.
-    attempted: bool = field(default=True, compare=False)
-
-    def __post_init__(self):
-        # Points are floats whatever the registry says (the contract's JSON has one type), and
-        # messages, which can quote what learner code returned, are made safe to print.
-        object.__setattr__(self, "points", float(self.points))
-        object.__setattr__(self, "max_points", float(self.max_points))
-        object.__setattr__(self, "message", printable(self.message))
-
-    def to_json(self) -> dict:
-        """The contract's result object, exactly."""
-        return {
-            "exercise": self.exercise,
-            "passed": self.passed,
-            "points": self.points,
-            "max_points": self.max_points,
-            "message": self.message,
-            "mistake": self.mistake,
-        }
-
-
 def forbidden_names(exercises: dict[str, Gradable]) -> dict[str, list[str]]:
     """What each exercise forbids, with the course's own reference of it always included."""
     return {name: [*ex.forbid, f"course_lib.{name}"] for name, ex in exercises.items()}
 
 
-def _failure(ex: Gradable, message: str, mistake: str | None, attempted: bool = True) -> Result:
+def failed_result(
+    ex: Gradable, message: str, mistake: str | None, attempted: bool = True
+) -> Result:
     return Result(ex.name, False, 0.0, ex.points, message, mistake, attempted)
 
 
@@ -124,16 +84,16 @@ def judge_one(sub: Submission, ex: Gradable, time_limit: float | None = None) ->
     if time_limit is not None:
         ex = replace(ex, time_limit=time_limit)
     if not sub.defines(ex.name):
-        return _failure(ex, f"{ex.name} is not defined in your code.", "not-defined")
+        return failed_result(ex, f"{ex.name} is not defined in your code.", "not-defined")
     try:
         run_check(sub, ex)  # a time limit hit is retried once before it counts
     except CheckFailure as f:
-        return _failure(ex, f.message, f.mistake)
+        return failed_result(ex, f.message, f.mistake)
     except LearnerProblem as problem:
         message, mistake = _explain(ex, problem)
         if sub.problems and isinstance(problem, LearnerError) and problem.kind == "NameError":
             message += "\nWhile loading your code: " + "; ".join(sub.problems[:3])
-        return _failure(ex, message, mistake, attempted=not isinstance(problem, NotWrittenYet))
+        return failed_result(ex, message, mistake, attempted=not isinstance(problem, NotWrittenYet))
     return Result(ex.name, True, ex.points, ex.points, "all checks passed", None)
 
 
@@ -143,7 +103,7 @@ QUESTION_TIME_LIMIT = 5.0  # seconds to read one answer out of the sandbox
 _ANSWER = Gradable("answer", "", lambda sub: None, time_limit=QUESTION_TIME_LIMIT)
 
 
-def _question(qid: str) -> Gradable:
+def question_gradable(qid: str) -> Gradable:
     """A question, dressed as an exercise: ``answer_<id>``, its points, a short time limit."""
     from autograder.questions import QUESTIONS
 
@@ -156,12 +116,12 @@ def judge_answers(sub: Submission, ids: list[str]) -> list[Result]:
 
     results = []
     for qid in ids:
-        question = _question(qid)
+        question = question_gradable(qid)
         try:
             sub.begin(question)
             verdict = grade_answer(qid, sub.get(question.name))
         except LearnerProblem as problem:
-            results.append(_failure(question, str(problem), None))
+            results.append(failed_result(question, str(problem), None))
             continue
         points = question.points if verdict.correct else 0.0
         results.append(
@@ -203,7 +163,7 @@ def judge_code(
             f"classes of the course, e.g. {', '.join(list(exercises)[:3])}, defined at the top "
             "level of a cell or file."
         )
-    return _run(code, names, answered, time_limit)
+    return judge_names(code, names, answered, time_limit)
 
 
 def _unknown_names(unknown: list[str], exercises: dict[str, Gradable], lesson: str | None) -> str:
@@ -223,7 +183,7 @@ def _unknown_names(unknown: list[str], exercises: dict[str, Gradable], lesson: s
     )
 
 
-def _run(
+def judge_names(
     code: LearnerCode, names: list[str], answered: list[str], time_limit: float | None
 ) -> list[Result]:
     """Load ``code`` in one sandbox and judge these exercises and these questions' answers."""
@@ -234,107 +194,12 @@ def _run(
     except LearnerProblem as problem:  # the definitions themselves hang or kill the sandbox
         message, mistake = _explain(replace(_ANSWER, name="your code"), problem)
         message = "Loading your code failed: " + message.split(": ", 1)[-1]
-        failed = [_failure(exercises[n], message, mistake) for n in names]
-        return failed + [_failure(_question(q), message, mistake) for q in answered]
+        failed = [failed_result(exercises[n], message, mistake) for n in names]
+        return failed + [failed_result(question_gradable(q), message, mistake) for q in answered]
     with sub:
         results = [judge_one(sub, exercises[name], time_limit) for name in names]
         results += judge_answers(sub, answered)
     return results
-
-
-@dataclass(frozen=True)
-class Assignment:
-    """What one lesson's assignment is worth: its exercises and questions, fixed by the contract
-    (never by what a submission happens to define)."""
-
-    lesson: str  # the lesson's number, "04"
-    exercises: tuple[Gradable, ...]
-    questions: tuple[str, ...]  # question ids, "04_1", ...
-
-    @property
-    def items(self) -> list[str]:
-        """The names graded: the exercises, then ``answer_<id>`` for each question."""
-        return [ex.name for ex in self.exercises] + [f"answer_{q}" for q in self.questions]
-
-    @property
-    def max_points(self) -> float:
-        return float(
-            sum(ex.points for ex in self.exercises)
-            + sum(_question(q).points for q in self.questions)
-        )
-
-
-def assignment(lesson: str) -> Assignment:
-    """Lesson ``lesson``'s exercises and questions: those whose ``Gradable.lesson`` (the lesson
-    folder, ``04_softmax_masks``) starts with its number, and the question ids ``<lesson>_n``."""
-    from autograder.questions import QUESTIONS
-
-    exercises = tuple(ex for ex in all_exercises().values() if ex.lesson[:2] == lesson)
-    questions = tuple(q for q in QUESTIONS if q.split("_")[0] == lesson)
-    return Assignment(lesson, exercises, questions)
-
-
-def _closest(name: str, candidates: list[str]) -> str | None:
-    found = difflib.get_close_matches(name, candidates, n=1, cutoff=0.5)
-    return found[0] if found else None
-
-
-def _not_found(code: LearnerCode, item: str, taken: set[str]) -> str:
-    """'<item> not found; you defined `<closest name>`' (or just 'not found')."""
-    if item.startswith("answer_"):
-        qid = item.removeprefix("answer_")
-        candidates = [n for n in code.order if n not in taken and n.startswith("answer")]
-        close = _closest(item, candidates)
-        text = f"Question {qid.replace('_', '.')} is not answered: set {item} = ... in its cell."
-        return text + (f" You defined `{close}`: is that your answer?" if close else "")
-    candidates = [n for n in code.order if n in code.callables and n not in taken]
-    close = _closest(item, candidates)
-    if close:
-        return f"{item} not found; you defined `{close}`."
-    return f"{item} not found in your code."
-
-
-def judge_assignment(
-    code: LearnerCode, work: Assignment, time_limit: float | None = None
-) -> tuple[list[Result], list[str]]:
-    """Every exercise and question of ``work``, in order, and notes on what was ignored.
-
-    What the submission lacks is a 0 that names the closest thing it did define; exercises and
-    answers of other lessons are ignored (each lesson's assignment grades its own), with a note.
-    """
-    exercises = all_exercises()
-    names = [ex.name for ex in work.exercises if ex.name in code.defined]
-    answered = [q for q in work.questions if f"answer_{q}" in code.defined]
-    results = (
-        {r.exercise: r for r in _run(code, names, answered, time_limit)}
-        if names or answered
-        else {}
-    )
-    from autograder.questions import QUESTIONS
-
-    contract = set(exercises) | {f"answer_{q}" for q in QUESTIONS}
-    graded = []
-    for ex in work.exercises:
-        graded.append(
-            results.get(ex.name)
-            or _failure(ex, _not_found(code, ex.name, contract), "not-defined", attempted=False)
-        )
-    for q in work.questions:
-        name = f"answer_{q}"
-        graded.append(
-            results.get(name)
-            or _failure(_question(q), _not_found(code, name, contract), None, attempted=False)
-        )
-    notes = []
-    for name in code.order:
-        if name in contract and name not in work.items:
-            lesson = exercises[name].lesson[:2] if name in exercises else name.split("_")[1]
-            what = "a question" if name.startswith("answer_") else "an exercise"
-            notes.append(
-                f"ignored `{name}`: it is {what} of lesson {lesson}, graded in that lesson's "
-                "assignment, not in this one"
-            )
-    return graded, notes
 
 
 def judge_file(path, only: Iterable[str] | None = None, **options) -> list[Result]:

@@ -40,7 +40,7 @@ from distributed.diagnostics.plugin import WorkerPlugin
 from tqdm import tqdm
 
 from autograder.core.extract import MAX_FILE_BYTES, Unreadable, read_bytes
-from autograder.core.judge import printable
+from autograder.core.result import printable
 from autograder.grade.grading import (
     TIMESTAMP,
     GradeError,

@@ -27,8 +27,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from autograder.core.assignment import assignment, judge_assignment
 from autograder.core.extract import ExtractError, from_file, read_submission
-from autograder.core.judge import assignment, judge_assignment
 from autograder.grade.outputs.table import read_table
 from autograder.grade.outputs.write import write_outputs
 from autograder.grade.results import (

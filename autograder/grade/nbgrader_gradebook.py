@@ -32,8 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.check.report import mistake_line
+from autograder.core.assignment import assignment
 from autograder.core.extract import read_submission
-from autograder.core.judge import Result, assignment, printable
+from autograder.core.result import Result, printable
 from autograder.grade.grading import (
     LATE,
     NOT_SUBMITTED,

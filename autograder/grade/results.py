@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from autograder.core.judge import Result, assignment, printable
+from autograder.core.assignment import assignment
+from autograder.core.result import Result, printable
 
 # What the table says about each student and assignment, besides the points.
 GRADED = "graded"  # judged; on time, or no due date or no time to compare with

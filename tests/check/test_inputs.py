@@ -13,9 +13,11 @@ import os
 import nbformat
 import pytest
 
-from autograder import cli, report
+from autograder import cli
+from autograder.check import report
 from autograder.core.extract import MAX_CODE_BYTES, ExtractError, from_file
-from autograder.core.judge import Result, judge_source, printable
+from autograder.core.judge import judge_source
+from autograder.core.result import Result, printable
 
 GOOD = """import torch
 def attention_scores(q, k):

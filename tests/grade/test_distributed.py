@@ -220,9 +220,8 @@ def test_workers_without_bubblewrap_refuse_unless_the_risk_is_named(dask_cluster
     def weaken(weak: bool, seen_at_start: bool = False) -> None:
         """The workers lose bubblewrap (``seen_at_start``: after the client checked them)."""
         import autograder.grade.cluster as on_worker
-        import autograder.sandbox
+        from autograder.sandbox.host.bwrap import strong_isolation_available as real
 
-        real = autograder.sandbox.strong_isolation_available
         on_worker.strong_isolation_available = (lambda: False) if weak else real
         about = on_worker.__dict__.setdefault("real_about", on_worker._about_worker)
         on_worker._about_worker = (lambda: {**about(), "strong": True}) if seen_at_start else about

@@ -21,7 +21,7 @@ from nbgrader.apps.api import NbGraderAPI
 from nbgrader.coursedir import CourseDirectory
 
 from autograder import cli
-from autograder.core.judge import Result
+from autograder.core.result import Result
 from autograder.grade.grading import (
     BLANK,
     GRADED,

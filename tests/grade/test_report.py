@@ -19,8 +19,9 @@ from html.parser import HTMLParser
 import pytest
 from test_grader_grade import CORRECT, INVERTED, MASKS, read_table, submit
 
-from autograder.core.judge import Result, assignment
+from autograder.core.assignment import assignment
 from autograder.core.mistakes import MISTAKES
+from autograder.core.result import Result
 from autograder.grade.grading import grade_class
 from autograder.grade.outputs import class_report, exports, feedback, sections
 from autograder.grade.outputs.table import safe_name

@@ -12,7 +12,7 @@ from dataclasses import asdict, fields
 from datetime import datetime
 from pathlib import Path
 
-from autograder.core.judge import Result
+from autograder.core.result import Result
 from autograder.grade.results import Graded
 
 VERSION = 1

@@ -14,8 +14,8 @@ import os
 from pathlib import Path
 
 from autograder.core.extract import ExtractError, read_submission
-from autograder.core.judge import Result, printable
 from autograder.core.mistakes import MISTAKES
+from autograder.core.result import Result, printable
 from autograder.grade.outputs import sections
 from autograder.grade.outputs.page import esc, page, points, table
 from autograder.grade.outputs.table import safe_name

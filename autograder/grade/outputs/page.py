@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 from string import Template
 
-from autograder.core.judge import printable
+from autograder.core.result import printable
 
 STYLE = """
 body { font: 15px/1.45 system-ui, sans-serif; max-width: 62rem; margin: 2rem auto; padding: 0 1rem;

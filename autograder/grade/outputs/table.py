@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from autograder.check import report
-from autograder.core.judge import printable
+from autograder.core.result import printable
 from autograder.grade.results import (
     NOT_SUBMITTED,
     Graded,
