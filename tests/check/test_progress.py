@@ -6,7 +6,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.cli import EXIT_FAILED, EXIT_PASSED, EXIT_UNGRADABLE, main
+from autograder.check.cli import EXIT_FAILED, EXIT_PASSED, EXIT_UNGRADABLE
+from autograder.cli import main
 from autograder.contract import CONTRACT
 from autograder.core import lesson_folders
 from autograder.progress import (
