@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import textwrap
 
-from autograder.core.mistakes import MISTAKES
+from autograder.core.mistakes import looks_like
 from autograder.core.result import Result, printable
 
 
@@ -13,10 +13,7 @@ def mistake_line(mistake: str | None) -> str | None:
     """'Looks like: <title> [id]. <hint>' for a catalogue id, or None."""
     if mistake is None:
         return None
-    entry = MISTAKES.get(mistake)
-    if entry is None:
-        return f"Looks like: [{mistake}]"
-    return f"Looks like: {entry.title} [{mistake}]. {entry.hint}"
+    return looks_like(mistake) or f"Looks like: [{mistake}]"
 
 
 def _indent(text: str, prefix: str = "      ") -> str:

@@ -131,3 +131,10 @@ def get(mistake_id: str) -> Mistake:
         return MISTAKES[mistake_id]
     except KeyError:
         raise KeyError(f"unknown mistake id {mistake_id!r}") from None
+
+
+def looks_like(mistake_id: str | None) -> str | None:
+    """'Looks like: <title> [id]. <hint>' for an id of the catalogue, None for any other: the one
+    line every output (the report, the feedback pages, the exports) names a mistake with."""
+    entry = MISTAKES.get(mistake_id) if mistake_id is not None else None
+    return f"Looks like: {entry.title} [{mistake_id}]. {entry.hint}" if entry else None

@@ -19,7 +19,7 @@ import csv
 import json
 from pathlib import Path
 
-from autograder.core.mistakes import MISTAKES
+from autograder.core.mistakes import looks_like
 from autograder.grade.outputs import sections
 from autograder.grade.outputs.feedback import label
 from autograder.grade.outputs.table import csv_cell, safe_name
@@ -29,9 +29,9 @@ from autograder.grade.results import NOT_SUBMITTED, Graded
 def _test(r, assignment: str) -> dict:
     output = r.message
     if not r.passed and r.mistake:
-        entry = MISTAKES.get(r.mistake)
-        if entry:
-            output += f"\nLooks like: {entry.title} [{r.mistake}]. {entry.hint}"
+        line = looks_like(r.mistake)
+        if line:
+            output += f"\n{line}"
         where = sections.section(r.mistake, assignment)
         if where:
             output += f"\nRe-read: {where}."

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from autograder.core.extract import ExtractError, read_submission
-from autograder.core.mistakes import MISTAKES
+from autograder.core.mistakes import looks_like
 from autograder.core.result import Result, printable
 from autograder.grade.outputs import sections
 from autograder.grade.outputs.page import esc, page, points, table
@@ -35,8 +35,7 @@ def mistake_html(mistake: str | None, assignment: str) -> str:
     """The named mistake: its title and hint, and the lesson section to re-read."""
     if mistake is None:
         return ""
-    entry = MISTAKES.get(mistake)
-    text = f"Looks like: {entry.title} [{mistake}]. {entry.hint}" if entry else f"[{mistake}]"
+    text = looks_like(mistake) or f"[{mistake}]"
     where = sections.section(mistake, assignment)
     reread = f"<br>Re-read: {esc(where)}." if where else ""
     return f'<p class="note">{esc(text)}{reread}</p>'
