@@ -20,7 +20,7 @@ from pathlib import Path
 import nbformat
 import psutil
 import pytest
-from test_grader_grade import CORRECT, INVERTED, MASKS, digest, submit
+from test_grade import CORRECT, INVERTED, MASKS, digest, submit
 
 from autograder import cli
 from autograder.core.extract import MAX_FILE_BYTES

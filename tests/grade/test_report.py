@@ -17,7 +17,7 @@ from datetime import datetime
 from html.parser import HTMLParser
 
 import pytest
-from test_grader_grade import CORRECT, INVERTED, MASKS, read_table, submit
+from test_grade import CORRECT, INVERTED, MASKS, read_table, submit
 
 from autograder.core.assignment import assignment
 from autograder.core.mistakes import MISTAKES
