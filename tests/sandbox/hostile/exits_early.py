@@ -1,5 +1,7 @@
 import os
 
+import torch
+
 
 def causal_mask(seq_len, device=None):
     os._exit(0)  # "the tests finished successfully"

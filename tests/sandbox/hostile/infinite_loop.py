@@ -1,3 +1,6 @@
+import torch
+
+
 def causal_mask(seq_len, device=None):
     while True:
         pass

@@ -1,5 +1,7 @@
 import importlib
 
+import torch
+
 
 def causal_mask(seq_len, device=None):
     # The reference, under another name.
