@@ -20,7 +20,7 @@ from autograder.grade import grading
 from autograder.grade.grading import GradeError, due_dates, grade_class
 from autograder.grade.outputs.table import csv_cell, safe_name
 
-HOSTILE = Path(__file__).resolve().parents[2] / "sandbox" / "hostile"
+HOSTILE = Path(__file__).resolve().parents[1] / "sandbox" / "hostile"
 RELEASE = Path(__file__).resolve().parents[2] / "notebooks"
 MASKS = "04_softmax_masks"
 
