@@ -1,17 +1,17 @@
-"""The course's autograder.
+"""The course's autograder. Its folders are its parts (CONTRIBUTING.md draws the tree):
 
-One job per module, reached through one seam (``Submission``):
+- ``contract.py``  the exercises, once: one row each (name, lesson, reference, points,
+                   signature, kind, method, spec);
+- ``core/``        what every verb shares: extract the code to run, the registry of checks, the
+                   judge (a ``Result`` per exercise), the mistakes catalogue, the lesson folders;
+- ``lessons/<L>/`` one folder per lesson: its ``checks.py``, ``mistakes.py``, ``questions.py``;
+- ``kit/``         what a check author needs: calling, comparing, inputs, expected values;
+- ``sandbox/``     the learner's code runs there, never in the judge: ``host/`` (the judge's
+                   side), ``inside/`` (all the sandbox holds of the grader), ``protocol.py``;
+- ``check/``, ``grade/``, ``drill/``  one package per verb of ``python -m autograder``
+                   (``cli.py`` only wires them);
+- ``notebook.py``, ``questions.py``, ``progress.py``  what a learner's notebook imports:
+                   ``check(fn)``, ``check_answer(...)``, ``widget()``.
 
-- ``extract``   turns a learner's ``.py`` file or ``.ipynb`` notebook into the code to run;
-- ``sandbox``   runs that code in a child process (never in the judge) and exposes it as a
-                ``Submission`` whose functions and classes the judge can call remotely;
-- ``contract``  the exercises, once: name, lesson folder, reference, signature, points;
-- ``registry``  each exercise with its check (found in its lesson folder) and what it forbids;
-- ``lessons``   one folder per lesson: its ``checks.py``, ``mistakes.py``, ``questions.py``;
-- ``kit``       what a check author needs: calling, comparing, inputs, expected values;
-- ``mistakes``  the catalogue of known mistakes (stable ids, titles, hints);
-- ``judge``     runs the checks of a submission and turns what happened into ``Result``s;
-- ``report``    human and JSON output, feedback files;
-- ``grade``     grading a whole class in parallel; ``cli`` the two verbs; ``notebook`` the
-                one-call ``check(fn)`` learners run after each exercise.
+This file holds no code: the sandbox holds it as the package's marker.
 """

@@ -15,10 +15,11 @@ import inspect
 import sys
 from pathlib import Path
 
-from autograder.extract import from_file, from_sources
-from autograder.judge import NothingToGrade, Result, judge_code
-from autograder.report import mistake_line
-from autograder.sandbox import default_ready, warm_up
+from autograder.check.report import mistake_line
+from autograder.core.extract import from_file, from_sources
+from autograder.core.judge import NothingToGrade, judge_code
+from autograder.core.result import Result
+from autograder.sandbox.host.pool import default_ready, warm_up
 
 # The sandbox's server loads torch in the background while the learner reads the lesson: by the
 # first check it is warm. A check that has to wait for it says so at once, on a line of its own.

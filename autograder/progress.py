@@ -1,7 +1,7 @@
 """Where a learner stands in the course: ``python -m autograder progress [NOTEBOOKS_DIR]``.
 
 It grades the learner's own working notebooks (``NOTEBOOKS_DIR/<lesson>/<lesson>.ipynb``, by
-default ``notebooks/``) exactly as ``check`` does (:func:`autograder.judge.judge_file`, in the
+default ``notebooks/``) exactly as ``check`` does (:func:`autograder.core.judge.judge_file`, in the
 sandbox, the notebooks only read) and shows, lesson by lesson, how many of its exercises and
 conceptual questions pass, with a bar, and which lesson to open next. Lesson 00 shows the same
 view as a widget (:func:`widget`).
@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder import lessons
 from autograder.contract import CONTRACT
-from autograder.extract import ExtractError
-from autograder.judge import NothingToGrade, judge_file
+from autograder.core import lesson_folders
+from autograder.core.extract import ExtractError
+from autograder.core.judge import NothingToGrade, judge_file
 
 BAR_WIDTH = 20
 
@@ -56,7 +56,7 @@ class LessonProgress:
 def lesson_items(lesson: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """A lesson's exercises (contract order) and question ids (as its questions.py lists them)."""
     exercises = tuple(e.name for e in CONTRACT if e.lesson == lesson)
-    module = lessons.load(lesson, "questions")
+    module = lesson_folders.load(lesson, "questions")
     questions = tuple(q.id for q in getattr(module, "QUESTIONS", ()))
     return exercises, questions
 
@@ -79,7 +79,7 @@ def course_progress(notebooks_dir: str | Path = "notebooks") -> list[LessonProgr
     root = Path(notebooks_dir)
     if not root.is_dir():
         raise FileNotFoundError(f"{root} is not a folder (expected your notebooks/ folder)")
-    found = [(name, root / name / f"{name}.ipynb") for name in lessons.lessons()]
+    found = [(name, root / name / f"{name}.ipynb") for name in lesson_folders.lessons()]
     found = [(name, path) for name, path in found if path.is_file()]
     if not found:
         raise FileNotFoundError(

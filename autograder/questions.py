@@ -34,7 +34,7 @@ from typing import Any
 
 import torch
 
-from autograder import lessons
+from autograder.core import lesson_folders
 
 __all__ = [
     "QUESTIONS",
@@ -111,8 +111,8 @@ def shape_of(fn: Callable[..., torch.Tensor], *shapes: tuple[int, ...]) -> tuple
 @cache
 def _questions() -> dict[str, Question]:
     found: dict[str, Question] = {}
-    for lesson in lessons.lessons():
-        module = lessons.load(lesson, "questions")
+    for lesson in lesson_folders.lessons():
+        module = lesson_folders.load(lesson, "questions")
         for q in getattr(module, "QUESTIONS", ()):
             if q.id in found:
                 raise ValueError(f"question {q.id} is defined twice")
@@ -120,7 +120,7 @@ def _questions() -> dict[str, Question]:
     return found
 
 
-QUESTIONS: Mapping[str, Question] = lessons.Gathered(_questions)
+QUESTIONS: Mapping[str, Question] = lesson_folders.Gathered(_questions)
 
 
 # -- reading and judging answers ---------------------------------------------------------------

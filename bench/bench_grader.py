@@ -40,8 +40,8 @@ def timed(fn, repeat=1):
 
 
 def bench_check() -> bool:
-    from autograder.extract import from_file
-    from autograder.judge import judge_code
+    from autograder.core.extract import from_file
+    from autograder.core.judge import judge_code
 
     solution = next((ROOT / "solutions" / ASSIGNMENT).glob("*.ipynb"))
     code = from_file(solution)
@@ -100,7 +100,7 @@ def nbgrader(course: Path, *args: str) -> None:
 
 def bench_sandbox_start() -> float:
     """Seconds from starting a sandbox to its server being ready (torch loaded), median of 3."""
-    from autograder.sandbox import Server
+    from autograder.sandbox.host.server import Server
 
     def start() -> None:
         server = Server()
@@ -138,7 +138,7 @@ def bench_grade() -> bool:
     start = bench_sandbox_start()
     ratio = theirs / ours
     ok = ratio >= 10.0
-    from autograder.sandbox import strong_isolation_available
+    from autograder.sandbox.host.bwrap import strong_isolation_available
 
     isolation = "bubblewrap" if strong_isolation_available() else "process only: no bubblewrap"
     print(f"== grade: {STUDENTS} submissions of {ASSIGNMENT} (2 cores, isolation: {isolation})")

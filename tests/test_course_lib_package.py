@@ -3,6 +3,7 @@
 import ast
 import importlib
 import inspect
+import pathlib
 import pkgutil
 
 import course_lib
@@ -14,6 +15,21 @@ def test_every_contract_name_is_importable_from_course_lib():
     assert not missing
     assert list(course_lib.EXERCISES) == list(NAMES)
     assert set(NAMES) <= set(course_lib.__all__)
+
+
+def test_course_lib_imports_nothing_of_the_grader():
+    """The reference library stands alone: the grader depends on it, never the other way."""
+    for path in inspect.getfile(course_lib).rsplit("/", 1)[0:1]:
+        for module in sorted(pathlib.Path(path).glob("*.py")):
+            for node in ast.walk(ast.parse(module.read_text())):
+                names = (
+                    [a.name for a in node.names]
+                    if isinstance(node, ast.Import)
+                    else [node.module or ""]
+                    if isinstance(node, ast.ImportFrom)
+                    else []
+                )
+                assert not any(n.split(".")[0] == "autograder" for n in names), module.name
 
 
 def test_each_reference_is_where_the_contract_table_says():

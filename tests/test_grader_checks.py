@@ -17,19 +17,21 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import course_lib
-from autograder import contract, kit, lessons
-from autograder.judge import judge_source
+from autograder import contract, kit
+from autograder.core import lesson_folders
+from autograder.core.judge import judge_source
+from autograder.core.mistakes import MISTAKES
+from autograder.core.registry import all_exercises
 from autograder.kit import calling, compare, expected
-from autograder.mistakes import MISTAKES
-from autograder.registry import CheckFailure, all_exercises
-from autograder.sandbox import LearnerError
+from autograder.kit.exercise import CheckFailure
+from autograder.sandbox.host.replies import LearnerError
 
 CONTRACT = list(contract.NAMES)
 
 
 def checks_of(lesson: str):
     """``autograder/lessons/<lesson>/checks.py`` (folder names start with a digit)."""
-    return lessons.load(lesson, "checks")
+    return lesson_folders.load(lesson, "checks")
 
 
 l03_scaling = checks_of("03_scaling")
@@ -71,7 +73,7 @@ def test_forbidden_names_exist():
 
 def test_a_check_for_a_name_the_contract_lacks_is_an_error(monkeypatch):
     """A check marked in a lesson folder for a name the contract table does not list there."""
-    from autograder import registry
+    from autograder.core import registry
 
     module = checks_of("02_qkt")
 
@@ -91,11 +93,11 @@ def test_a_check_for_a_name_the_contract_lacks_is_an_error(monkeypatch):
 
 
 def test_lessons_use_the_kit_never_each_other():
-    for path in Path(lessons.__file__).parent.glob("*/*.py"):
+    for path in lesson_folders.HERE.glob("*/*.py"):
         imported = re.findall(r"^\s*(?:from|import) (autograder[\w.]*)", path.read_text(), re.M)
         for module in imported:
             assert module.split(".")[:2] == ["autograder", "kit"] or module in (
-                "autograder.mistakes",
+                "autograder.core.mistakes",
                 "autograder.questions",
             ), (
                 f"{path.parent.name}/{path.name} imports {module}: use autograder.kit (move a "

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.judge import judge_source
-from autograder.mistakes import MISTAKES
+from autograder.core.judge import judge_source
+from autograder.core.mistakes import MISTAKES
 
 BASE = (Path(__file__).parent / "submissions" / "correct" / "plain.py").read_text()
 
@@ -121,8 +121,8 @@ def test_a_tensor_made_on_the_cpu_and_moved_before_use_passes(name):
 
 
 def test_an_unknown_name_is_told_the_closest_names_or_its_lessons_exercises():
-    from autograder.extract import from_sources
-    from autograder.judge import NothingToGrade, judge_code
+    from autograder.core.extract import from_sources
+    from autograder.core.judge import NothingToGrade, judge_code
 
     code = from_sources("this notebook", [("cell [1]", "f = lambda x: x\n")])
     with pytest.raises(NothingToGrade) as close:

@@ -7,7 +7,7 @@ only holds the buggy definition. ``tests/submissions/correct/*.py`` are whole so
 different styles (einsum, loops, bmm, where vs masked_fill, ...) that must pass every exercise.
 ``tests/submissions/builtin/*.py`` call what the exercise forbids.
 
-Everything runs through the real engine (``autograder.judge.judge_source``): sandbox, forbidden
+Everything runs through the real engine (``autograder.core.judge.judge_source``): sandbox, forbidden
 calls, time limits and all.
 """
 
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.judge import judge_source
-from autograder.mistakes import GENERIC_IDS, MISTAKES, catalogue
-from autograder.registry import all_exercises
+from autograder.core.judge import judge_source
+from autograder.core.mistakes import GENERIC_IDS, MISTAKES, catalogue
+from autograder.core.registry import all_exercises
 
 SUBMISSIONS = Path(__file__).parent / "submissions"
 WRONG = sorted((SUBMISSIONS / "wrong").glob("*.py"))

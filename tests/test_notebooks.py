@@ -23,8 +23,8 @@ import pytest
 import torch
 
 from autograder import contract
+from autograder.core.registry import all_exercises
 from autograder.questions import QUESTIONS, grade_answer
-from autograder.registry import all_exercises
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"

@@ -1,5 +1,5 @@
 """The interview trainer, ``python -m autograder drill``: blank-page drills graded by the same
-checks as the lessons (:mod:`autograder.judge`), a history in the user's data directory, hints,
+checks as the lessons (:mod:`autograder.core.judge`), a history in the user's data directory, hints,
 model answers from ``course_lib``, spaced repetition (``fsrs``) and conceptual questions.
 
 Modules: ``catalogue`` (the drills), ``files`` (blank files, model answers), ``history`` (the

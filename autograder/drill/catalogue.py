@@ -3,7 +3,7 @@
 A drill names the contract exercises it grades (rows of :mod:`autograder.contract`), so it is
 graded by the same checks, with the same named mistakes, as the lessons. What the checks rely on
 and a learner cannot guess (the return value, the mask polarity, the layer names) is written into
-the blank file ``start`` gives, from :data:`SPEC` (the contract's text, one line per exercise) and
+the blank file ``start`` gives, from each exercise's ``spec`` (the contract's text) and
 :data:`CONVENTIONS`.
 """
 
@@ -12,66 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from autograder import contract
-
-# What each exercise must do, as COURSE_SPEC.md states it (tests check that every row has one).
-SPEC: dict[str, str] = {
-    "project_qkv": "returns (q, k, v) = (x @ w_q, x @ w_k, x @ w_v); w_*: (d_model, d_k or d_v).",
-    "QKVProjection": "nn.Module with attributes w_q, w_k, w_v = nn.Linear(d_model, d_*, "
-    "bias=False); forward(x) -> (q, k, v).",
-    "attention_scores": "unscaled q @ k^T, shape (..., Lq, Lk).",
-    "scaled_attention_scores": "q @ k^T / sqrt(d_k), shape (..., Lq, Lk).",
-    "dot_product_variance": "the empirical variance (a Python float) of q . k for q, k with "
-    "i.i.d. N(0, 1) entries of length d_k (about d_k); use `generator` for the samples.",
-    "softmax_entropy": "Shannon entropy in nats of each distribution along `dim`; 0 * log 0 = 0.",
-    "softmax": "numerically stable softmax along `dim` without torch.softmax / F.softmax; a row "
-    "of all -inf gives zeros; huge finite inputs give no NaN or inf.",
-    "causal_mask": "bool (L, L) on `device`, True where key index <= query index.",
-    "padding_mask": "bool (B, max_len), True at real (non-pad) positions; lengths: (B,) int "
-    "tensor.",
-    "masked_scores": "the scores with masked-out (False) positions set so that softmax gives them "
-    "weight exactly 0, in any float dtype (float16 included).",
-    "scaled_dot_product_attention": "returns (output (..., Lq, d_v), weights (..., Lq, Lk)); "
-    "output matches F.scaled_dot_product_attention(q, k, v, attn_mask=mask). `mask` is either "
-    "bool (True = may attend) or float (added to the scores before the softmax, like SDPA's float "
-    "attn_mask; -inf entries block). A float32 mask may come with float16/bfloat16 inputs: add "
-    "it as mask.to(scores.dtype), so the output keeps the inputs' dtype.",
-    "SelfAttention": "nn.Module with attributes w_q, w_k, w_v = nn.Linear(d_model, d_*, "
-    "bias=False); forward(x, mask=None) -> (output, weights).",
-    "split_heads": "(B, L, h * d_head) -> (B, h, L, d_head); head i takes features "
-    "[i * d_head, (i + 1) * d_head).",
-    "merge_heads": "the inverse of split_heads: (B, h, L, d_head) -> (B, L, h * d_head).",
-    "MultiHeadAttention": "nn.Module with attributes w_q, w_k, w_v, w_o = nn.Linear(d_model, "
-    "d_model, bias=bias); forward(query, key=None, value=None, mask=None) -> (output (B, Lq, "
-    "d_model), weights (B, h, Lq, Lk)); the mask (bool or float, as in SDPA) broadcasts to "
-    "(B, h, Lq, Lk); "
-    "self-attention when key and value are None, and value defaults to key; a d_model that is "
-    "not a multiple of num_heads raises ValueError. With the "
-    "weights of nn.MultiheadAttention copied in (in_proj chunks q, k, v; out_proj is w_o) it "
-    "matches it.",
-    "mha_num_parameters": "int, the number of parameters of MultiHeadAttention(d_model, "
-    "num_heads, bias).",
-    "sinusoidal_positional_encoding": "(max_len, d_model); PE[p, 2i] = sin(p / 10000^(2i / "
-    "d_model)), PE[p, 2i + 1] = cos(same); an odd d_model raises ValueError.",
-    "LearnedPositionalEmbedding": "nn.Module with attribute embedding = nn.Embedding(max_len, "
-    "d_model); forward(x: (B, L, d_model)) returns x plus the embeddings of positions 0..L-1; "
-    "L > max_len raises ValueError.",
-    "apply_rope": "rotates each pair (x[..., 2i], x[..., 2i+1]) by the angle p * base^(-2i/d) "
-    "(RoFormer's interleaved pairs); positions defaults to 0..L-1; same dtype out as in.",
-    "FeedForward": "nn.Module with attributes linear1 = nn.Linear(d_model, d_ff), linear2 = "
-    "nn.Linear(d_ff, d_model) (with bias); linear2(dropout(relu(linear1(x)))), dropout `dropout`.",
-    "TransformerBlock": "nn.Module with attributes attn (your MultiHeadAttention, bias=True), ff "
-    "(your FeedForward), norm1, norm2 (nn.LayerNorm); Pre-LN when norm_first else Post-LN; "
-    "forward(x, mask=None) -> x; with weights copied it matches nn.TransformerEncoderLayer("
-    "batch_first=True, norm_first=..., dropout=0).",
-    "TinyTransformer": "a causal decoder-only language model: token and position embeddings, "
-    "Pre-LN TransformerBlocks, a final LayerNorm and a linear layer; forward(tokens: (B, L) "
-    "long) -> logits (B, L, vocab_size).",
-    "sliding_window_mask": "bool (L, L), True where 0 <= i - j < window.",
-    "tiled_attention": "the output only (no weights); online softmax over blocks of keys "
-    "(FlashAttention's algorithm); equals SDPA; never builds an (Lq, Lk) matrix.",
-    "KVCache": "a plain class; append(k, v) -> (k_all, v_all), concatenating along the sequence "
-    "dim (-2).",
-}
 
 # The conventions every check relies on, and which exercises each applies to.
 _ATTENTION = ("scaled_dot_product_attention", "SelfAttention", "MultiHeadAttention")
@@ -103,7 +43,7 @@ CONVENTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "Layers are nn.Linear attributes named exactly as in the contract (the checks load known "
         "weights into them by name).",
-        tuple(n for n in contract.NAMES if n[0].isupper() and n != "KVCache"),
+        tuple(e.name for e in contract.CONTRACT if e.kind == "module"),
     ),
     (
         "Do not call what the drill asks you to build (F.scaled_dot_product_attention, "
@@ -125,7 +65,7 @@ class Drill:
     exercises: tuple[str, ...]  # the contract exercises it grades
     difficulty: int  # 1 easy .. 3 hard
     minutes: int  # the target time
-    statement: str = ""  # the problem, beyond the exercises' SPEC lines
+    statement: str = ""  # the problem, beyond the exercises' spec lines
     hints: tuple[str, ...] = ()  # in levels; the catalogue's mistakes come after them
     explanation: str = ""  # shown with the model answer
 
@@ -135,7 +75,7 @@ class Drill:
 
 
 def _difficulty(ex: contract.Exercise) -> int:
-    return min(3, ex.points + (ex.name[0].isupper() and ex.name != "KVCache"))
+    return min(3, ex.points + (ex.kind == "module"))
 
 
 COMPOSITES = (

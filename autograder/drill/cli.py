@@ -93,10 +93,10 @@ def _start(h: history.History, args) -> int:
 
 
 def _check(h: history.History, args) -> int:
-    from autograder import report
-    from autograder.extract import ExtractError
-    from autograder.judge import NothingToGrade, judge_file
-    from autograder.sandbox import warm_up
+    from autograder.check import report
+    from autograder.core.extract import ExtractError
+    from autograder.core.judge import NothingToGrade, judge_file
+    from autograder.sandbox.host.pool import warm_up
 
     path = Path(args.file)
     try:
@@ -149,7 +149,7 @@ def _check(h: history.History, args) -> int:
 
 
 def _hints(drill: catalogue.Drill) -> list[str]:
-    from autograder.mistakes import MISTAKES
+    from autograder.core.mistakes import MISTAKES
 
     levels = list(drill.hints)
     known = [m for m in MISTAKES.values() if set(m.exercises) & set(drill.exercises)]

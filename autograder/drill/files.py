@@ -1,7 +1,7 @@
 """The files of a drill: the blank file ``start`` writes, and the model answer ``reveal`` shows.
 
 The blank file carries the contract's signatures (:mod:`autograder.contract`), what each
-exercise must do (:data:`catalogue.SPEC`) and the conventions the checks rely on. The model
+exercise must do (its contract row's ``spec``) and the conventions the checks rely on. The model
 answer is the course's reference, read from ``course_lib`` with ``inspect.getsource`` (with the
 course functions it calls), never a copy.
 """
@@ -27,40 +27,28 @@ def _comment(text: str, width: int = 92, indent: str = "# ") -> str:
 
 
 def _stub(ex: contract.Exercise) -> str:
-    if ex.name[0].isupper():
-        init = ex.signature.replace("(", "(self, ", 1) if ex.signature != "()" else "(self)"
-        if ex.name == "KVCache":
-            body = "    def append(self, k, v):\n        raise NotImplementedError\n"
-        elif ex.name == "MultiHeadAttention":
-            body = "    def forward(self, query, key=None, value=None, mask=None):\n"
-            body += "        raise NotImplementedError\n"
-        elif ex.name in ("SelfAttention", "TransformerBlock"):
-            body = "    def forward(self, x, mask=None):\n        raise NotImplementedError\n"
-        elif ex.name == "TinyTransformer":
-            body = "    def forward(self, tokens):\n        raise NotImplementedError\n"
-        else:
-            body = "    def forward(self, x):\n        raise NotImplementedError\n"
-        base = "" if ex.name == "KVCache" else "(nn.Module)"
-        return (
-            f"class {ex.name}{base}:\n    def __init__{init}:\n"
-            + ("        super().__init__()\n" if base else "        pass\n")
-            + "        raise NotImplementedError\n\n"
-            + body
-        )
-    return f"def {ex.name}{ex.signature}:\n    raise NotImplementedError\n"
+    if ex.kind == "function":
+        return f"def {ex.name}{ex.signature}:\n    raise NotImplementedError\n"
+    init = ex.signature.replace("(", "(self, ", 1) if ex.signature != "()" else "(self)"
+    method = ex.method.replace("(", "(self, ", 1) if ex.method_params else f"{ex.method_name}(self)"
+    module = ex.kind == "module"
+    return (
+        f"class {ex.name}{'(nn.Module)' if module else ''}:\n    def __init__{init}:\n"
+        + ("        super().__init__()\n" if module else "        pass\n")
+        + "        raise NotImplementedError\n\n"
+        + f"    def {method}:\n        raise NotImplementedError\n"
+    )
 
 
 def blank(drill: Drill, filename: str = "FILE") -> str:
     """The text of a drill's blank file."""
-    from autograder.drill.catalogue import SPEC
-
     lines = [f"{HEADER}{drill.name}", f"# {drill.title}: target {drill.minutes} min", "#"]
     if drill.statement:
         lines += [_comment(drill.statement), "#"]
     lines.append("# Write, from a blank page (no notebook, no course_lib):")
     for name in drill.exercises:
         ex = contract.BY_NAME[name]
-        lines.append(_comment(f"{name}{ex.signature}: {SPEC[name]}", indent="#   "))
+        lines.append(_comment(f"{name}{ex.signature}: {ex.spec}", indent="#   "))
     lines += ["#", "# Conventions the checks rely on:"]
     lines += [_comment(c, indent="#   - ") for c in conventions(drill.exercises)]
     lines += [

@@ -6,9 +6,9 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass
 
+from autograder.core.mistakes import MISTAKES
 from autograder.drill.catalogue import DRILLS
 from autograder.drill.history import History
-from autograder.mistakes import MISTAKES
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,7 @@ from autograder.kit.exercise import (
     ATTENTION_FORBID,
     MHA_FORBID,
     CheckFailure,
-    Rules,
+    ExerciseMark,
     exercise,
     rules_of,
 )
@@ -110,7 +110,7 @@ __all__ = [
     "MetaDataAccess",
     "Mutant",
     "Mutants",
-    "Rules",
+    "ExerciseMark",
     "attend",
     "attention_mutants",
     "check_scores_like",

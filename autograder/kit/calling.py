@@ -21,24 +21,27 @@ from typing import Any
 
 import torch
 
-from autograder._devices import KIND as CREATED_ON_DEFAULT_DEVICE
-from autograder._inplace import KIND as INPUT_MODIFIED
 from autograder.contract import CONTRACT
+from autograder.core.mistakes import get as get_mistake
 from autograder.kit.exercise import CheckFailure
 from autograder.kit.text import first_line, fmt_value
-from autograder.mistakes import get as get_mistake
-from autograder.sandbox import LearnerError, NotWrittenYet
+from autograder.sandbox.host.replies import LearnerError, NotWrittenYet
+from autograder.sandbox.protocol import CREATED_ON_DEFAULT_DEVICE, INPUT_MODIFIED
 
 Mutant = tuple[str, Callable[..., Any]]
 Mutants = Sequence[Mutant]
 
 # Display names of positional parameters, so messages read "softmax(x: (2, 3), dim=0)": every
-# exercise's from the contract, and the methods the checks call by these names.
+# exercise's and every class's method (``"MultiHeadAttention.forward"``) from the contract, and
+# the short names the checks call methods by.
 PARAMS: dict[str, tuple[str, ...]] = {e.name: e.params for e in CONTRACT} | {
-    "forward": ("x", "mask"),
-    "lm.forward": ("tokens",),
-    "mha.forward": ("query", "key", "value", "mask"),
-    "append": ("k", "v"),
+    f"{e.name}.{e.method_name}": e.method_params for e in CONTRACT if e.method
+}
+PARAMS |= {
+    "forward": PARAMS["SelfAttention.forward"],
+    "lm.forward": PARAMS["TinyTransformer.forward"],
+    "mha.forward": PARAMS["MultiHeadAttention.forward"],
+    "append": PARAMS["KVCache.append"],
 }
 
 
@@ -109,7 +112,7 @@ def fail(message: str, mistake: str | None = None) -> CheckFailure:
 
 # Error predicates: mistakes recognised from the error the learner's code raised.
 def is_device_error(err: LearnerError) -> bool:
-    if err.kind == CREATED_ON_DEFAULT_DEVICE:  # autograder._devices, in the sandbox
+    if err.kind == CREATED_ON_DEFAULT_DEVICE:  # autograder.sandbox.inside.devices, in the sandbox
         return True
     m = err.message
     return (
@@ -135,7 +138,7 @@ def is_super_init_error(err: LearnerError) -> bool:
 
 
 def is_input_modified(err: LearnerError) -> bool:
-    """The sandbox found an argument changed in place (``autograder._inplace``)."""
+    """The sandbox found an argument changed in place (``autograder.sandbox.inside.inplace``)."""
     return err.kind == INPUT_MODIFIED
 
 

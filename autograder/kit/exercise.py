@@ -6,7 +6,7 @@ A lesson's ``checks.py`` marks the check of each of its exercises::
     def check_causal_mask(sub: Submission) -> None:
         ...  # raise CheckFailure (kit.fail) on the first thing that is wrong
 
-The mark only records the rules on the function; ``autograder.registry`` finds the marked
+The mark only records the rules on the function; ``autograder.core.registry`` finds the marked
 functions of every lesson folder and takes each exercise's lesson and points from the contract
 table (``autograder.contract``), so nothing is registered by importing a module.
 
@@ -41,7 +41,7 @@ class CheckFailure(Exception):
 
 
 @dataclass(frozen=True)
-class Rules:
+class ExerciseMark:
     """How one exercise is judged, besides its check: set by ``@exercise``."""
 
     name: str  # the contract name the check judges
@@ -67,16 +67,16 @@ def exercise(
     why = tuple((forbid_why or {}).items())
 
     def mark(check: CheckFn) -> CheckFn:
-        check.__exercise__ = Rules(name, tuple(forbid), time_limit, tuple(needs), why)
+        check.__exercise__ = ExerciseMark(name, tuple(forbid), time_limit, tuple(needs), why)
         return check
 
     return mark
 
 
-def rules_of(obj: Any) -> Rules | None:
+def rules_of(obj: Any) -> ExerciseMark | None:
     """The rules ``@exercise`` put on ``obj``, or None when it is not a marked check."""
     rules = getattr(obj, "__exercise__", None)
-    return rules if isinstance(rules, Rules) else None
+    return rules if isinstance(rules, ExerciseMark) else None
 
 
 # What attention exercises may not call: torch's own attention, however it is reached.

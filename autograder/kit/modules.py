@@ -15,7 +15,7 @@ import torch
 from autograder.kit.calling import Call, fail, learner_failed
 from autograder.kit.inputs import randn
 from autograder.kit.text import first_line
-from autograder.sandbox import LearnerError
+from autograder.sandbox.host.replies import LearnerError
 
 
 def construct(sub: Any, name: str, *args: Any, **kwargs: Any) -> tuple[Any, str]:

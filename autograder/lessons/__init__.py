@@ -6,49 +6,11 @@ A lesson folder holds what the grader knows about that lesson, each file found b
                     ``autograder.kit``; the exercises themselves are rows of
                     ``autograder.contract``);
 - ``mistakes.py``   ``MISTAKES``, the known mistakes first diagnosed in this lesson
-                    (:class:`autograder.mistakes.Mistake`);
+                    (:class:`autograder.core.mistakes.Mistake`);
 - ``questions.py``  ``QUESTIONS``, its conceptual questions
                     (:class:`autograder.questions.Question`).
 
-Folder names start with a digit, so they are imported by name through :func:`load`, never with an
+Folder names start with a digit, so they are imported by name through
+:func:`autograder.core.lesson_folders.load`, never with an
 ``import`` statement; a lesson never imports another lesson (shared helpers are in the kit).
 """
-
-from __future__ import annotations
-
-import importlib
-from collections.abc import Callable, Iterator, Mapping
-from pathlib import Path
-from types import ModuleType
-from typing import Any
-
-HERE = Path(__file__).resolve().parent
-
-
-def lessons() -> list[str]:
-    """The lesson folders, in course order (``"00_setup"``, ``"01_projections"``, ...)."""
-    return sorted(p.name for p in HERE.iterdir() if p.is_dir() and p.name[:2].isdigit())
-
-
-def load(lesson: str, part: str) -> ModuleType | None:
-    """``autograder.lessons.<lesson>.<part>``, or None when that lesson has no such file."""
-    if not (HERE / lesson / f"{part}.py").is_file():
-        return None
-    return importlib.import_module(f"{__name__}.{lesson}.{part}")
-
-
-class Gathered(Mapping):
-    """A read-only mapping built from the lesson folders on first use (``build()``, cached by
-    the caller), so that importing it neither imports the lessons nor depends on them."""
-
-    def __init__(self, build: Callable[[], Mapping[str, Any]]):
-        self._build = build
-
-    def __getitem__(self, key: str) -> Any:
-        return self._build()[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._build())
-
-    def __len__(self) -> int:
-        return len(self._build())

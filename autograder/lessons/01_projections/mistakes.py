@@ -1,6 +1,6 @@
-"""Lesson 01's known mistakes (projections) (see autograder/mistakes.py)."""
+"""Lesson 01's known mistakes (projections) (see autograder/core/mistakes.py)."""
 
-from autograder.mistakes import Mistake
+from autograder.core.mistakes import Mistake
 
 # The modules whose layers the grader finds by the contract's attribute names.
 _NAMED_LAYERS = (

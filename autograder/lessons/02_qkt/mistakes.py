@@ -1,6 +1,6 @@
-"""Lesson 02's known mistakes (QK^T) (see autograder/mistakes.py)."""
+"""Lesson 02's known mistakes (QK^T) (see autograder/core/mistakes.py)."""
 
-from autograder.mistakes import Mistake
+from autograder.core.mistakes import Mistake
 
 MISTAKES = (
     Mistake(

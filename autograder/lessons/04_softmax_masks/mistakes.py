@@ -1,6 +1,6 @@
-"""Lesson 04's known mistakes (softmax and masks) (see autograder/mistakes.py)."""
+"""Lesson 04's known mistakes (softmax and masks) (see autograder/core/mistakes.py)."""
 
-from autograder.mistakes import Mistake
+from autograder.core.mistakes import Mistake
 
 _ATTN = ("scaled_dot_product_attention", "SelfAttention", "MultiHeadAttention")
 

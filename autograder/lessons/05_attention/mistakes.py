@@ -1,6 +1,6 @@
-"""Lesson 05's known mistakes (single-head attention) (see autograder/mistakes.py)."""
+"""Lesson 05's known mistakes (single-head attention) (see autograder/core/mistakes.py)."""
 
-from autograder.mistakes import Mistake
+from autograder.core.mistakes import Mistake
 
 _ATTN = ("scaled_dot_product_attention", "SelfAttention", "MultiHeadAttention")
 

@@ -1,6 +1,6 @@
-"""Lesson 06's known mistakes (multi-head attention) (see autograder/mistakes.py)."""
+"""Lesson 06's known mistakes (multi-head attention) (see autograder/core/mistakes.py)."""
 
-from autograder.mistakes import Mistake
+from autograder.core.mistakes import Mistake
 
 MISTAKES = (
     Mistake(

@@ -1,6 +1,6 @@
-"""Lesson 07's known mistakes (positions) (see autograder/mistakes.py)."""
+"""Lesson 07's known mistakes (positions) (see autograder/core/mistakes.py)."""
 
-from autograder.mistakes import Mistake
+from autograder.core.mistakes import Mistake
 
 MISTAKES = (
     Mistake(

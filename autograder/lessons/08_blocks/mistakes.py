@@ -1,6 +1,6 @@
-"""Lesson 08's known mistakes (Transformer blocks) (see autograder/mistakes.py)."""
+"""Lesson 08's known mistakes (Transformer blocks) (see autograder/core/mistakes.py)."""
 
-from autograder.mistakes import Mistake
+from autograder.core.mistakes import Mistake
 
 MISTAKES = (
     Mistake(

@@ -1,6 +1,6 @@
-"""Lesson 09's known mistakes (efficient attention) (see autograder/mistakes.py)."""
+"""Lesson 09's known mistakes (efficient attention) (see autograder/core/mistakes.py)."""
 
-from autograder.mistakes import Mistake
+from autograder.core.mistakes import Mistake
 
 MISTAKES = (
     Mistake(

@@ -1,0 +1,58 @@
+"""How results are shown: one line per exercise for people, one JSON object for tools."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+from autograder.core.mistakes import looks_like
+from autograder.core.result import Result, printable
+
+
+def mistake_line(mistake: str | None) -> str | None:
+    """'Looks like: <title> [id]. <hint>' for a catalogue id, or None."""
+    if mistake is None:
+        return None
+    return looks_like(mistake) or f"Looks like: [{mistake}]"
+
+
+def _indent(text: str, prefix: str = "      ") -> str:
+    return textwrap.indent(text, prefix)
+
+
+def human(file: str, results: list[Result], notes: list[str] = ()) -> str:
+    """The report a learner reads in a terminal.
+
+    Only the report writes lines that start at the margin or with ``PASS``/``FAIL``: everything
+    else (messages, which can quote what learner code returned, and notes) is printable text,
+    indented under the exercise it belongs to, so learner code cannot forge or hide a line.
+    """
+    width = max(len(r.exercise) for r in results)
+    lines = [printable(file)]
+    for r in results:
+        status = "PASS" if r.passed else "FAIL"
+        lines.append(f"  {status}  {r.exercise:<{width}}  {r.points:g}/{r.max_points:g}")
+        if not r.passed:
+            lines.append(_indent(printable(r.message)))
+            hint = mistake_line(r.mistake)
+            if hint:
+                lines.append(_indent(textwrap.fill(hint, 92, break_on_hyphens=False)))
+    lines += [_indent(f"Note: {printable(note)}", "  ") for note in notes]
+    score = sum(r.points for r in results)
+    total = sum(r.max_points for r in results)
+    passed = sum(r.passed for r in results)
+    lines.append(f"Score: {score:g}/{total:g} ({passed} of {len(results)} passed)")
+    return "\n".join(lines)
+
+
+def as_json(file: str, results: list[Result]) -> str:
+    """The contract's JSON object."""
+    return json.dumps(
+        {
+            "file": file,
+            "score": float(sum(r.points for r in results)),
+            "max_score": float(sum(r.max_points for r in results)),
+            "results": [r.to_json() for r in results],
+        },
+        indent=2,
+    )

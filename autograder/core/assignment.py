@@ -1,0 +1,111 @@
+"""A lesson's assignment: what it is worth (its exercises and questions, fixed by the contract) and
+judging a submission on exactly those, with what it lacks named and what it adds ignored."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from autograder.core.extract import LearnerCode
+from autograder.core.judge import failed_result, judge_names, question_gradable
+from autograder.core.registry import Gradable, all_exercises
+from autograder.core.result import Result
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """What one lesson's assignment is worth: its exercises and questions, fixed by the contract
+    (never by what a submission happens to define)."""
+
+    lesson: str  # the lesson's number, "04"
+    exercises: tuple[Gradable, ...]
+    questions: tuple[str, ...]  # question ids, "04_1", ...
+
+    @property
+    def items(self) -> list[str]:
+        """The names graded: the exercises, then ``answer_<id>`` for each question."""
+        return [ex.name for ex in self.exercises] + [f"answer_{q}" for q in self.questions]
+
+    @property
+    def max_points(self) -> float:
+        return float(
+            sum(ex.points for ex in self.exercises)
+            + sum(question_gradable(q).points for q in self.questions)
+        )
+
+
+def assignment(lesson: str) -> Assignment:
+    """Lesson ``lesson``'s exercises and questions: those whose ``Gradable.lesson`` (the lesson
+    folder, ``04_softmax_masks``) starts with its number, and the question ids ``<lesson>_n``."""
+    from autograder.questions import QUESTIONS
+
+    exercises = tuple(ex for ex in all_exercises().values() if ex.lesson[:2] == lesson)
+    questions = tuple(q for q in QUESTIONS if q.split("_")[0] == lesson)
+    return Assignment(lesson, exercises, questions)
+
+
+def _closest(name: str, candidates: list[str]) -> str | None:
+    found = difflib.get_close_matches(name, candidates, n=1, cutoff=0.5)
+    return found[0] if found else None
+
+
+def _not_found(code: LearnerCode, item: str, taken: set[str]) -> str:
+    """'<item> not found; you defined `<closest name>`' (or just 'not found')."""
+    if item.startswith("answer_"):
+        qid = item.removeprefix("answer_")
+        candidates = [n for n in code.order if n not in taken and n.startswith("answer")]
+        close = _closest(item, candidates)
+        text = f"Question {qid.replace('_', '.')} is not answered: set {item} = ... in its cell."
+        return text + (f" You defined `{close}`: is that your answer?" if close else "")
+    candidates = [n for n in code.order if n in code.callables and n not in taken]
+    close = _closest(item, candidates)
+    if close:
+        return f"{item} not found; you defined `{close}`."
+    return f"{item} not found in your code."
+
+
+def judge_assignment(
+    code: LearnerCode, work: Assignment, time_limit: float | None = None
+) -> tuple[list[Result], list[str]]:
+    """Every exercise and question of ``work``, in order, and notes on what was ignored.
+
+    What the submission lacks is a 0 that names the closest thing it did define; exercises and
+    answers of other lessons are ignored (each lesson's assignment grades its own), with a note.
+    """
+    exercises = all_exercises()
+    names = [ex.name for ex in work.exercises if ex.name in code.defined]
+    answered = [q for q in work.questions if f"answer_{q}" in code.defined]
+    results = (
+        {r.exercise: r for r in judge_names(code, names, answered, time_limit)}
+        if names or answered
+        else {}
+    )
+    from autograder.questions import QUESTIONS
+
+    contract = set(exercises) | {f"answer_{q}" for q in QUESTIONS}
+    graded = []
+    for ex in work.exercises:
+        graded.append(
+            results.get(ex.name)
+            or failed_result(
+                ex, _not_found(code, ex.name, contract), "not-defined", attempted=False
+            )
+        )
+    for q in work.questions:
+        name = f"answer_{q}"
+        graded.append(
+            results.get(name)
+            or failed_result(
+                question_gradable(q), _not_found(code, name, contract), None, attempted=False
+            )
+        )
+    notes = []
+    for name in code.order:
+        if name in contract and name not in work.items:
+            lesson = exercises[name].lesson[:2] if name in exercises else name.split("_")[1]
+            what = "a question" if name.startswith("answer_") else "an exercise"
+            notes.append(
+                f"ignored `{name}`: it is {what} of lesson {lesson}, graded in that lesson's "
+                "assignment, not in this one"
+            )
+    return graded, notes

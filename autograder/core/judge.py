@@ -1,0 +1,210 @@
+"""Judge a learner's code: run each exercise's check against the sandbox, collect ``Result``s."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import replace
+
+from autograder.core.extract import LearnerCode, from_file, from_sources
+from autograder.core.registry import Gradable, all_exercises
+from autograder.core.result import Result
+from autograder.kit.exercise import CheckFailure
+from autograder.sandbox.host.replies import (
+    ForbiddenUsed,
+    LearnerCrashed,
+    LearnerError,
+    LearnerOutOfMemory,
+    LearnerProblem,
+    LearnerTimeout,
+    NotWrittenYet,
+    Tampered,
+)
+from autograder.sandbox.host.submission import Submission, run_check
+
+
+class NothingToGrade(Exception):
+    """No exercise of the contract could be found (the CLI exits 2 with this message)."""
+
+
+def forbidden_names(exercises: dict[str, Gradable]) -> dict[str, list[str]]:
+    """What each exercise forbids, with the course's own reference of it always included."""
+    return {name: [*ex.forbid, f"course_lib.{name}"] for name, ex in exercises.items()}
+
+
+def failed_result(
+    ex: Gradable, message: str, mistake: str | None, attempted: bool = True
+) -> Result:
+    return Result(ex.name, False, 0.0, ex.points, message, mistake, attempted)
+
+
+def _explain(ex: Gradable, problem: LearnerProblem) -> tuple[str, str | None]:
+    """A failure message (and catalogue id) for what the learner's code did."""
+    if isinstance(problem, ForbiddenUsed):
+        reference = [w for w in problem.what if w.startswith("course_lib")]
+        if reference:
+            return (
+                f"{ex.name} calls the course's reference ({', '.join(reference)}) instead of "
+                "your own code. Write it yourself: no points for the reference.",
+                "uses-reference",
+            )
+        why = dict(ex.forbid_why)
+        reasons = [why[w] for w in problem.what if w in why]
+        what = f"which {reasons[0]}" if reasons else "which is what this exercise asks you to build"
+        return (
+            f"{ex.name} calls {', '.join(problem.what)}, {what}. Write it from basic tensor "
+            "operations: no points for the built-in.",
+            "uses-builtin",
+        )
+    if isinstance(problem, LearnerTimeout):  # its message says which limit: CPU time or wall clock
+        return f"{ex.name}: {problem}", "timeout"
+    if isinstance(problem, LearnerCrashed):
+        return (f"{ex.name}: {problem}", "out-of-memory" if problem.out_of_memory else "crashed")
+    if isinstance(problem, Tampered):
+        return (
+            f"{ex.name}: {problem}. Only what your code returns is judged.",
+            "tampering",
+        )
+    if isinstance(problem, LearnerOutOfMemory):
+        return (
+            f"{ex.name} ran out of memory ({problem}). Does it build a tensor much bigger than "
+            "the inputs?",
+            "out-of-memory",
+        )
+    if isinstance(problem, NotWrittenYet):
+        return (f"{ex.name} is not written yet: it still raises NotImplementedError.", None)
+    if isinstance(problem, LearnerError):
+        where = f"\n{problem.traceback}" if problem.traceback else ""
+        return (f"{ex.name} raised {problem}{where}", None)
+    return (f"{ex.name}: {problem}", None)
+
+
+def judge_one(sub: Submission, ex: Gradable, time_limit: float | None = None) -> Result:
+    """Run one exercise's check against a loaded submission (``time_limit`` overrides its own)."""
+    if time_limit is not None:
+        ex = replace(ex, time_limit=time_limit)
+    if not sub.defines(ex.name):
+        return failed_result(ex, f"{ex.name} is not defined in your code.", "not-defined")
+    try:
+        run_check(sub, ex)  # a time limit hit is retried once before it counts
+    except CheckFailure as f:
+        return failed_result(ex, f.message, f.mistake)
+    except LearnerProblem as problem:
+        message, mistake = _explain(ex, problem)
+        if sub.problems and isinstance(problem, LearnerError) and problem.kind == "NameError":
+            message += "\nWhile loading your code: " + "; ".join(sub.problems[:3])
+        return failed_result(ex, message, mistake, attempted=not isinstance(problem, NotWrittenYet))
+    return Result(ex.name, True, ex.points, ex.points, "all checks passed", None)
+
+
+QUESTION_TIME_LIMIT = 5.0  # seconds to read one answer out of the sandbox
+
+
+_ANSWER = Gradable("answer", "", lambda sub: None, time_limit=QUESTION_TIME_LIMIT)
+
+
+def question_gradable(qid: str) -> Gradable:
+    """A question, dressed as an exercise: ``answer_<id>``, its points, a short time limit."""
+    from autograder.questions import QUESTIONS
+
+    return replace(_ANSWER, name=f"answer_{qid}", points=QUESTIONS[qid].points)
+
+
+def judge_answers(sub: Submission, ids: list[str]) -> list[Result]:
+    """Grade the answers to the lessons' conceptual questions (``answer_02_1 = ...``)."""
+    from autograder.questions import grade_answer
+
+    results = []
+    for qid in ids:
+        question = question_gradable(qid)
+        try:
+            sub.begin(question)
+            verdict = grade_answer(qid, sub.get(question.name))
+        except LearnerProblem as problem:
+            results.append(failed_result(question, str(problem), None))
+            continue
+        points = question.points if verdict.correct else 0.0
+        results.append(
+            Result(question.name, verdict.correct, points, question.points, verdict.message, None)
+        )
+    return results
+
+
+def judge_code(
+    code: LearnerCode,
+    only: Iterable[str] | None = None,
+    time_limit: float | None = None,
+    questions: bool = False,
+    lesson: str | None = None,
+) -> list[Result]:
+    """Judge every exercise ``code`` defines (or just ``only``), in contract order.
+
+    With ``questions``, the answers it gives to the lessons' conceptual questions too (as results
+    named ``answer_<id>``), as a class's grade table has them. ``lesson`` (a lesson folder's
+    name, when known) only narrows the names an unknown name is told about.
+    """
+    exercises = all_exercises()
+    answered = []
+    if questions and not only:
+        from autograder.questions import QUESTIONS
+
+        answered = [qid for qid in QUESTIONS if f"answer_{qid}" in code.defined]
+    if only:
+        unknown = [n for n in only if n not in exercises]
+        if unknown:
+            raise NothingToGrade(_unknown_names(unknown, exercises, lesson))
+        names = [n for n in exercises if n in set(only)]
+    else:
+        names = code.names(exercises)
+    if not names and not answered:
+        detail = f" ({'; '.join(code.problems)})" if code.problems else ""
+        raise NothingToGrade(
+            f"{code.file}: no exercise found{detail}. The grader looks for the functions and "
+            f"classes of the course, e.g. {', '.join(list(exercises)[:3])}, defined at the top "
+            "level of a cell or file."
+        )
+    return judge_names(code, names, answered, time_limit)
+
+
+def _unknown_names(unknown: list[str], exercises: dict[str, Gradable], lesson: str | None) -> str:
+    """No exercise has these names: the closest names, else the lesson's exercises, else all."""
+    close = [m for n in unknown for m in difflib.get_close_matches(n, exercises, n=3, cutoff=0.6)]
+    if close:
+        return f"no exercise named {', '.join(unknown)}; did you mean {' or '.join(close)}?"
+    own = [name for name, ex in exercises.items() if ex.lesson == lesson]
+    listed = (
+        f"this lesson's exercises are: {', '.join(own)}"
+        if own
+        else (f"the exercises are: {', '.join(exercises)}")
+    )
+    return (
+        f"no exercise named {', '.join(unknown)}: pass check() the function or class of an "
+        f"exercise, defined with its name; {listed}"
+    )
+
+
+def judge_names(
+    code: LearnerCode, names: list[str], answered: list[str], time_limit: float | None
+) -> list[Result]:
+    """Load ``code`` in one sandbox and judge these exercises and these questions' answers."""
+    exercises = all_exercises()
+    cells = [(c.label, c.source) for c in code.cells]
+    try:
+        sub = Submission(cells, forbidden_names(exercises))
+    except LearnerProblem as problem:  # the definitions themselves hang or kill the sandbox
+        message, mistake = _explain(replace(_ANSWER, name="your code"), problem)
+        message = "Loading your code failed: " + message.split(": ", 1)[-1]
+        failed = [failed_result(exercises[n], message, mistake) for n in names]
+        return failed + [failed_result(question_gradable(q), message, mistake) for q in answered]
+    with sub:
+        results = [judge_one(sub, exercises[name], time_limit) for name in names]
+        results += judge_answers(sub, answered)
+    return results
+
+
+def judge_file(path, only: Iterable[str] | None = None, **options) -> list[Result]:
+    return judge_code(from_file(path), only, **options)
+
+
+def judge_source(source: str, only: Iterable[str] | None = None, label="solution.py", **options):
+    return judge_code(from_sources(label, [(label, source)]), only, **options)

@@ -1,0 +1,48 @@
+"""What judging an exercise gives: a :class:`Result`, its message made safe to print
+(:func:`printable`)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# Characters that would let a message act on the terminal or the page instead of being read:
+# C0/C1 controls (ESC starts the sequences that hide or move text; CR rewrites a line), and the
+# invisible bidirectional and zero-width formatting characters. Newlines stay: messages have lines.
+_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character shown as an escape (``\\x1b``) instead of acting."""
+    return _CONTROL.sub(lambda m: ascii(m.group())[1:-1], str(text))
+
+
+@dataclass(frozen=True)
+class Result:
+    exercise: str
+    passed: bool
+    points: float
+    max_points: float
+    message: str
+    mistake: str | None
+    # False when there was nothing to judge: not defined, not answered, or still the blank stub
+    # (``raise NotImplementedError``). Not part of the contract's JSON.
+    attempted: bool = field(default=True, compare=False)
+
+    def __post_init__(self):
+        # Points are floats whatever the registry says (the contract's JSON has one type), and
+        # messages, which can quote what learner code returned, are made safe to print.
+        object.__setattr__(self, "points", float(self.points))
+        object.__setattr__(self, "max_points", float(self.max_points))
+        object.__setattr__(self, "message", printable(self.message))
+
+    def to_json(self) -> dict:
+        """The contract's result object, exactly."""
+        return {
+            "exercise": self.exercise,
+            "passed": self.passed,
+            "points": self.points,
+            "max_points": self.max_points,
+            "message": self.message,
+            "mistake": self.mistake,
+        }

@@ -1,0 +1,148 @@
+"""The ``grade`` verb: grade a class laid out as nbgrader's ``submitted/``.
+
+Exit status: 0 the class was graded (the table says how each submission did), 2 it could not be.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+EXIT_GRADED, EXIT_UNGRADABLE = 0, 2
+
+
+def register(verbs: argparse._SubParsersAction) -> None:
+    """Add ``grade`` to the command line's verbs."""
+    grade = verbs.add_parser(
+        "grade",
+        help="grade a class laid out as nbgrader's submitted/",
+        description="Grade SUBMISSIONS_DIR/<student>/<assignment>/<notebook>.ipynb: one row per "
+        "student and assignment, with a status (graded, late, blank, unreadable, not-submitted), "
+        "the points of each exercise and question in notebook order, and the assignment's total; "
+        "and beside it: feedback per student and assignment (text, and HTML in nbgrader's "
+        "feedback/<student>/<assignment>/ layout), a class report (<out stem>_report.html), "
+        "Gradescope results.json files (<out stem>_gradescope/) and an LMS gradebook CSV "
+        "(<out stem>_lms.csv).",
+        epilog="Exit status: 0 when the class was graded, whatever the grades (the table's "
+        "status column and points say how each submission did); 2 when it could not be graded "
+        "(no such folder, bad arguments, no strong sandbox).",
+    )
+    grade.add_argument("submissions", metavar="SUBMISSIONS_DIR")
+    grade.add_argument("--out", default="grades.csv", help="the grade table (default grades.csv)")
+    grade.add_argument(
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="submissions graded at once on this machine (with --scheduler, the cluster's "
+        "worker threads decide)",
+    )
+    grade.add_argument(
+        "--student",
+        action="append",
+        metavar="NAME",
+        help="regrade just this student (repeat for more); the table is updated in place",
+    )
+    grade.add_argument(
+        "--assignment",
+        action="append",
+        metavar="NAME",
+        help="regrade just this assignment, e.g. 04_softmax_masks (repeat for more); the table "
+        "is updated in place",
+    )
+    grade.add_argument(
+        "--due",
+        action="append",
+        metavar="[ASSIGNMENT=]DATE",
+        help="due date, e.g. '2026-12-01 23:59 UTC' (for every assignment) or "
+        "'04_softmax_masks=2026-12-01 23:59 UTC'; a submission whose nbgrader timestamp.txt is "
+        "later is reported as late (see --late-penalty). Also read from the current folder's "
+        "nbgrader_config.py: "
+        "c.Autograder.due_dates = {'04_softmax_masks': '2026-12-01 23:59 UTC'}",
+    )
+    grade.add_argument(
+        "--late-penalty",
+        type=float,
+        default=0.0,
+        metavar="FRACTION",
+        help="a late submission loses this fraction of its points, e.g. 0.1 (default 0: late "
+        "submissions are only reported)",
+    )
+    grade.add_argument(
+        "--feedback-dir",
+        metavar="DIR",
+        help="where the feedback goes (default: <out stem>_feedback beside the table): "
+        "DIR/<student>/<assignment>.txt and DIR/<student>/<assignment>/<notebook>.html; give "
+        "your nbgrader course's feedback folder for `nbgrader release_feedback` to hand the "
+        "pages out",
+    )
+    grade.add_argument(
+        "--allow-weak-sandbox",
+        action="store_true",
+        help="grade even where learner code cannot be isolated by the operating system "
+        "(no bubblewrap): a hostile submission could then read other students' work or change "
+        "the grade table",
+    )
+    grade.add_argument(
+        "--gradebook",
+        metavar="COURSE_DIR",
+        help="also write the scores into this nbgrader course's gradebook (its gradebook.db, or "
+        "the db_url of its nbgrader_config.py; a .db file works too), for formgrader, "
+        "`nbgrader export` and feedback; manual scores given in formgrader are kept",
+    )
+    grade.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="grade on this Dask distributed cluster (e.g. tcp://10.0.0.5:8786, as `dask "
+        "scheduler` prints it): each submission is one task, graded in the sandbox of a worker "
+        "that has the course and bubblewrap installed; the submissions travel with the tasks",
+    )
+    grade.set_defaults(main=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    if args.workers < 1:
+        print("error: --workers must be at least 1", file=sys.stderr)
+        return EXIT_UNGRADABLE
+    if not args.scheduler:  # on a cluster, this machine runs no learner code
+        from autograder.sandbox.host.pool import (
+            start_ahead,  # imports no torch: the sandboxes start first
+        )
+
+        start_ahead(args.workers, allow_weak=args.allow_weak_sandbox)
+    from autograder.grade.grading import GradeError, grade_class
+    from autograder.grade.nbgrader_gradebook import CourseGradebook
+
+    try:
+        book = args.gradebook and CourseGradebook.of(args.gradebook)
+        if book:  # refused before grading, not after
+            book.check(args.submissions, args.assignment)
+        run = None
+        if args.scheduler:
+            try:
+                from autograder.grade.cluster import on_cluster  # imports dask: only when asked for
+            except ImportError as e:
+                raise GradeError(
+                    f"--scheduler needs dask.distributed ({e}): pip install -r requirements.txt"
+                ) from e
+            run = on_cluster(args.scheduler)
+        table = grade_class(
+            args.submissions,
+            args.out,
+            workers=args.workers,
+            students=args.student,
+            assignments=args.assignment,
+            due=args.due,
+            allow_weak_sandbox=args.allow_weak_sandbox,
+            late_penalty=args.late_penalty,
+            feedback_dir=args.feedback_dir,
+            run=run,
+        )
+        written = book and book.write(table, args.submissions)
+    except GradeError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_UNGRADABLE
+    print(table.summary())
+    if written:
+        print(written.summary())
+    return EXIT_GRADED  # the class was graded: the table says how each submission did

@@ -1,0 +1,277 @@
+"""Grade a class on an existing Dask distributed cluster: ``grade ... --scheduler ADDRESS``.
+
+Each submission (one student's one assignment) is one task:
+:func:`autograder.grade.grading.grade_one`,
+run on a worker, in that worker's own sandbox (one per worker thread, kept from one submission to
+the next as in a local run, and ended when the worker shuts down). The scheduler gives a task that
+raised to another attempt (``retries``) and the tasks of a worker that died to the others, so a
+lost worker loses no submission.
+
+**The submissions travel with their tasks; no shared filesystem is needed.** The client (the
+instructor's machine) reads each assignment folder under the rules of a local run — no symbolic
+link followed, nothing larger than the extract step's cap read, nothing written — and ships what
+``grade_one`` reads there: the bytes of the notebook it grades and of ``timestamp.txt``, the names
+of the other notebooks, and, for an entry that cannot be read (a link, something that is not a
+regular file, a file over the cap), only what it is, never its content. The worker lays that out
+in a private temporary folder and grades it there exactly as a local run grades the original, so
+the table is the same. Workers never see ``SUBMISSIONS_DIR``. At most a few tasks per worker
+thread are in flight at once, so the client and the scheduler hold a few notebooks each, not the
+class.
+
+Every worker must have the course installed (``make install``: the same version as the client,
+which is checked) and bubblewrap: a worker without the strong sandbox refuses to grade unless
+``--allow-weak-sandbox``, as a local run does. ``dask`` is imported only here, so ``check`` and a
+local ``grade`` never pay for it.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import socket
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from distributed import Client, as_completed
+from distributed.diagnostics.plugin import WorkerPlugin
+from tqdm import tqdm
+
+from autograder.core.extract import MAX_FILE_BYTES, Unreadable, read_bytes
+from autograder.core.result import printable
+from autograder.grade.grading import (
+    TIMESTAMP,
+    GradeError,
+    SubmissionFolder,
+    find_notebook,
+    folder_entries,
+    grade_one,
+)
+from autograder.grade.results import RELEASE, Graded
+from autograder.sandbox.host.bwrap import strong_isolation_available
+from autograder.sandbox.host.pool import close_kept
+
+RETRIES = 2  # a task that raised gets this many more attempts (a dead worker's are reassigned)
+IN_FLIGHT = 4  # tasks submitted ahead per worker thread
+CONNECT_TIMEOUT = 30  # seconds to reach the scheduler
+WAIT_FOR_WORKERS = 120  # seconds to wait for a first worker
+PLUGIN = "autograder-close-sandboxes"
+
+FILE, NAME_ONLY, LINK, BIG, DIR, OTHER = "file", "name", "link", "big", "dir", "other"
+
+
+class NoStrongSandbox(RuntimeError):
+    """Raised on a worker without bubblewrap (the task fails; the run stops with this message)."""
+
+
+def _weak(workers: str) -> str:
+    return (
+        f"{workers}: no strong sandbox (bubblewrap) there, so learner code would run with "
+        "process isolation only, where a hostile submission can read other students' work and "
+        "the course's answers, or change what the grader reads. Install it on every worker (as "
+        "root: apt-get install -y bubblewrap) and restart them, or pass --allow-weak-sandbox to "
+        "grade anyway, at that risk."
+    )
+
+
+# -- the submission, shipped -------------------------------------------------------------------
+@dataclass(frozen=True)
+class Shipped:
+    """An assignment folder as the client read it: ``(name, kind, bytes or size)`` per entry that
+    ``grade_one`` looks at; ``kind`` says how the worker lays it out again."""
+
+    files: tuple[tuple[str, str, bytes | int], ...]
+
+    def unpack(self, into: Path) -> SubmissionFolder:
+        """The folder, laid out in ``into`` (a private temporary folder of the worker)."""
+        folder = into / "submission"
+        folder.mkdir()
+        for name, kind, data in self.files:
+            if "/" in name or name in ("", ".", ".."):
+                raise ValueError(f"not a file name: {name!r}")
+            path = folder / name
+            if kind in (FILE, NAME_ONLY):
+                path.write_bytes(data)
+            elif kind == BIG:  # sparse: its size is all the grader reads before refusing it
+                with path.open("wb") as f:
+                    f.truncate(data)
+            elif kind == LINK:  # the grader refuses any link without following it
+                path.symlink_to("link")
+            elif kind == DIR:
+                path.mkdir()
+            else:  # a pipe, a device...: the grader refuses what is not a regular file
+                os.mkfifo(path)
+        return SubmissionFolder(folder)
+
+
+def _read(path: Path) -> tuple[str, str, bytes | int]:
+    """One entry of an assignment folder, read as :func:`autograder.core.extract.read_submission`
+    reads it: without following a link, without reading more than the cap. Anything else that
+    cannot be opened (a permission) is refused on the worker as something that is not a regular
+    file: unreadable either way."""
+    try:
+        return path.name, FILE, read_bytes(path, MAX_FILE_BYTES)
+    except Unreadable as e:
+        kind = {"link": LINK, "folder": DIR, "big": BIG}.get(e.kind, OTHER)
+        return path.name, kind, e.size if kind == BIG else b""
+
+
+def ship(folder: Path, name: str) -> Shipped:
+    """What a worker needs to grade the assignment ``name`` in ``folder`` (never written)."""
+    chosen, _ = find_notebook(folder, name)  # which notebook grade_one will read (by name only)
+    files = []
+    for entry in folder_entries(folder):
+        if entry.name == TIMESTAMP or (chosen is not None and entry.name == chosen.name):
+            files.append(_read(folder / entry.name))
+        elif entry.name.endswith(".ipynb"):
+            files.append((entry.name, NAME_ONLY, b""))
+    return Shipped(tuple(files))
+
+
+def _shipped(task: tuple) -> tuple:
+    return tuple(
+        ship(a.path, task[1]) if isinstance(a, SubmissionFolder) and a.path is not None else a
+        for a in task
+    )
+
+
+# -- on the workers ----------------------------------------------------------------------------
+@functools.cache
+def course_version() -> str:
+    """A digest of the grader, the reference and the released notebooks: what decides a grade."""
+    root = Path(__file__).resolve().parents[2]
+    files = [
+        *sorted((root / "autograder").rglob("*.py")),
+        *sorted((root / "course_lib").rglob("*.py")),
+        *sorted(RELEASE.glob("*/*.ipynb")),
+    ]
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _about_worker() -> dict:
+    return {"course": course_version(), "strong": strong_isolation_available()}
+
+
+def _grade_shipped(task: tuple, allow_weak: bool) -> Graded:
+    """The task: one submission, graded on this worker."""
+    if not allow_weak and not strong_isolation_available():
+        raise NoStrongSandbox(_weak(f"the worker on {socket.gethostname()}"))
+    with tempfile.TemporaryDirectory(prefix="autograder-") as tmp:
+        args = [a.unpack(Path(tmp)) if isinstance(a, Shipped) else a for a in task]
+        return grade_one(*args)
+
+
+class CloseSandboxes(WorkerPlugin):
+    """Ends a worker's kept sandboxes when the worker shuts down (a killed one takes them with
+    it: they die with their parent)."""
+
+    idempotent = True
+
+    def teardown(self, worker) -> None:
+        close_kept()
+
+
+# -- on the client -----------------------------------------------------------------------------
+def _connect(scheduler: str) -> Client:
+    try:
+        return Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as e:
+        raise GradeError(
+            f"cannot reach the Dask scheduler at {scheduler} ({type(e).__name__}: {e}). Start "
+            "one with `dask scheduler` and give the address it prints (tcp://HOST:8786)."
+        ) from e
+
+
+def _check_workers(client: Client, scheduler: str, allow_weak: bool) -> int:
+    """The number of worker threads, once every worker has the client's course and, unless
+    ``allow_weak``, bubblewrap."""
+    try:
+        client.wait_for_workers(1, timeout=WAIT_FOR_WORKERS)
+    except TimeoutError as e:
+        raise GradeError(
+            f"no worker joined the scheduler at {scheduler} in {WAIT_FOR_WORKERS} s. Start "
+            f"workers with `dask worker {scheduler}` on machines with the course installed."
+        ) from e
+    try:
+        about = client.run(_about_worker)
+    except Exception as e:  # a worker's own failure, whatever it is: say what to do
+        raise GradeError(
+            f"a worker cannot run the grader ({type(e).__name__}: {e}). Install the course on "
+            "every worker (make install) and start `dask worker` from its environment."
+        ) from e
+    other = sorted(w for w, a in about.items() if a["course"] != course_version())
+    if other:
+        raise GradeError(
+            f"worker(s) {', '.join(other)} have another version of the course than this "
+            "machine, so their grades could differ. Install the same version there "
+            "(git pull && make install) and restart the workers."
+        )
+    weak = sorted(w for w, a in about.items() if not a["strong"])
+    if weak and not allow_weak:
+        raise GradeError(_weak(f"worker(s) {', '.join(weak)}"))
+    return sum(client.nthreads().values())
+
+
+def _failure(future, task: tuple) -> GradeError:
+    try:
+        error = future.exception()
+    except Exception as e:  # cancelled: the scheduler restarted or forgot the task
+        error = e
+    if isinstance(error, NoStrongSandbox):
+        return GradeError(str(error))
+    return GradeError(
+        f"grading {printable(task[0])}/{task[1]} failed on the cluster, after {RETRIES} retries "
+        f"({type(error).__name__}: {error}); nothing was written. Check the workers' logs."
+    )
+
+
+def on_cluster(scheduler: str) -> Callable[..., list[Graded]]:
+    """What ``grade_class(run=...)`` calls to grade on the cluster at ``scheduler``."""
+    return functools.partial(run_on_cluster, scheduler=scheduler)
+
+
+def run_on_cluster(tasks: list[tuple], scheduler: str, *, allow_weak: bool) -> list[Graded]:
+    """``grade_one(*task)`` for every task, on the cluster's workers, in the order of ``tasks``."""
+    with _connect(scheduler) as client:
+        threads = _check_workers(client, scheduler, allow_weak)
+        client.register_plugin(CloseSandboxes(), name=PLUGIN)
+        rows: list[Graded | None] = [None] * len(tasks)
+        index = {}
+        queue = iter(enumerate(tasks))
+        running = as_completed(loop=client.loop)
+        bar = tqdm(total=len(tasks), desc="grading", unit="submission")
+
+        def submit_next() -> None:
+            for i, task in queue:
+                try:
+                    args = _shipped(task)
+                except OSError:
+                    # The folder cannot be read here (its permissions): grade_one says so, as
+                    # in a local run; it fails before reading any learner code.
+                    rows[i] = grade_one(*task)
+                    bar.update()
+                    continue
+                future = client.submit(
+                    _grade_shipped, args, allow_weak, retries=RETRIES, pure=False
+                )
+                index[future.key] = i
+                running.add(future)
+                return
+
+        with bar:
+            for _ in range(max(1, threads) * IN_FLIGHT):
+                submit_next()
+            for future in running:
+                i = index.pop(future.key)
+                if future.status != "finished":
+                    raise _failure(future, tasks[i])
+                rows[i] = future.result()
+                future.release()
+                bar.update()
+                submit_next()
+    return rows

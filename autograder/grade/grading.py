@@ -1,0 +1,328 @@
+"""Grade a whole class: ``SUBMISSIONS_DIR/<student>/<assignment>/<notebook>.ipynb``.
+
+An assignment is a lesson (``04_softmax_masks`` is lesson 04). Each submission is scored only on
+its own lesson's exercises and questions, so the maximum of an assignment is fixed by the course,
+never by what a submission defines; whatever else it defines is ignored, with a note. Each one is
+judged in its own sandbox (a broken or hostile one fails only its own exercises); several are
+judged at once; nothing under ``SUBMISSIONS_DIR`` is written, and no symbolic link in it is
+followed.
+
+The result is a :class:`~autograder.grade.results.GradeTable` that ``autograder/outputs/`` writes:
+a CSV
+with one row per student and assignment (a status, see ``STATUSES``; the points of each exercise
+and question, ``answer_<id>``, in notebook order; the assignment's total and maximum; the
+submission's time), feedback per student and assignment that names only the learner's own file,
+a class report and LMS exports. Grading is deterministic: a re-run gives the same table.
+``students``/``assignments`` regrade a subset and update the existing table in place.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from tqdm import tqdm
+
+from autograder.core.assignment import assignment, judge_assignment
+from autograder.core.extract import ExtractError, from_file, read_submission
+from autograder.grade.outputs.table import read_table
+from autograder.grade.outputs.write import write_outputs
+from autograder.grade.results import (
+    BLANK,
+    GRADED,
+    LATE,
+    NOT_SUBMITTED,
+    UNREADABLE,
+    Graded,
+    GradeError,
+    GradeTable,
+    lesson_of,
+    notebook_order,
+)
+from autograder.sandbox.host.bwrap import strong_isolation_available
+from autograder.sandbox.host.pool import close_kept, isolated
+
+TIMESTAMP = "timestamp.txt"  # nbgrader writes the submission time here
+
+
+WEAK_SANDBOX = (
+    "this machine has no strong sandbox (bubblewrap): learner code would run with process "
+    "isolation only, where a hostile submission can read other students' work and the course's "
+    "answers, or change the grade table. Install it (as root: apt-get install -y bubblewrap), "
+    "or pass --allow-weak-sandbox to grade anyway, at that risk."
+)
+
+
+# -- reading the submissions folder, without following links ----------------------------------
+def folder_entries(folder: Path) -> list[os.DirEntry]:
+    with os.scandir(folder) as it:
+        return sorted((e for e in it if not e.name.startswith(".")), key=lambda e: e.name)
+
+
+LINKED_STUDENT = "your submission folder is a symbolic link, which the grader does not follow"
+LINKED_ASSIGNMENT = "the assignment folder is a symbolic link, which the grader does not follow"
+
+
+@dataclass
+class SubmissionFolder:
+    path: Path | None = None  # the student's folder for this assignment
+    refused: str | None = None  # why it is not read
+
+
+def find_submissions(root: Path) -> tuple[dict[str, dict[str, SubmissionFolder] | str], list[str]]:
+    """``{student: {assignment: folder}}`` (or, for a student, why their folder is refused) and
+    the folders that are not assignments of the course."""
+    if not root.is_dir():
+        raise GradeError(f"{root}: no such folder. Give the folder with one folder per student.")
+    students: dict[str, dict[str, SubmissionFolder] | str] = {}
+    ignored = []
+    for entry in folder_entries(root):
+        if entry.is_symlink():
+            students[entry.name] = LINKED_STUDENT
+            continue
+        if not entry.is_dir(follow_symlinks=False):
+            continue
+        folders = students.setdefault(entry.name, {})
+        for sub in folder_entries(Path(entry.path)):
+            if lesson_of(sub.name) is None:
+                if sub.is_dir(follow_symlinks=False):
+                    ignored.append(f"{entry.name}/{sub.name}")
+            elif sub.is_symlink():
+                folders[sub.name] = SubmissionFolder(refused=LINKED_ASSIGNMENT)
+            elif sub.is_dir(follow_symlinks=False):
+                folders[sub.name] = SubmissionFolder(Path(sub.path))
+    if not students:
+        raise GradeError(
+            f"{root}: no student folders found. Expected SUBMISSIONS_DIR/<student>/<assignment>/"
+            "<notebook>.ipynb, as nbgrader lays out submitted/."
+        )
+    return students, ignored
+
+
+def find_notebook(folder: Path, name: str) -> tuple[Path | None, str | None]:
+    """The notebook to grade in an assignment folder (``<assignment>.ipynb`` first), or why none."""
+    notebooks = [e.name for e in folder_entries(folder) if e.name.endswith(".ipynb")]
+    if f"{name}.ipynb" in notebooks:
+        return folder / f"{name}.ipynb", None
+    if len(notebooks) == 1:
+        return folder / notebooks[0], None
+    if not notebooks:
+        return None, None
+    return None, (
+        f"{len(notebooks)} notebooks ({', '.join(notebooks)}) and none named {name}.ipynb: "
+        "the grader cannot tell which one to grade"
+    )
+
+
+def _submitted(folder: Path) -> tuple[datetime | None, str | None]:
+    """The time in nbgrader's ``timestamp.txt`` (UTC), or a note on why it could not be read."""
+    if not os.path.lexists(folder / TIMESTAMP):
+        return None, None
+    from nbgrader.utils import parse_utc  # nbgrader's own reading of the file it writes
+
+    try:
+        return parse_utc(read_submission(folder / TIMESTAMP, limit=200).strip()), None
+    except (ExtractError, ValueError, OverflowError, TypeError) as e:
+        return None, f"{TIMESTAMP} could not be read ({e}); lateness not checked"
+
+
+# -- due dates ---------------------------------------------------------------------------------
+def parse_due(text: str) -> datetime:
+    """A due date as nbgrader reads one ("2026-12-01 23:59:00 UTC", ISO 8601...), in UTC."""
+    from nbgrader.utils import parse_utc
+
+    try:
+        return parse_utc(text)
+    except (ValueError, OverflowError, TypeError) as e:
+        raise GradeError(
+            f"cannot read the due date {text!r} ({e}); give e.g. '2026-12-01 23:59:00 UTC'"
+        ) from e
+
+
+def due_dates(given: list[str] | None, config: Path | None) -> dict[str | None, datetime]:
+    """Due dates by assignment (``None``: every assignment), from ``nbgrader_config.py``'s
+    ``c.Autograder.due_dates = {"04_softmax_masks": "2026-12-01 23:59 UTC"}`` and then the
+    command line's ``--due [ASSIGNMENT=]DATE``, which wins."""
+    dates: dict[str | None, datetime] = {}
+    if config is not None and config.is_file():
+        from traitlets.config.loader import PyFileConfigLoader
+
+        try:
+            loaded = PyFileConfigLoader(config.name, path=str(config.parent)).load_config()
+        except Exception as e:  # the instructor's own Python: whatever it raises, say where
+            raise GradeError(f"{config}: cannot be read ({type(e).__name__}: {e})") from e
+        if "due_dates" in loaded.Autograder:
+            configured = loaded.Autograder.due_dates
+            if isinstance(configured, str):  # one date for every assignment
+                configured = {None: configured}
+            if not isinstance(configured, dict):
+                raise GradeError(
+                    f"{config}: c.Autograder.due_dates must map assignments to dates, e.g. "
+                    "{'04_softmax_masks': '2026-12-01 23:59 UTC'}"
+                )
+            for name, when in configured.items():
+                dates[name] = parse_due(str(when))
+    for item in given or []:
+        name, sep, when = item.partition("=")
+        if sep and lesson_of(name):
+            dates[name] = parse_due(when)
+        else:
+            dates[None] = parse_due(item)
+    return dates
+
+
+# -- grading -----------------------------------------------------------------------------------
+def grade_one(
+    student: str,
+    name: str,
+    folder: SubmissionFolder | str | None,
+    due: datetime | None,
+    time_limit: float | None = None,
+    late_penalty: float = 0.0,
+    allow_weak_sandbox: bool = False,
+) -> Graded:
+    """One student's submission of one assignment; never raises. A late one loses the fraction
+    ``late_penalty`` of its points.
+
+    It is judged in this thread's sandbox, kept from one submission to the next but never shared
+    by two at once, and reset between them (every process killed, its files emptied): starting
+    a sandbox per submission costs seconds of CPU each (see SECURITY.md)."""
+    work = assignment(lesson_of(name))
+    graded = Graded(student, name, NOT_SUBMITTED, work.max_points)
+    if isinstance(folder, str) or (folder is not None and folder.refused):
+        graded.status, graded.error = (
+            UNREADABLE,
+            folder if isinstance(folder, str) else folder.refused,
+        )
+        return graded
+    if folder is None:
+        return graded
+    try:
+        path, why = find_notebook(folder.path, name)
+        if why:
+            graded.status, graded.error = UNREADABLE, why
+            return graded
+        if path is None:
+            graded.error = "the assignment folder has no notebook"
+            return graded
+        graded.notebook = path.name
+        graded.submitted, note = _submitted(folder.path)
+        graded.notes += [note] if note else []
+        code = from_file(path, label=path.name)
+        with isolated(allow_weak=allow_weak_sandbox, fresh=False):
+            results, notes = judge_assignment(code, work, time_limit=time_limit)
+    except ExtractError as e:
+        graded.status, graded.error = UNREADABLE, str(e)
+        return graded
+    except Exception as e:  # never let one submission stop the class
+        graded.status = UNREADABLE
+        detail = str(e).replace(str(folder.path), name)  # never a server path in feedback
+        graded.error = f"the grader failed on this notebook: {type(e).__name__}: {detail}"
+        return graded
+    order = notebook_order(work.lesson)
+    graded.results = sorted(results, key=lambda r: order.index(r.exercise))
+    graded.notes += notes
+    graded.status = GRADED
+    if not any(r.attempted for r in results):
+        graded.status = BLANK
+    elif due is not None and graded.submitted is None:
+        graded.notes.append(f"no {TIMESTAMP} in the submission: lateness not checked")
+    elif due is not None and graded.submitted > due:
+        graded.status = LATE
+        graded.penalty = round(late_penalty * graded.total, 6)
+        penalty = f"late penalty: -{graded.penalty:g} points" if late_penalty else "no penalty"
+        graded.notes.append(
+            f"submitted {graded.submitted:%Y-%m-%d %H:%M} UTC, {_delay(graded.submitted - due)} "
+            f"after the due date ({due:%Y-%m-%d %H:%M} UTC); {penalty}"
+        )
+    return graded
+
+
+def _delay(delta) -> str:
+    hours = delta.total_seconds() / 3600
+    return f"{hours:.1f} hours" if hours < 48 else f"{hours / 24:.1f} days"
+
+
+def run_here(tasks: list[tuple], workers: int) -> list[Graded]:
+    """``grade_one(*task)`` for every task, in order, ``workers`` at once on this machine."""
+    try:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(grade_one, *task) for task in tasks]
+            return [f.result() for f in tqdm(futures, desc="grading", unit="submission")]
+    finally:
+        close_kept()
+
+
+def grade_class(
+    submissions: str | Path,
+    out: str | Path,
+    *,
+    workers: int = 2,
+    time_limit: float | None = None,
+    students: list[str] | None = None,
+    assignments: list[str] | None = None,
+    due: list[str] | None = None,
+    config: str | Path | None = "nbgrader_config.py",
+    allow_weak_sandbox: bool = False,
+    late_penalty: float = 0.0,
+    feedback_dir: str | Path | None = None,
+    run: Callable[..., list[Graded]] | None = None,
+) -> GradeTable:
+    """Grade the class (or just ``students`` and ``assignments``, updating the table ``out``).
+
+    The feedback goes under ``feedback_dir`` (default: ``<out stem>_feedback`` beside ``out``);
+    see :func:`autograder.grade.outputs.write.write_outputs` for everything written. ``run(tasks,
+    allow_weak=...)`` grades the tasks elsewhere (``grade_one(*task)`` each, the results in
+    order), e.g. on a Dask cluster (``autograder.grade.cluster.on_cluster(address)``), whose workers
+    are checked for the strong sandbox there: this machine then runs no learner code."""
+    if run is None and not allow_weak_sandbox and not strong_isolation_available():
+        raise GradeError(WEAK_SANDBOX)
+    if not 0.0 <= late_penalty <= 1.0:
+        raise GradeError(
+            f"the late penalty is a fraction of the points, 0 to 1; got {late_penalty}"
+        )
+    for name in assignments or []:
+        if lesson_of(name) is None:
+            raise GradeError(
+                f"{name}: not an assignment of the course (its folder name starts "
+                "with the lesson number, e.g. 04_softmax_masks)"
+            )
+    dates = due_dates(due, Path(config) if config else None)
+    root = Path(submissions).resolve()
+    found, ignored = find_submissions(root)
+    names = assignments or sorted({a for f in found.values() if isinstance(f, dict) for a in f})
+    if not names:
+        raise GradeError(
+            f"{root}: no assignment folders found. Expected SUBMISSIONS_DIR/<student>/"
+            "<assignment>/<notebook>.ipynb, as nbgrader lays out submitted/, with assignments "
+            "named after the lessons (04_softmax_masks)."
+        )
+    who = students or sorted(found)
+    out = Path(out)
+    regrading = bool(students or assignments)
+    keep = [
+        r
+        for r in (read_table(out) if regrading else [])
+        if not (r["student"] in who and r["assignment"] in names)
+    ]
+    tasks = []
+    for student in who:
+        folders = found.get(student, {})
+        for name in names:
+            folder = folders if isinstance(folders, str) else folders.get(name)
+            due_date = dates.get(name, dates.get(None))
+            tasks.append(
+                (student, name, folder, due_date, time_limit, late_penalty, allow_weak_sandbox)
+            )
+    if run is None:
+        rows = run_here(tasks, workers)
+    else:
+        rows = run(tasks, allow_weak=allow_weak_sandbox)
+    feedback = Path(feedback_dir) if feedback_dir else out.with_name(out.stem + "_feedback")
+    table = GradeTable(rows, out, feedback, ignored, submissions=root)
+    write_outputs(table, keep, regrading)
+    return table

@@ -1,0 +1,302 @@
+"""The sandboxed scores, written into nbgrader's gradebook (``gradebook.db`` of a course).
+
+``python -m autograder grade submitted --gradebook COURSE_DIR`` grades the class in the sandbox
+as always, then puts each score where ``nbgrader autograde`` would have put it, through
+nbgrader's own ``Gradebook`` API: formgrader's manual review and overrides, ``nbgrader export``
+and ``nbgrader generate_feedback``/``release_feedback`` then all work on the safe scores, and
+learner code never ran in nbgrader's unsandboxed kernel.
+
+Each exercise and question of a lesson is one nbgrader grade cell of the released notebook:
+``grade_<exercise>`` (``grade_causal_mask``) and ``grade_answer_<id>`` (``grade_answer_04_1``),
+worth the contract's points (tests/test_notebooks.py holds the notebooks to that). Only those
+cells are written: their ``auto_score``, as nbgrader's SaveAutoGrades does. A ``manual_score``
+an instructor gave in formgrader is never touched, so it still wins after a regrade (the cell is
+marked for review again, as nbgrader marks it). Other grade cells (ones an instructor added for
+manual grading) are left to formgrader.
+
+The course's assignments must already be in the gradebook, made from the same release
+(``make release``, or ``nbgrader generate_assignment``); students and submissions are created
+where missing. Every check is made before the first write, so a refused gradebook is unchanged.
+
+formgrader's pages of a submission, and ``nbgrader generate_feedback``, read the autograded
+notebook (``autograded/<student>/<assignment>/<notebook>.ipynb``), so one is written for each
+readable submission as nbgrader's autograde sanitises it (nbgrader's own preprocessors: outputs
+cleared, ids deduplicated, kernelspec, locked and graded cells restored from the gradebook, the
+metadata checked) but never run: under each graded cell, instead of what running it would print,
+the grader's verdict on that exercise or question.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder.check.report import mistake_line
+from autograder.core.assignment import assignment
+from autograder.core.extract import read_submission
+from autograder.core.result import Result, printable
+from autograder.grade.grading import (
+    LATE,
+    NOT_SUBMITTED,
+    UNREADABLE,
+    Graded,
+    GradeError,
+    GradeTable,
+    find_submissions,
+    lesson_of,
+)
+
+CONFIG = "nbgrader_config.py"
+DB = "gradebook.db"
+REGENERATE = "run `make release` (or `nbgrader generate_assignment {name} --force`) in the course"
+
+
+class GradebookError(GradeError):
+    """The gradebook cannot take the scores (the CLI exits 2 with this message)."""
+
+
+def cell_name(item: str) -> str:
+    """The nbgrader grade cell that scores an exercise or question (``answer_04_1``)."""
+    return f"grade_{item}"
+
+
+def item_points(lesson: str) -> dict[str, float]:
+    """What each exercise and question of a lesson is worth, in the grader's order."""
+    from autograder.questions import QUESTIONS
+
+    work = assignment(lesson)
+    points = {ex.name: float(ex.points) for ex in work.exercises}
+    points.update({f"answer_{q}": float(QUESTIONS[q].points) for q in work.questions})
+    return points
+
+
+@dataclass
+class Written:
+    """What a write did, for the summary."""
+
+    url: str
+    submissions: int = 0  # submissions whose scores were written
+    created: int = 0  # of which created (nbgrader had none)
+    students: int = 0  # students added to the gradebook
+    kept: list[str] = field(default_factory=list)  # manual overrides left in place
+    autograded: int = 0  # autograded notebooks written, for formgrader and feedback
+    skipped: list[str] = field(default_factory=list)  # no autograded notebook, and why
+
+    def summary(self) -> str:
+        text = (
+            f"Gradebook {self.url}: scores of {self.submissions} submissions written "
+            f"({self.created} new), {self.students} students added"
+        )
+        if self.autograded or self.skipped:
+            text += f"; {self.autograded} autograded notebooks for formgrader"
+        text += "".join(f"\n  no autograded notebook for {why}" for why in self.skipped)
+        if self.kept:
+            text += (
+                f"; {len(self.kept)} manual scores from formgrader kept (they win over the "
+                f"grader's, and are marked for review): {', '.join(self.kept)}"
+            )
+        return text
+
+
+@dataclass
+class CourseGradebook:
+    """A course's gradebook: its database URL and course id, as the course's nbgrader reads them."""
+
+    url: str
+    course_id: str
+    coursedir: object = None  # nbgrader's CourseDirectory: where autograded/ notebooks go
+
+    @classmethod
+    def of(cls, where: str | Path) -> CourseGradebook:
+        """The gradebook of a course folder (its ``nbgrader_config.py`` says where the database
+        is; ``gradebook.db`` there by default), or of a ``.db`` file in a course folder."""
+        from nbgrader.coursedir import CourseDirectory
+        from traitlets.config import Config
+        from traitlets.config.loader import PyFileConfigLoader
+
+        path = Path(where).resolve()
+        db = path if path.suffix == ".db" or path.is_file() else None
+        course = path.parent if db else path
+        if not course.is_dir():
+            raise GradebookError(
+                f"{where}: no such course folder. Give --gradebook the course folder (where "
+                f"nbgrader_config.py and {DB} are) or its {DB}."
+            )
+        config = Config()
+        if (course / CONFIG).is_file():
+            try:
+                config = PyFileConfigLoader(CONFIG, path=str(course)).load_config()
+            except Exception as e:  # the instructor's own Python: whatever it raises, say where
+                raise GradebookError(f"{course / CONFIG}: cannot be read ({e})") from e
+        coursedir = CourseDirectory(config=config)
+        coursedir.root = str(course)
+        url = f"sqlite:///{db}" if db else coursedir.db_url
+        if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).is_file():
+            raise GradebookError(
+                f"{url.removeprefix('sqlite:///')}: no gradebook there yet. Make the course's "
+                f"gradebook first: {REGENERATE.format(name='ASSIGNMENT')} folder."
+            )
+        return cls(url, coursedir.course_id, coursedir)
+
+    def open(self):
+        from nbgrader.api import Gradebook
+
+        return Gradebook(self.url, self.course_id)
+
+    def cells(self, gb, name: str) -> dict[str, str]:
+        """``{item: notebook}``: the notebook of the gradebook's ``name`` that holds each
+        exercise's and question's grade cell; refuses a gradebook made from another release."""
+        from nbgrader.api import MissingEntry
+
+        lesson = lesson_of(name)
+        try:
+            found = gb.find_assignment(name)
+        except MissingEntry:
+            raise GradebookError(
+                f"{name} is not in the gradebook {self.url}: {REGENERATE.format(name=name)} "
+                "folder, then grade again"
+            ) from None
+        held = {c.name: (nb.name, c.max_score) for nb in found.notebooks for c in nb.grade_cells}
+        where, problems = {}, []
+        for item, points in item_points(lesson).items():
+            notebook, max_score = held.get(cell_name(item), (None, None))
+            if notebook is None:
+                problems.append(f"no grade cell {cell_name(item)} for {item}")
+            elif max_score != points:
+                problems.append(
+                    f"{cell_name(item)} is worth {max_score:g} points there, {item} {points:g}"
+                )
+            else:
+                where[item] = notebook
+        if problems:
+            raise GradebookError(
+                f"the gradebook's {name} was not made from this release of the course "
+                f"({'; '.join(problems)}): {REGENERATE.format(name=name)} folder"
+            )
+        return where
+
+    def check(self, submissions: str | Path, names: list[str] | None = None) -> None:
+        """Refuse, before any grading, a gradebook that lacks an assignment to be graded."""
+        if not names:
+            try:
+                found, _ = find_submissions(Path(submissions).resolve())
+            except GradeError:
+                return  # grading says what is wrong with the folder
+            folders = [f for f in found.values() if isinstance(f, dict)]
+            names = sorted({a for f in folders for a in f})
+        with self.open() as gb:
+            for name in names:
+                if lesson_of(name):
+                    self.cells(gb, name)
+
+    def write(self, table: GradeTable, submissions: str | Path | None = None) -> Written:
+        """Write every row of ``table`` into the gradebook, and, given the ``submissions``
+        folder graded, the autograded notebooks (see the module's docstring)."""
+        from nbgrader.api import MissingEntry
+
+        written = Written(self.url)
+        with self.open() as gb:
+            cells = {name: self.cells(gb, name) for name in {g.assignment for g in table.rows}}
+            for g in table.rows:
+                try:
+                    gb.find_student(g.student)
+                except MissingEntry:
+                    gb.add_student(g.student)
+                    written.students += 1
+                try:
+                    submission = gb.find_submission(g.assignment, g.student)
+                except MissingEntry:
+                    if g.status == NOT_SUBMITTED:
+                        continue  # nbgrader export counts it 0, as the table does
+                    submission = gb.add_submission(g.assignment, g.student)
+                    written.created += 1
+                if g.submitted is not None:
+                    submission.timestamp = g.submitted
+                points = {r.exercise: r.points for r in g.results}  # none: 0 (unreadable...)
+                notebooks = set()
+                for item, notebook in cells[g.assignment].items():
+                    grade = gb.find_grade(cell_name(item), notebook, g.assignment, g.student)
+                    grade.auto_score = points.get(item, 0.0)
+                    # as nbgrader's SaveAutoGrades: a manual score is reviewed again
+                    grade.needs_manual_grade = grade.manual_score is not None or (
+                        g.status == UNREADABLE
+                    )
+                    if grade.manual_score is not None:
+                        written.kept.append(f"{g.student}/{g.assignment}/{cell_name(item)}")
+                    notebooks.add(notebook)
+                for i, notebook in enumerate(sorted(notebooks)):
+                    nb = gb.find_submission_notebook(notebook, g.assignment, g.student)
+                    nb.late_submission_penalty = g.penalty if g.status == LATE and not i else 0.0
+                gb.db.commit()
+                written.submissions += 1
+                if submissions is not None and self.coursedir is not None:
+                    self._autograded(g, Path(submissions), sorted(notebooks)[0], written)
+        return written
+
+    def _autograded(self, g: Graded, submissions: Path, notebook: str, written: Written) -> None:
+        """The autograded notebook of one submission, or (unreadable: none) the stale one gone."""
+        step = self.coursedir.autograded_directory
+        folder = self.coursedir.format_path(step, g.student, g.assignment)
+        target = Path(folder) / f"{notebook}.ipynb"
+        if g.status == UNREADABLE or not g.notebook:
+            if target.is_file() and not target.is_symlink():
+                target.unlink()
+            written.skipped.append(f"{g.student}/{g.assignment}: {g.status}")
+            return
+        try:
+            nb = sanitised(
+                read_submission(submissions / g.student / g.assignment / g.notebook),
+                {"db_url": self.url, "assignment": g.assignment, "notebook": notebook},
+            )
+        except Exception as e:  # nbgrader refuses the notebook's metadata: say so, grade stands
+            written.skipped.append(f"{g.student}/{g.assignment}: {printable(e)}")
+            return
+        verdicts = {cell_name(r.exercise): r for r in g.results}
+        for cell in nb.cells:
+            result = verdicts.get(cell.metadata.get("nbgrader", {}).get("grade_id"))
+            if result is not None and cell.cell_type == "code":
+                cell.outputs = [verdict_output(result)]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.is_symlink():
+            target.unlink()
+        import nbformat
+
+        nbformat.write(nb, target)
+        written.autograded += 1
+
+
+def sanitised(text: str, resources: dict):
+    """A submitted notebook as nbgrader's autograde sanitises it before running it (which this
+    never does): nbgrader's own preprocessors, reading the release from the gradebook."""
+    import nbformat
+    from nbgrader.preprocessors import (
+        CheckCellMetadata,
+        ClearOutput,
+        DeduplicateIds,
+        OverwriteCells,
+        OverwriteKernelspec,
+    )
+
+    nb = nbformat.reads(text, as_version=4)
+    state = {"nbgrader": dict(resources)}
+    for step in (
+        ClearOutput(),
+        DeduplicateIds(),
+        OverwriteKernelspec(),
+        OverwriteCells(add_missing_cells=True),  # every graded cell shows its verdict
+        CheckCellMetadata(),
+    ):
+        nb, state = step.preprocess(nb, state)
+    return nb
+
+
+def verdict_output(r: Result):
+    """The grader's verdict on one exercise or question, as the output of its graded cell."""
+    import nbformat
+
+    lines = [f"{'PASS' if r.passed else 'FAIL'}  {r.exercise}  {r.points:g}/{r.max_points:g}"]
+    if not r.passed:
+        lines += [printable(r.message)] + [x for x in [mistake_line(r.mistake)] if x]
+    lines.append("(graded by the course's sandboxed grader; this cell was not run)")
+    stream = "stdout" if r.passed else "stderr"
+    return nbformat.v4.new_output("stream", name=stream, text="\n".join(lines) + "\n")

@@ -1,0 +1,60 @@
+"""Every result of every submission, as JSON (``<out stem>_results.json``).
+
+The CSV keeps points only; the class report also needs each failure's message and named mistake.
+A regrade of some students or assignments merges its rows with the earlier ones kept here, as the
+CSV does, so that the report and the exports still cover the whole class.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, fields
+from datetime import datetime
+from pathlib import Path
+
+from autograder.core.result import Result
+from autograder.grade.results import Graded
+
+VERSION = 1
+
+
+def to_json(g: Graded) -> dict:
+    row = asdict(g)
+    row["results"] = [{**r.to_json(), "attempted": r.attempted} for r in g.results]
+    row["submitted"] = g.submitted.isoformat() if g.submitted else None
+    return row
+
+
+def from_json(row: dict) -> Graded:
+    results = [Result(**r) for r in row.pop("results")]
+    when = row.pop("submitted")
+    known = {f.name for f in fields(Graded)}
+    return Graded(
+        **{k: v for k, v in row.items() if k in known},
+        results=results,
+        submitted=datetime.fromisoformat(when) if when else None,
+    )
+
+
+def load(path: Path) -> list[Graded]:
+    """The rows saved in ``path``; none when it is missing or not one of ours (the report then
+    says which rows of the table it lacks)."""
+    try:
+        data = json.loads(path.read_text())
+        if data.get("version") != VERSION:
+            return []
+        return [from_json(row) for row in data["rows"]]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return []
+
+
+def update(path: Path, rows: list[Graded], regrading: bool) -> list[Graded]:
+    """Save ``rows`` (with, when ``regrading``, the earlier rows they do not replace) and return
+    them all, sorted by student and assignment."""
+    now = {(g.student, g.assignment) for g in rows}
+    earlier = [g for g in load(path) if (g.student, g.assignment) not in now] if regrading else []
+    everyone = sorted(earlier + rows, key=lambda g: (g.student, g.assignment))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {"version": VERSION, "rows": [to_json(g) for g in everyone]}
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=False, default=str) + "\n")
+    return everyone

@@ -1,0 +1,104 @@
+"""Exports for a learning-management system.
+
+- Gradescope: ``results.json`` per submission, in the format of Gradescope's autograder
+  specification (https://gradescope-autograders.readthedocs.io/en/latest/specs/): a top-level
+  ``score``, which Gradescope takes as the submission's score (after any late penalty), and one
+  test per exercise and question with its ``name``, ``score``, ``max_score``, ``status``
+  (``passed``/``failed``) and ``output``. Written to ``<dir>/<student>/<assignment>/results.json``,
+  for an autograder that uploads it, or a script that reads it.
+- A gradebook CSV: one row per student, ``username`` then one column per assignment holding its
+  total (the grade table's ``total``, so 0 where nothing was submitted). That is the shape of
+  Moodle's "Import grades: CSV file" (map ``username`` to the user's username or ID number, and
+  each assignment column to its grade item); Canvas and others import the same columns after
+  their own identifier columns are added.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from autograder.core.mistakes import looks_like
+from autograder.grade.outputs import sections
+from autograder.grade.outputs.feedback import label
+from autograder.grade.outputs.table import csv_cell, safe_name
+from autograder.grade.results import NOT_SUBMITTED, Graded
+
+
+def _test(r, assignment: str) -> dict:
+    output = r.message
+    if not r.passed and r.mistake:
+        line = looks_like(r.mistake)
+        if line:
+            output += f"\n{line}"
+        where = sections.section(r.mistake, assignment)
+        if where:
+            output += f"\nRe-read: {where}."
+    name = label(r.exercise) + (f" ({r.exercise})" if r.exercise.startswith("answer_") else "")
+    return {
+        "name": name,
+        "score": r.points,
+        "max_score": r.max_points,
+        "status": "passed" if r.passed else "failed",
+        "output": output,
+    }
+
+
+def gradescope_results(g: Graded) -> dict:
+    """Gradescope's ``results.json`` for one submission. Tests sum to ``score`` plus the late
+    penalty, and their ``max_score`` to the assignment's maximum (one failed test holds the
+    whole maximum when the submission could not be judged)."""
+    tests = [_test(r, g.assignment) for r in g.results]
+    if not tests:
+        why = g.error or "nothing was submitted"
+        tests = [
+            {
+                "name": g.notebook or g.assignment,
+                "score": 0.0,
+                "max_score": g.max_points,
+                "status": "failed",
+                "output": f"could not be graded: {why}",
+            }
+        ]
+    output = [f"{g.assignment}: {g.status}", *g.notes]
+    if g.penalty:
+        output.append(f"late penalty: -{g.penalty:g} points")
+    return {
+        "score": g.total,
+        "output": "\n".join(output),
+        "tests": tests,
+        "extra_data": {
+            "student": g.student,
+            "assignment": g.assignment,
+            "status": g.status,
+            "max_points": g.max_points,
+            "penalty": g.penalty,
+        },
+    }
+
+
+def write_gradescope(folder: Path, rows: list[Graded]) -> Path:
+    """``results.json`` for each submission graded now (none where nothing was submitted)."""
+    for g in rows:
+        if g.status == NOT_SUBMITTED:
+            continue
+        path = folder / safe_name(g.student) / safe_name(g.assignment) / "results.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(gradescope_results(g), indent=1, ensure_ascii=False) + "\n")
+    return folder
+
+
+def write_lms_csv(path: Path, table: list[dict[str, str]]) -> Path:
+    """The gradebook CSV from the grade table's rows (cells as read by ``read_table``)."""
+    assignments = sorted({r["assignment"] for r in table})
+    totals: dict[str, dict[str, str]] = {}
+    for r in table:
+        totals.setdefault(r["student"], {})[r["assignment"]] = r["total"]
+    with path.open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["username", *assignments])
+        for student in sorted(totals):
+            cells = [totals[student].get(a, "") for a in assignments]
+            writer.writerow([csv_cell(student), *cells])
+    return path

@@ -1,0 +1,130 @@
+"""The learner's feedback as a page, in nbgrader's layout, so ``nbgrader release_feedback`` can
+hand it out: ``<feedback>/<student>/<assignment>/<notebook>.html``.
+
+nbgrader 0.9's ``release_feedback`` takes every ``<feedback>/<student>/<assignment>/*.html`` and
+reads ``timestamp.txt`` and ``submission_secret.txt`` beside it (it names the released file by a
+hash of the secret and the notebook's name, which the student's ``fetch_feedback`` recomputes);
+nbgrader's ``collect``/``submit`` put both files in each submission, and they are copied from
+there (never through a symbolic link). A page names only the learner's own notebook.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from autograder.core.extract import ExtractError, read_submission
+from autograder.core.mistakes import looks_like
+from autograder.core.result import Result, printable
+from autograder.grade.outputs import sections
+from autograder.grade.outputs.page import esc, page, points, table
+from autograder.grade.outputs.table import safe_name
+from autograder.grade.results import BLANK, NOT_SUBMITTED, Graded, GradeTable
+
+NBGRADER_FILES = ("timestamp.txt", "submission_secret.txt")  # what release_feedback reads
+
+
+def label(item: str) -> str:
+    """``answer_04_1`` -> ``Question 04.1``; an exercise keeps its name."""
+    if item.startswith("answer_"):
+        return "Question " + item.removeprefix("answer_").replace("_", ".")
+    return item
+
+
+def mistake_html(mistake: str | None, assignment: str) -> str:
+    """The named mistake: its title and hint, and the lesson section to re-read."""
+    if mistake is None:
+        return ""
+    text = looks_like(mistake) or f"[{mistake}]"
+    where = sections.section(mistake, assignment)
+    reread = f"<br>Re-read: {esc(where)}." if where else ""
+    return f'<p class="note">{esc(text)}{reread}</p>'
+
+
+def _result_row(r: Result, assignment: str) -> list[str]:
+    verdict = (
+        '<span class="passed">passed</span>' if r.passed else '<span class="failed">failed</span>'
+    )
+    detail = (
+        "" if r.passed else f"<pre>{esc(r.message)}</pre>" + mistake_html(r.mistake, assignment)
+    )
+    return [esc(label(r.exercise)), verdict, f"{points(r.points)} / {points(r.max_points)}", detail]
+
+
+def feedback_html(g: Graded) -> str:
+    """The page for one student's submission of one assignment."""
+    parts = [
+        f"<p>Your notebook: <code>{esc(g.notebook or '(none)')}</code>. Status: "
+        f"<strong>{esc(g.status)}</strong>.</p>"
+    ]
+    passed = sum(r.passed for r in g.results)
+    score = f"Score: <strong>{points(g.total)} / {points(g.max_points)}</strong>"
+    if g.results:
+        score += f" ({passed} of {len(g.results)} passed)"
+    if g.penalty:
+        score += f", after a late penalty of {points(g.penalty)}"
+    parts.append(f"<p>{score}.</p>")
+    if g.error:
+        parts.append(f'<p class="failed">Could not be graded: {esc(g.error)}</p>')
+    if g.status == BLANK:
+        parts.append("<p>Nothing in this notebook was attempted yet.</p>")
+    if g.results:
+        rows = [_result_row(r, g.assignment) for r in g.results]
+        parts.append(
+            table(
+                ["Exercise or question", "Result", "Points", "What the grader found"],
+                rows,
+                numeric={2},
+            )
+        )
+    if g.notes:
+        items = "".join(f"<li>{esc(n)}</li>" for n in g.notes)
+        parts.append(f'<h2>Notes</h2>\n<ul class="note">{items}</ul>')
+    return page(f"Feedback: {g.assignment}", "\n".join(parts))
+
+
+def html_path(feedback_dir: Path, g: Graded) -> Path:
+    """``<feedback>/<student>/<assignment>/<notebook>.html`` (named after the notebook graded,
+    as nbgrader names it, or after the assignment when none could be)."""
+    name = Path(g.notebook).stem if g.notebook else g.assignment
+    return feedback_dir / safe_name(g.student) / safe_name(g.assignment) / f"{safe_name(name)}.html"
+
+
+def _copy_nbgrader_files(submissions: Path | None, g: Graded, dest: Path) -> bool:
+    """Copy nbgrader's ``timestamp.txt`` and ``submission_secret.txt`` where the submission has
+    them (its folders not links, the files regular and small); False when one is missing."""
+    copied = 0
+    student = submissions / g.student if submissions else None
+    folder = student / g.assignment if student else None
+    if folder and not os.path.islink(student) and not os.path.islink(folder) and folder.is_dir():
+        for name in NBGRADER_FILES:
+            try:
+                text = read_submission(folder / name, limit=4096)
+            except ExtractError:
+                continue
+            (dest / name).write_text(text)
+            copied += 1
+    return copied == len(NBGRADER_FILES)
+
+
+def write_html(graded: GradeTable) -> Path:
+    """A page for each submission graded now (none for a student who submitted nothing); says,
+    in the table's notes, which pages ``nbgrader release_feedback`` could not hand out."""
+    unreleasable = []
+    for g in graded.rows:
+        if g.status == NOT_SUBMITTED:
+            continue
+        path = html_path(graded.feedback_dir, g)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(feedback_html(g))
+        if not _copy_nbgrader_files(graded.submissions, g, path.parent):
+            unreleasable.append(path.relative_to(graded.feedback_dir).parent.as_posix())
+    if unreleasable:
+        shown = ", ".join(printable(u) for u in unreleasable[:5])
+        more = f" and {len(unreleasable) - 5} more" if len(unreleasable) > 5 else ""
+        graded.notes.append(
+            f"{len(unreleasable)} feedback folders have no {' or '.join(NBGRADER_FILES)} (the "
+            f"submission was not collected by nbgrader): {shown}{more}. nbgrader release_feedback "
+            "stops at such a folder: hand those pages out yourself, or move them away first."
+        )
+    return graded.feedback_dir

@@ -1,0 +1,102 @@
+"""The grade table (CSV) and the plain-text feedback (one ``.txt`` per student and assignment)."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import re
+from pathlib import Path
+
+from autograder.check import report
+from autograder.core.result import printable
+from autograder.grade.results import (
+    NOT_SUBMITTED,
+    Graded,
+    GradeError,
+    GradeTable,
+    lesson_of,
+    notebook_order,
+)
+
+
+def csv_cell(text: str) -> str:
+    """A text cell a spreadsheet shows as text: one starting like a formula gets a quote first."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def safe_name(name: str) -> str:
+    """A file name for a student or assignment: letters, digits, ``.``, ``_`` and ``-`` (never
+    first). A name that had to change gets a digest of the original: two never share a file."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name).lstrip(".-") or "_"
+    if safe != name:
+        safe = f"{safe[:64]}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+    return safe
+
+
+FIXED = ["student", "assignment", "status"]
+TAIL = ["penalty", "total", "max", "submitted"]
+
+
+def _row(g: Graded) -> dict[str, str]:
+    row = {"student": g.student, "assignment": g.assignment, "status": g.status}
+    row.update({r.exercise: f"{r.points:g}" for r in g.results})
+    row["penalty"] = f"{g.penalty:g}" if g.penalty else ""
+    row["total"], row["max"] = f"{g.total:g}", f"{g.max_points:g}"
+    row["submitted"] = f"{g.submitted:%Y-%m-%d %H:%M:%S}" if g.submitted else ""
+    return row
+
+
+def _unescape(text: str) -> str:
+    return text[1:] if text[:1] == "'" and text[1:2] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def write_csv(table: GradeTable, keep: list[dict[str, str]]) -> None:
+    """The table: ``keep`` (rows of an earlier run not regraded) and this run's rows, sorted."""
+    rows = keep + [_row(g) for g in table.rows]
+    rows.sort(key=lambda r: (r["student"], r["assignment"]))
+    items = []
+    for name in sorted({r["assignment"] for r in rows}):
+        lesson = lesson_of(name)
+        items += [i for i in notebook_order(lesson) if i not in items] if lesson else []
+    extra = sorted({k for r in rows for k in r} - set(FIXED + TAIL + items))
+    columns = FIXED + items + extra + TAIL
+    table.out.parent.mkdir(parents=True, exist_ok=True)
+    with table.out.open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(columns)
+        for r in rows:
+            writer.writerow([csv_cell(r.get(c, "")) for c in columns])
+
+
+def read_table(path: Path) -> list[dict[str, str]]:
+    """The rows of an earlier table (cells as they were before escaping)."""
+    if not path.is_file():
+        return []
+    with path.open(newline="") as f:
+        rows = [{k: _unescape(v) for k, v in row.items()} for row in csv.DictReader(f)]
+    if rows and not {"student", "assignment"} <= set(rows[0]):
+        raise GradeError(
+            f"{path}: not a grade table of this grader (no student and assignment "
+            "columns); give another --out or remove it"
+        )
+    return rows
+
+
+def feedback_text(g: Graded) -> str:
+    head = f"{g.assignment}: {g.status}"
+    if g.status == NOT_SUBMITTED:
+        why = f" ({g.error})" if g.error else ""
+        return f"{head}\nNothing was submitted{why}.\nScore: 0/{g.max_points:g}\n"
+    if g.error:
+        return f"{head}\ncould not be graded: {printable(g.error)}\nScore: 0/{g.max_points:g}\n"
+    text = f"{head}\n{report.human(g.notebook, g.results, g.notes)}\n"
+    if g.penalty:
+        text += f"After the late penalty: {g.total:g}/{g.max_points:g}\n"
+    return text
+
+
+def write_feedback(table: GradeTable) -> None:
+    for g in table.rows:
+        folder = table.feedback_dir / safe_name(g.student)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{safe_name(g.assignment)}.txt").write_text(feedback_text(g))

@@ -1,0 +1,114 @@
+"""What grading a class produces, and the course's assignments as its table lays them out.
+
+A :class:`GradeTable` holds one :class:`Graded` per student and assignment, each with a status
+(``STATUSES``). ``grade.py`` fills it; ``autograder/outputs/`` writes it (the CSV, the feedback,
+the class report, the LMS exports). An assignment is a lesson's released folder
+(``04_softmax_masks`` is lesson 04), and its columns follow the notebook's order.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from autograder.core.assignment import assignment
+from autograder.core.result import Result, printable
+
+# What the table says about each student and assignment, besides the points.
+GRADED = "graded"  # judged; on time, or no due date or no time to compare with
+LATE = "late"  # judged, and submitted after the due date (a penalty only if one is given)
+BLANK = "blank"  # readable, but not one exercise or question of the assignment attempted
+UNREADABLE = "unreadable"  # there is something, but it cannot be read as a notebook
+NOT_SUBMITTED = "not-submitted"  # no submission for this assignment
+STATUSES = (GRADED, LATE, BLANK, UNREADABLE, NOT_SUBMITTED)
+
+RELEASE = Path(__file__).resolve().parents[2] / "notebooks"  # the learners' notebooks
+
+
+class GradeError(Exception):
+    """The class cannot be graded at all (the CLI exits 2 with this message)."""
+
+
+@dataclass
+class Graded:
+    student: str
+    assignment: str
+    status: str  # one of STATUSES
+    max_points: float
+    notebook: str = ""  # the file graded, as the learner named it (never a server path)
+    results: list[Result] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what was ignored, lateness
+    error: str | None = None  # why the submission could not be graded at all
+    submitted: datetime | None = None  # from nbgrader's timestamp.txt (UTC)
+    penalty: float = 0.0  # points taken off for lateness
+
+    @property
+    def total(self) -> float:
+        return sum(r.points for r in self.results) - self.penalty
+
+
+@dataclass
+class GradeTable:
+    rows: list[Graded]
+    out: Path
+    feedback_dir: Path
+    ignored: list[str] = field(default_factory=list)  # folders that are not assignments
+    submissions: Path | None = None  # SUBMISSIONS_DIR (the instructor's; never shown to learners)
+    outputs: dict[str, Path] = field(default_factory=dict)  # what else was written: name -> path
+    notes: list[str] = field(default_factory=list)  # for the instructor, about what was written
+
+    def students(self) -> list[str]:
+        return sorted({g.student for g in self.rows})
+
+    def summary(self) -> str:
+        counts = {s: sum(g.status == s for g in self.rows) for s in STATUSES}
+        text = (
+            f"Graded the class: {len(self.students())} students, "
+            f"{len({g.assignment for g in self.rows})} assignments -> {self.out} "
+            f"(feedback in {self.feedback_dir}/): "
+            + ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+        )
+        ignored = [
+            f"  ignored {printable(p)}: not an assignment of the course" for p in self.ignored
+        ]
+        written = [f"  {name}: {path}" for name, path in self.outputs.items()]
+        notes = [f"  note: {note}" for note in self.notes]
+        return "\n".join([text, *ignored, *written, *notes])
+
+
+@functools.cache
+def released() -> dict[str, str]:
+    """The course's assignments, as released in ``notebooks/``: folder name -> lesson."""
+    if not RELEASE.is_dir():
+        return {}
+    return {p.name: p.name[:2] for p in RELEASE.iterdir() if re.match(r"\d\d_", p.name)}
+
+
+def lesson_of(name: str) -> str | None:
+    """The lesson an assignment folder is (``04_softmax_masks`` -> ``04``), or None when it is
+    not one of the course's: a released folder name, or (where nothing is released) any name
+    that starts with a lesson number that has exercises or questions."""
+    match = re.match(r"(\d\d)(?:_|$)", name)
+    lesson = released().get(name) if released() else match and match[1]
+    return lesson if lesson and assignment(lesson).items else None
+
+
+@functools.cache
+def notebook_order(lesson: str) -> tuple[str, ...]:
+    """The lesson's exercises and questions in the order its released notebook asks them (the
+    contract's order where there is no release)."""
+    work = assignment(lesson)
+    order = []
+    for release in sorted(RELEASE.glob(f"{lesson}_*/{lesson}_*.ipynb"))[:1]:
+        import nbformat
+
+        for cell in nbformat.read(release, as_version=4).cells:
+            if cell.cell_type == "code":
+                for m in re.finditer(r"\b(?:def|class)\s+(\w+)|\b(answer_\d+_\d+)\b", cell.source):
+                    item = m[1] or m[2]
+                    if item in work.items and item not in order:
+                        order.append(item)
+    return tuple(order + [item for item in work.items if item not in order])

@@ -1,0 +1,2 @@
+"""The sandbox seen from the judge: never imported inside the sandbox (see
+``autograder.sandbox``)."""

@@ -1,0 +1,171 @@
+"""Which sandbox a submission runs in: this process's own (``check``), or the one a ``grade``
+worker thread opened with :func:`isolated` (each notebook its own, or one kept per thread)."""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import threading
+
+from autograder.sandbox.host import bwrap
+from autograder.sandbox.host.server import Server
+
+STARTUP_TIMEOUT = 300.0  # seconds a sandbox's server may take to load torch (a very busy machine)
+
+_server_lock = threading.Lock()  # the kept and spare sandboxes, the starter thread
+_default_lock = threading.Lock()  # this process's own sandbox (held while it starts)
+_default: Server | None = None
+_local = threading.local()
+_kept: list[Server] = []  # the sandboxes isolated(fresh=False) keeps, for close_kept()
+_spares: list[Server] = []  # started ahead (start_ahead), never used: the next blocks take them
+
+
+def default_server(*, wait: bool = True) -> Server:
+    """This process's sandbox (for ``check``), started on first use (and again if it died).
+
+    Where bubblewrap is installed but not yet probed, the sandbox starts in it at once: its
+    server becoming ready proves that bubblewrap works, so the probe (a second sandboxed Python,
+    run first) does not delay the first check. ``wait``: until that is known (a submission is
+    about to run); one that stops before it is ready gives way to the probe, which says why and
+    chooses. Without ``wait`` (a warm-up), return as soon as the sandbox is starting.
+    """
+    global _default
+    with _default_lock:
+        if _default is not None and not _default.alive():
+            _default.close()
+            _default = Server() if _default.tentative else None  # tentative: bubblewrap failed
+        if _default is None:
+            _default = Server(strong=True, probe=False) if bwrap.unprobed() else Server()
+        if wait and _default.tentative:
+            if _default.wait_ready(STARTUP_TIMEOUT):
+                bwrap.proven()
+                _default.tentative = False
+            else:
+                _default.close()
+                _default = Server()
+        return _default
+
+
+def current_server() -> Server:
+    """The sandbox the calling thread's submissions run in."""
+    own = getattr(_local, "server", None)
+    if own is not None and not own.alive():  # killed by its learner: a fresh one, just as strict
+        own.close()
+        own = _local.server = Server(strong=own.strong)
+    return own or default_server()
+
+
+@contextlib.contextmanager
+def isolated(*, allow_weak: bool = False, fresh: bool = True):
+    """The sandbox for every submission judged in this thread inside the block.
+
+    With ``fresh`` (the default), a new sandbox, ended with the block: ``grade`` gives each
+    notebook its own. With ``fresh=False``, this thread's own sandbox, kept for its next block:
+    never used by two submissions at once, and reset between them (every process killed, the
+    tmpfs emptied), which saves starting one per notebook (seconds of CPU each).
+
+    Without bubblewrap it raises :class:`SandboxUnavailable`, unless ``allow_weak`` (the
+    instructor accepted the risk: process isolation only).
+    """
+    strong = None if allow_weak else True
+    kept = getattr(_local, "kept", None)
+    if fresh or kept is None or not kept.alive() or (strong and not kept.strong):
+        if not fresh and kept is not None:
+            kept.close()
+        server = _spare(strong) or Server(strong=strong)
+        if not fresh:
+            _local.kept = server
+            with _server_lock:
+                _kept.append(server)
+    else:
+        server = kept
+    previous = getattr(_local, "server", None)
+    _local.server = server
+    try:
+        yield server
+    finally:
+        _local.server = previous
+        if fresh:
+            server.close()
+
+
+def start_ahead(count: int, *, allow_weak: bool = False) -> None:
+    """Start ``count`` sandboxes now, in the background, for the next :func:`isolated` blocks to
+    take: their servers load torch while the judge is still starting up (``grade``, before it
+    imports the checks). Each is new and unused when taken, like one started by the block."""
+    strong = None if allow_weak else True
+
+    def start() -> None:
+        for _ in range(count):
+            try:
+                server = Server(strong=strong)
+            except Exception:  # no sandbox here: the grader says so when it needs one
+                return
+            with _server_lock:
+                _spares.append(server)
+
+    _in_background(start)
+
+
+def _spare(strong: bool | None) -> Server | None:
+    """A sandbox started ahead and never used, as strong as asked, if there is one."""
+    with _server_lock:
+        while _spares:
+            server = _spares.pop(0)
+            if server.alive() and (server.strong or not strong):
+                return server
+            server.close()
+    return None
+
+
+def close_kept() -> None:
+    """End every sandbox kept by ``isolated(fresh=False)`` or started ahead and not used (when a
+    class is graded: their threads are done, and nothing else would end them before this process
+    exits)."""
+    with _server_lock:
+        servers, _kept[:], _spares[:] = [*_kept, *_spares], [], []
+    for server in servers:
+        server.close()
+
+
+def warm_up(*, background: bool = False) -> None:
+    """Start this process's sandbox now (torch loads there once) so the first check answers fast;
+    ``background``: return at once (a notebook's import cell), the sandbox starting meanwhile."""
+    if background:
+        _in_background(_warm_up_quietly)
+    else:
+        default_server(wait=False)
+
+
+_jobs: queue.SimpleQueue = queue.SimpleQueue()
+_starter: threading.Thread | None = None
+
+
+def _in_background(job) -> None:
+    """Run ``job`` in the one thread that starts sandboxes in the background. It lives as long as
+    this process: a sandbox dies with the *thread* that started it (bubblewrap's
+    --die-with-parent is the kernel's parent-death signal, sent when that thread ends)."""
+    global _starter
+    with _server_lock:
+        if _starter is None:
+            _starter = threading.Thread(target=_start_jobs, name="sandbox-starter", daemon=True)
+            _starter.start()
+    _jobs.put(job)
+
+
+def _start_jobs() -> None:
+    while True:
+        _jobs.get()()
+
+
+def _warm_up_quietly() -> None:
+    try:
+        default_server(wait=False)
+    except Exception:  # the check that needs it says what went wrong
+        pass
+
+
+def default_ready() -> bool:
+    """Is this process's sandbox started and warm (a check need not wait for it)? Never waits."""
+    server = _default
+    return server is not None and server.ready()

@@ -1,0 +1,159 @@
+"""What the judge makes of the sandbox's replies: the learner's values, and its problems.
+
+A reply's value is checked before a check sees it (:func:`from_plain`): plain data only, nested
+at most 20 deep, and every tensor on a device the request's inputs were on (a ``meta`` tensor has
+a shape but no values: :class:`WrongDevice`, never a skipped comparison). What the learner's code
+did wrong reaches the checks as a :class:`LearnerProblem`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+
+from autograder.sandbox.protocol import ErrorKind, ProtocolError
+
+
+class LearnerProblem(Exception):
+    """Something the learner's code did, reported as a failure of the exercise being judged."""
+
+    kind: ErrorKind = ErrorKind.LEARNER_ERROR
+
+
+class LearnerError(LearnerProblem):
+    def __init__(self, kind: str, message: str, traceback: str = ""):
+        super().__init__(f"{kind}: {message}" if message else kind)
+        self.kind, self.message, self.traceback = kind, message, traceback
+
+
+class LearnerTimeout(LearnerProblem):
+    """A time limit was hit; ``limit`` says which (``ErrorKind.CPU_TIME`` or ``WALL_CLOCK``)."""
+
+    def __init__(self, message: str, limit: ErrorKind = ErrorKind.CPU_TIME, seconds: float = 0):
+        super().__init__(message)
+        self.limit, self.seconds = limit, seconds
+        self.kind = limit
+
+
+class LearnerCrashed(LearnerProblem):
+    kind = ErrorKind.EXITED
+
+    def __init__(self, message: str, *, out_of_memory: bool = False):
+        super().__init__(message)
+        self.out_of_memory = out_of_memory
+
+
+class ForbiddenUsed(LearnerProblem):
+    kind = ErrorKind.FORBIDDEN
+
+    def __init__(self, what: list[str]):
+        super().__init__(", ".join(what))
+        self.what = what
+
+
+class Tampered(LearnerProblem):
+    kind = ErrorKind.TAMPERED
+
+
+class LearnerOutOfMemory(LearnerProblem):
+    kind = ErrorKind.OUT_OF_MEMORY
+
+
+class NotWrittenYet(LearnerProblem):
+    """The learner's function still raises ``NotImplementedError`` (the blank exercise)."""
+
+    kind = ErrorKind.NOT_WRITTEN
+
+
+class WrongDevice(LearnerProblem):
+    """A returned tensor is on a device the inputs were not on (``meta``: shape, no values)."""
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """A value the sandbox could not send as data (a module, a generator...): its type and repr."""
+
+    type_name: str
+    repr: str
+
+    def __str__(self) -> str:
+        return f"<{self.type_name}: {self.repr}>" if self.repr else f"<{self.type_name}>"
+
+
+@dataclass
+class Trace:
+    """What a ``watch=True`` call did: every ATen op's output shape, and the largest one."""
+
+    largest_numel: int = 0
+    largest_shape: tuple = ()
+    shapes: list[tuple] = field(default_factory=list)
+    ops: set[str] = field(default_factory=set)
+
+
+_ALLOWED_LEAVES = (type(None), bool, int, float, str, torch.dtype)
+
+
+def from_plain(value, devices: set[str], depth: int = 0):
+    """The learner's value as the checks see it; refuses what a reply may not contain."""
+    if depth > 20:
+        raise ProtocolError("a value nested too deeply")
+    if isinstance(value, torch.Tensor):
+        if type(value) is not torch.Tensor:
+            raise ProtocolError("a tensor subclass")
+        if value.device.type not in devices:
+            raise WrongDevice(
+                f"returned a tensor on the '{value.device.type}' device, but its inputs were on "
+                f"{' and '.join(sorted(devices))}"
+                + (
+                    ": a meta tensor has a shape but no values. Compute the result from the "
+                    "inputs, on their device."
+                    if value.device.type == "meta"
+                    else "."
+                )
+            )
+        return value
+    if isinstance(value, dict):
+        if "__opaque__" in value and set(value) == {"__opaque__", "repr"}:
+            return Opaque(str(value["__opaque__"])[:200], str(value["repr"])[:200])
+        if not all(isinstance(k, str) for k in value):
+            raise ProtocolError("a dict with keys that are not text")
+        return {k: from_plain(v, devices, depth + 1) for k, v in value.items()}
+    if isinstance(value, tuple | list):
+        return type(value)(from_plain(v, devices, depth + 1) for v in value)
+    if isinstance(value, _ALLOWED_LEAVES):
+        return value
+    raise ProtocolError(f"a value of type {type(value).__name__}")
+
+
+def devices_of(*values) -> set[str]:
+    """The devices of the tensors in a request (where results may be): always the CPU."""
+    found = {"cpu"}
+    stack = list(values)
+    while stack:
+        v = stack.pop()
+        if isinstance(v, torch.Tensor):
+            found.add(v.device.type)
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, tuple | list):
+            stack.extend(v)
+        elif isinstance(v, torch.device):
+            found.add(v.type)
+        elif isinstance(v, str) and v.split(":")[0] in ("meta", "cuda", "mps", "xpu"):
+            found.add(v.split(":")[0])
+    return found
+
+
+def trace_of(raw) -> Trace:
+    if raw is None:
+        return Trace()
+    try:
+        return Trace(
+            int(raw["largest_numel"]),
+            tuple(int(d) for d in raw["largest_shape"]),
+            [tuple(int(d) for d in s) for s in raw["shapes"]],
+            {str(o) for o in raw["ops"]},
+        )
+    except (KeyError, TypeError, ValueError) as e:
+        raise ProtocolError("a trace that is not one") from e

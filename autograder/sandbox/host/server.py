@@ -1,0 +1,176 @@
+"""The judge's handle on one sandbox: bubblewrap around the warm server
+(:mod:`autograder.sandbox.inside.zygote`).
+
+The server imports torch once; the judge asks it over a control socket for a learner process per
+submission (:meth:`Server.spawn`), and hears from it when each one ends (:meth:`exit_status`) and
+when it is ready (:meth:`ready`: torch and the worker loaded, so a first check need not wait).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+
+from autograder.sandbox.host import bwrap
+from autograder.sandbox.host.bwrap import (
+    ROOT,
+    SANDBOX_FILES,
+    _as_user,
+    _boot,
+    _bwrap_command,
+    _interpreter,
+    _strong_boot,
+    strong_isolation_available,
+)
+from autograder.sandbox.protocol import COMMAND, RECORD, Channel
+
+
+class SandboxUnavailable(RuntimeError):
+    """The strong sandbox was required and cannot run here (the CLI exits 2 with this message)."""
+
+
+class Server:
+    """The judge's handle on one sandbox: bubblewrap around the warm server (``_zygote``)."""
+
+    def __init__(self, *, strong: bool | None = None, probe: bool = True):
+        """``strong``: in bubblewrap (None: where it works); ``probe=False`` skips asking first
+        whether it does (the caller sees the answer in :meth:`wait_ready`)."""
+        if strong is None:
+            strong = strong_isolation_available()
+        elif strong and probe and not strong_isolation_available():
+            raise SandboxUnavailable(
+                "the OS-level sandbox cannot run here: "
+                f"{bwrap._probe.get('why') or 'bubblewrap failed'}. Install bubblewrap "
+                "(apt-get install bubblewrap) to grade a class safely."
+            )
+        self.strong = strong
+        self.tentative = strong and not probe  # bubblewrap not yet known to work here
+        self._ctrl, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        fd = theirs.fileno()
+        self._layout = None
+        if strong:
+            python, folders, user = _interpreter()
+            boot = _strong_boot(
+                f"from autograder.sandbox.inside.zygote import serve; serve({fd}, True)"
+            )
+            cmd = _bwrap_command(python, folders, boot)
+        else:
+            bwrap._note_weak()
+            user = None
+            self._layout = tempfile.mkdtemp(prefix="autograder-lib-")
+            for dest, src in SANDBOX_FILES.items():
+                os.makedirs(os.path.join(self._layout, os.path.dirname(dest)), exist_ok=True)
+                os.symlink(src, os.path.join(self._layout, dest))
+            hidden = (str(ROOT),)
+            serve = (
+                "from autograder.sandbox.inside.zygote import serve; "
+                f"serve({fd}, False, {hidden!r})"
+            )
+            boot = _boot(serve, self._layout)
+            cmd = [sys.executable, "-I", "-S", "-B", "-c", boot]
+        env = None if strong else {**os.environ, "MPLBACKEND": "Agg"}
+        self.user = user
+        self._proc = subprocess.Popen(
+            cmd,
+            pass_fds=[fd],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            start_new_session=True,
+            **_as_user(user),
+        )
+        theirs.close()
+        self._lock = threading.Lock()
+        self._changed = threading.Condition()
+        self._started: list[int] = []
+        self._exited: dict[int, int] = {}
+        self._ready = False
+        self._gone = False
+        threading.Thread(target=self._listen, daemon=True).start()
+
+    def _listen(self) -> None:
+        size = RECORD.size
+        buf = b""
+        while True:
+            try:
+                data = self._ctrl.recv(4096)
+            except OSError:
+                data = b""
+            with self._changed:
+                if not data:
+                    self._gone = True
+                    self._changed.notify_all()
+                    return
+                buf += data
+                while len(buf) >= size:
+                    kind, pid, status = RECORD.unpack(buf[:size])
+                    buf = buf[size:]
+                    if kind == b"R":
+                        self._ready = True
+                    elif kind == b"S":
+                        self._started.append(pid)
+                    else:
+                        self._exited[pid] = status
+                self._changed.notify_all()
+
+    def alive(self) -> bool:
+        return self._proc.poll() is None and not self._gone
+
+    def ready(self) -> bool:
+        """Has the server loaded torch and the worker (a learner process starts at once)?"""
+        return self._ready and self.alive()
+
+    def wait_ready(self, timeout: float | None) -> bool:
+        """Wait until the server is ready (or gone); whether it is ready."""
+        with self._changed:
+            self._changed.wait_for(lambda: self._ready or self._gone, timeout)
+        return self.ready()
+
+    def spawn(self, timeout: float = 120.0) -> tuple[int, Channel]:
+        """A new learner process and the judge's end of its connection."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        with self._lock:
+            try:
+                socket.send_fds(self._ctrl, [COMMAND.pack(b"load", 0)], [theirs.fileno()])
+            except OSError as e:
+                raise RuntimeError("the sandbox server stopped") from e
+            finally:
+                theirs.close()
+            with self._changed:
+                if not self._changed.wait_for(lambda: self._started or self._gone, timeout):
+                    raise RuntimeError("the sandbox server did not answer")
+                if not self._started:
+                    raise RuntimeError("the sandbox server stopped")
+                pid = self._started.pop(0)
+        return pid, Channel(ours)
+
+    def kill(self, pid: int) -> None:
+        with contextlib.suppress(OSError):
+            self._ctrl.sendall(COMMAND.pack(b"kill", pid))
+
+    def exit_status(self, pid: int, timeout: float = 2.0) -> int | None:
+        """The wait status of a learner process that has ended (None if not known in time)."""
+        with self._changed:
+            self._changed.wait_for(lambda: pid in self._exited or self._gone, timeout)
+            return self._exited.pop(pid, None)
+
+    def close(self) -> None:
+        """End the sandbox and everything in it."""
+        if self._proc.returncode is not None:
+            return
+        with contextlib.suppress(OSError):
+            self._ctrl.shutdown(socket.SHUT_RDWR)
+        self._ctrl.close()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self._proc.pid, signal.SIGKILL)
+        self._proc.wait()
+        if self._layout:
+            shutil.rmtree(self._layout, ignore_errors=True)

@@ -1,0 +1,382 @@
+"""The judge's side of one learner's code: a ``Submission``, callable from the checks.
+
+Each submission is one learner process (forked from a sandbox's warm server) that runs the
+learner's definitions once; each exercise is one process forked from that one, so an exercise's
+limits and crashes are its own (:meth:`Submission.begin`). The limits count the exercise
+process's own CPU time (``RLIMIT_CPU``); a generous wall-clock backstop (:func:`wall_backstop`)
+stops code that sleeps or blocks. A call that raises, runs past a limit, dies, or uses what the
+exercise forbids raises a :class:`~autograder.sandbox.host.replies.LearnerProblem`.
+
+The requests are generic (:class:`autograder.sandbox.protocol.Request`): ``call``, ``new``, ``get``
+and
+``apply`` (a helper of :mod:`autograder.sandbox.inside.remote` run next to a remote object).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import socket
+import time
+from typing import Any
+
+from autograder.sandbox.host.pool import current_server
+from autograder.sandbox.host.replies import (
+    ForbiddenUsed,
+    LearnerCrashed,
+    LearnerError,
+    LearnerOutOfMemory,
+    LearnerProblem,
+    LearnerTimeout,
+    NotWrittenYet,
+    Tampered,
+    Trace,
+    devices_of,
+    from_plain,
+    trace_of,
+)
+from autograder.sandbox.host.server import Server
+from autograder.sandbox.protocol import (
+    MAX_FRAME,
+    Begin,
+    Channel,
+    ChannelClosed,
+    ChannelTimeout,
+    ErrorKind,
+    ProtocolError,
+    Request,
+    Setup,
+    parse,
+)
+
+MEMORY_LIMIT = 3 * 2**30  # bytes the learner's code may allocate on top of torch itself
+LOAD_TIMEOUT = 30.0  # CPU seconds to run the learner's definitions
+GRACE = 5.0  # seconds the judge waits beyond the sandbox's own backstop before it kills it
+MAX_EVENTS = 1000
+
+
+def wall_backstop(cpu_limit: float) -> float:
+    """Wall-clock seconds before code under a ``cpu_limit`` is stopped anyway (it sleeps, or
+    waits): generous, so that on a machine busy with 3 others per core the CPU limit decides."""
+    return 4 * cpu_limit + 10
+
+
+class Submission:
+    """A learner's code, loaded in a sandbox, callable from the judge."""
+
+    def __init__(
+        self,
+        cells: list[tuple[str, str]],
+        forbid: dict[str, list[str]],
+        *,
+        memory_limit: int = MEMORY_LIMIT,
+        load_timeout: float = LOAD_TIMEOUT,
+        server: Server | None = None,
+    ):
+        self._setup = Setup(
+            list(cells), dict(forbid), memory_limit, load_timeout, wall_backstop(load_timeout)
+        )
+        self._server = server
+        self._chan: Channel | None = None
+        self._ex: Channel | None = None
+        self.exercise = None
+        self.last_trace = Trace()
+        self._start()
+
+    # -- the learner process ---------------------------------------------------------------------
+    def _start(self) -> None:
+        server = self._server or current_server()
+        self._live_server = server
+        try:
+            self._pid, self._chan = server.spawn()
+        except RuntimeError as e:
+            raise LearnerCrashed(f"the sandbox did not start ({e})") from e
+        self._chan.send(pickle.dumps(self._setup))
+        deadline = time.monotonic() + self._setup.load_wall_limit
+        try:
+            message = parse(self._chan.receive(deadline, MAX_FRAME))
+            if message["type"] != "loaded":
+                raise ProtocolError("not a loaded message")
+        except ChannelTimeout:
+            self._stop()
+            raise LearnerTimeout(
+                f"running your definitions was still not done after "
+                f"{self._setup.load_wall_limit:.0f} s of wall-clock time (the backstop against "
+                "code that sleeps or waits)",
+                ErrorKind.WALL_CLOCK,
+            ) from None
+        except ChannelClosed:  # the learner process ended while loading
+            self._chan.close()
+            self._chan = None
+            status = self._live_server.exit_status(self._pid, timeout=5.0)
+            if status is not None and os.WIFSIGNALED(status):
+                if os.WTERMSIG(status) in (signal.SIGXCPU, signal.SIGKILL):
+                    raise LearnerTimeout(
+                        f"running your definitions used more than {self._setup.load_cpu_limit:.0f}"
+                        " s of CPU time (a loop or heavy computation at the top level of a cell?)",
+                        ErrorKind.CPU_TIME,
+                    ) from None
+            raise self._ended(status, "") from None
+        except ProtocolError as e:
+            self._stop()
+            raise Tampered(f"the sandbox sent something that is not a reply ({e})") from None
+        self.defined = frozenset(message["defined"])
+        self.problems = list(message["problems"])
+
+    def _stop(self) -> None:
+        """End the learner process, and wait until its sandbox has cleaned up after it (every
+        process it left killed, the tmpfs emptied) before anything else runs there."""
+        if self._ex is not None:
+            self._ex.close()
+            self._ex = None
+        if self._chan is not None:
+            self._chan.close()
+            self._chan = None
+            self._live_server.kill(self._pid)
+            if self._live_server.exit_status(self._pid, timeout=30.0) is None:
+                self._live_server.close()  # it does not answer: a fresh sandbox next time
+
+    def close(self) -> None:
+        self._stop()
+
+    def __enter__(self) -> Submission:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @staticmethod
+    def _ended(status: int | None, what: str) -> LearnerCrashed:
+        if status is not None and os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+            out_of_memory = sig == signal.SIGKILL
+            why = f"the sandbox was killed by signal {sig}"
+            if out_of_memory:
+                why += " (most often: it ran out of memory)"
+            return LearnerCrashed(why, out_of_memory=out_of_memory)
+        code = os.WEXITSTATUS(status) if status is not None else "unknown"
+        return LearnerCrashed(
+            f"your code ended the process (exit status {code}) instead of returning a value; "
+            "don't call exit(), sys.exit() or os._exit() in your solution"
+        )
+
+    # -- one exercise process per exercise -------------------------------------------------------
+    def begin(self, exercise) -> None:
+        """Judge ``exercise`` next: a fresh process under its limits and forbidden calls."""
+        self._end_exercise()
+        if self._chan is None:
+            self._start()
+        self.exercise = exercise
+        self._cpu_limit = float(exercise.time_limit)
+        wall = wall_backstop(self._cpu_limit)
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self._chan.send(
+                pickle.dumps(Begin(exercise.name, self._cpu_limit, wall)), fds=[theirs.fileno()]
+            )
+        except OSError:
+            ours.close()
+            self._stop()
+            self._start()
+            return self.begin(exercise)
+        finally:
+            theirs.close()
+        self._ex = Channel(ours)
+        self._ex_deadline = time.monotonic() + wall + GRACE
+        self._forbidden: list[str] = []
+        self._refused: list[str] = []
+        self._tampered: list[str] = []
+        self._events = 0
+
+    def _exit_report(self, timeout: float) -> dict | None:
+        """The learner process's word on how the exercise process ended."""
+        if self._chan is None:
+            return None
+        try:
+            message = parse(self._chan.receive(time.monotonic() + timeout, 4096))
+        except (ChannelTimeout, ChannelClosed, ProtocolError):
+            self._stop()  # it does not answer as it should: a fresh one next time
+            return None
+        if message["type"] != "exited":
+            self._stop()
+            return None
+        return message
+
+    def _end_exercise(self, wait: bool = True) -> None:
+        """Hang up on the exercise process; ``wait`` for its end, or end the learner process."""
+        if self._ex is None:
+            return
+        if wait:
+            self._ex.close()
+            self._ex = None
+            self._exit_report(GRACE)
+        else:
+            self._stop()
+
+    def _exercise_ended(self) -> LearnerProblem:
+        """The exercise process is gone: why, in the learner's terms."""
+        self._ex.close()
+        self._ex = None
+        remaining = max(0.0, self._ex_deadline - time.monotonic())
+        report = self._exit_report(remaining + GRACE)
+        if report is None:
+            return LearnerCrashed("the sandbox stopped")
+        status, cpu = report["status"], report["cpu"]
+        if report["wall_limit_hit"]:
+            return self._wall_timeout()
+        if os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+            if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= self._cpu_limit - 0.05):
+                return LearnerTimeout(
+                    f"your code used more than {self._cpu_limit:g} s of CPU time, this "
+                    "exercise's limit (an endless loop, or a loop over every element that should "
+                    "be a tensor operation?)",
+                    ErrorKind.CPU_TIME,
+                    cpu,
+                )
+        return self._ended(status, "")
+
+    def _wall_timeout(self) -> LearnerTimeout:
+        wall = wall_backstop(self._cpu_limit)
+        return LearnerTimeout(
+            f"your code was still running after {wall:.0f} s of wall-clock time without using "
+            f"its {self._cpu_limit:g} s of CPU time: it sleeps or waits for something that never "
+            "comes (input(), a lock, time.sleep)",
+            ErrorKind.WALL_CLOCK,
+            wall,
+        )
+
+    def defines(self, name: str) -> bool:
+        return name in self.defined
+
+    def _request(self, req: Request) -> Any:
+        if self._ex is None:
+            raise LearnerCrashed("the sandbox had already stopped")
+        if self._forbidden:
+            raise ForbiddenUsed(sorted(set(self._forbidden)))
+        devices = devices_of(req.args, req.kwargs)
+        try:
+            self._ex.send(pickle.dumps(req))  # plain pickle: tensors go by value
+        except OSError:
+            raise self._exercise_ended() from None
+        while True:
+            try:
+                message = parse(self._ex.receive(self._ex_deadline))
+            except ChannelClosed:
+                raise self._exercise_ended() from None
+            except ChannelTimeout:
+                self._end_exercise(wait=False)
+                raise self._wall_timeout() from None
+            except ProtocolError as e:
+                self._end_exercise(wait=False)
+                raise Tampered(f"the sandbox sent something that is not a reply ({e})") from None
+            if message["type"] != "event":
+                break
+            self._events += 1
+            kind, what = message["kind"], message["what"]
+            {"forbidden": self._forbidden, "refused": self._refused}.get(
+                kind, self._tampered
+            ).append(what)
+            if self._events > MAX_EVENTS:
+                self._end_exercise(wait=False)
+                raise Tampered("the sandbox sent too many messages")
+        if self._forbidden:
+            raise ForbiddenUsed(sorted(set(self._forbidden)))
+        if self._tampered:
+            raise Tampered(self._tampered[0])
+        if self._refused:  # reported even if the learner's code caught the exception
+            raise Tampered("the grader's sandbox does not allow " + "; ".join(self._refused))
+        if message["type"] == "error":
+            kind, text = message["kind"], message["message"]
+            if kind == "MemoryError" or "can't allocate memory" in text:
+                raise LearnerOutOfMemory(text.splitlines()[0][:200] if text else kind)
+            if kind == "NotImplementedError" and message["raised_by_learner"]:
+                raise NotWrittenYet(text)
+            if kind in ("SystemExit", "KeyboardInterrupt"):
+                raise LearnerCrashed(
+                    f"your code raised {kind} to stop the grader instead of returning a value; "
+                    "don't call exit() or sys.exit() in your solution"
+                )
+            raise LearnerError(kind, text, message["traceback"])
+        if message["type"] != "reply":
+            self._end_exercise(wait=False)
+            raise Tampered("the sandbox sent something that is not a reply")
+        try:
+            if message["trace"] is not None:
+                self.last_trace = trace_of(message["trace"])
+            return from_plain(message["value"], devices)
+        except ProtocolError as e:
+            raise Tampered(f"the sandbox sent something that is not a reply ({e})") from None
+
+    def call(
+        self, name: str, *args, watch: bool = False, check_devices: bool = True, **kwargs
+    ) -> Any:
+        """Call the learner's function ``name`` in the sandbox and return its value."""
+        return self._request(
+            Request("call", name, args=args, kwargs=kwargs, watch=watch, devices=check_devices)
+        )
+
+    def get(self, name: str) -> Any:
+        """The value of the learner's global ``name`` (None if it is not defined)."""
+        return self._request(Request("get", name))
+
+    def new(self, name: str, *args, **kwargs) -> RemoteObject:
+        """Construct the learner's class ``name`` in the sandbox."""
+        handle = self._request(Request("new", name, args=args, kwargs=kwargs))
+        if not isinstance(handle, int):
+            raise Tampered("the sandbox sent something that is not a reply")
+        return RemoteObject(self, handle, name)
+
+
+def run_check(sub: Submission, ex) -> None:
+    """``sub.begin(ex); ex.check(sub)``, with a time limit hit retried once before it counts:
+    limits count CPU time, so a second try only ever helps code that was near its limit."""
+    for attempt in (1, 2):
+        sub.begin(ex)
+        try:
+            ex.check(sub)
+            return
+        except LearnerTimeout:
+            if attempt == 2:
+                raise
+
+
+class RemoteObject:
+    """An object (usually an ``nn.Module``) living in the sandbox, known by its handle."""
+
+    def __init__(self, sub: Submission, handle: int, name: str):
+        self._sub, self._handle, self.name = sub, handle, name
+
+    def __call__(self, *args, watch: bool = False, check_devices: bool = True, **kwargs) -> Any:
+        return self._sub._request(
+            Request(
+                "call", self._handle, args=args, kwargs=kwargs, watch=watch, devices=check_devices
+            )
+        )
+
+    def method(self, name: str, *args, watch: bool = False, **kwargs) -> Any:
+        """Call the object's method ``name`` (a dotted path reaches a sub-object's method)."""
+        return self._sub._request(
+            Request("call", self._handle, name, args=args, kwargs=kwargs, watch=watch)
+        )
+
+    def attr(self, name: str) -> Any:
+        """The value of the object's attribute ``name`` (a dotted path), not called."""
+        return self._sub._request(Request("get", self._handle, name))
+
+    def apply(self, helper: str, *args, **kwargs) -> Any:
+        """``helper(obj, *args, **kwargs)`` in the sandbox, where ``helper`` is a function of
+        :mod:`autograder.sandbox.inside.remote` (e.g. ``apply("fit", tokens, 40, 3e-3)``)."""
+        return self._sub._request(
+            Request("apply", self._handle, args=args, kwargs=kwargs, helper=helper)
+        )
+
+    def to(self, dtype_or_device) -> None:
+        self.method("to", dtype_or_device)
+
+    def train(self, mode: bool = True) -> None:
+        self.method("train", mode)
+
+    def eval(self) -> None:
+        self.method("eval")

@@ -1,0 +1,154 @@
+"""Tensors created on the default device inside code that was given tensors: the worker-side half
+of [created-on-cpu] for code that reads values.
+
+The checks run code on the 'meta' device to see that new tensors follow the inputs' device, but
+code that reads values (``lengths.tolist()``, a Python loop) cannot run on meta, so that part is
+skipped, and ``torch.arange(L)`` inside a module's forward even passes on meta (``F.embedding``
+accepts CPU indices with meta weights). Without a GPU, what can still be seen is *how* a tensor
+was made and where it went: a factory (``torch.arange``, ``torch.tensor``, ``torch.ones``...)
+called without ``device=`` puts it on the default device (the CPU) whatever device the inputs are
+on. That is wrong only if the tensor (or one computed from it) then meets a tensor the code did
+not make that way (an input, a parameter, a ``*_like``), or is returned: on a GPU both fail.
+Moving it first (``.to(lengths.device)``, ``.to(x)``, ``.cuda()``) is correct, at the cost of a
+copy. Used in the sandbox worker around a call whose arguments include a tensor::
+
+    factories = DefaultDeviceFactories()   # before the call
+    with factories:                        # around the learner's call, inside the other modes
+        value = fn(*args, **kwargs)
+    problem = factories.check(value)       # after it: CreatedOnDefaultDevice | None
+
+Tensors of 0 dims are allowed (a CPU scalar tensor mixes with tensors on any device), and so are
+the ``*_like`` factories and ``Tensor.new_*`` (they follow their tensor). The error reaches the
+judge as a ``LearnerError`` of kind ``"CreatedOnDefaultDevice"``, named ``created-on-cpu`` by
+``autograder.kit.calling``. Imports nothing but torch.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+# Factories that put their result on the default device unless given device=.
+FACTORIES = {
+    torch.arange: "torch.arange",
+    torch.tensor: "torch.tensor",
+    torch.as_tensor: "torch.as_tensor",
+    torch.ones: "torch.ones",
+    torch.zeros: "torch.zeros",
+    torch.empty: "torch.empty",
+    torch.full: "torch.full",
+    torch.eye: "torch.eye",
+    torch.linspace: "torch.linspace",
+    torch.logspace: "torch.logspace",
+    torch.rand: "torch.rand",
+    torch.randn: "torch.randn",
+    torch.randint: "torch.randint",
+    torch.tril_indices: "torch.tril_indices",
+    torch.triu_indices: "torch.triu_indices",
+}
+
+
+class CreatedOnDefaultDevice(Exception):
+    """The learner's code made a tensor without device= and used it with its inputs."""
+
+
+MOVES = (torch.Tensor.to, torch.Tensor.cuda)
+
+
+def _moves(func, args, kwargs) -> bool:
+    """Whether ``func(*args, **kwargs)`` sends a tensor to a device (not just to a dtype)."""
+    if func is torch.Tensor.cuda:
+        return True
+    return kwargs.get("device") is not None or any(
+        isinstance(a, (torch.device, str, torch.Tensor)) for a in args[1:]
+    )
+
+
+def _tensors(x, depth=0):
+    if isinstance(x, torch.Tensor):
+        yield x
+    elif depth < 3 and isinstance(x, (tuple, list)):
+        for y in x:
+            yield from _tensors(y, depth + 1)
+    elif depth < 3 and isinstance(x, dict):
+        for y in x.values():
+            yield from _tensors(y, depth + 1)
+
+
+class DefaultDeviceFactories(TorchFunctionMode):
+    """Follows each tensor of 1 or more dims made by a factory without ``device=`` (and every
+    tensor computed from such tensors alone) until it is moved to a device; records the factory
+    when one meets another tensor of 1 or more dims, or is returned (see :meth:`check`)."""
+
+    def __init__(self):
+        super().__init__()
+        self.found: list[str] = []
+        self._made: dict[int, tuple[weakref.ref, str]] = {}  # id -> (tensor, its factory)
+
+    def _factory_of(self, t: torch.Tensor) -> str | None:
+        entry = self._made.get(id(t))
+        return entry[1] if entry is not None and entry[0]() is t else None
+
+    def _mark(self, out, name: str) -> None:
+        for t in _tensors(out):
+            if t.dim():
+                self._made[id(t)] = (weakref.ref(t), name)
+
+    def _record(self, names) -> None:
+        for name in names:
+            if name not in self.found:
+                self.found.append(name)
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        name = FACTORIES.get(func)
+        if name is not None:
+            if kwargs.get("device") is None:
+                self._mark(out, name)
+            return out
+        tensors = [t for t in _tensors((args, kwargs)) if t.dim()]
+        factories = [self._factory_of(t) for t in tensors]
+        made = [f for f in factories if f is not None]
+        if not made:
+            return out
+        if func in MOVES and _moves(func, args, kwargs):
+            for t in _tensors(out):  # on the CPU, .to(cpu) gives back the very same tensor
+                self._made.pop(id(t), None)
+            return out
+        if None in factories:  # a CPU tensor met a tensor on the inputs' device
+            self._record(made)
+        else:
+            self._mark(out, made[0])
+        return out
+
+    def check(self, value=None) -> CreatedOnDefaultDevice | None:
+        """The problem, if a followed tensor met another tensor or is part of ``value``."""
+        returned = [n for n in map(self._factory_of, _tensors(value)) if n is not None]
+        if returned:
+            self._record(returned)
+        if not self.found:
+            return None
+        what = "returned it" if returned else "used it with your inputs' tensors"
+        return CreatedOnDefaultDevice(
+            f"{', '.join(self.found)} was called without device=, so it made a tensor on the "
+            f"CPU whatever device your inputs are on, and your code {what}: on a GPU that fails "
+            "(create it with device=x.device, or move it with .to(x.device) first)"
+        )
+
+
+def has_tensor(args: tuple, kwargs: dict) -> bool:
+    """Whether a call was given a tensor (only then must new tensors follow one)."""
+
+    def walk(x, depth=0):
+        if isinstance(x, torch.Tensor):
+            return True
+        if depth < 3 and isinstance(x, (tuple, list)):
+            return any(walk(y, depth + 1) for y in x)
+        if depth < 3 and isinstance(x, dict):
+            return any(walk(y, depth + 1) for y in x.values())
+        return False
+
+    return walk(args) or walk(kwargs)

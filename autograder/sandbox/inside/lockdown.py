@@ -1,0 +1,177 @@
+"""Inside the sandbox: a learner process locks itself down before any learner code runs.
+
+Resource limits (memory, file size, processes, CPU time), a private working directory,
+stdout/stderr sent to a file there (nothing the learner prints can look like a result), and an
+audit hook that refuses, with a clear message, what the operating system's sandbox would stop
+anyway: writing outside the working directory, processes, sockets, ctypes, threads, switching the
+watch off. The hook is a teacher, not a wall (see SECURITY.md): learner code can reach
+:attr:`Lockdown.learner` and switch it off, and the OS layer still holds.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import os
+import resource
+import sys
+
+import torch
+
+from autograder.sandbox.inside.watch import report
+from autograder.sandbox.protocol import NOBODY, Setup, readable_by_others
+
+PROCESS_LIMIT = 64  # processes and threads of one sandbox (a fork bomb stops here)
+FILE_SIZE_LIMIT = 16 * 2**20
+_libc = ctypes.CDLL(None, use_errno=True)  # loaded now: learner code may not load ctypes
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE = 1, 4
+
+_FILE_EVENTS = (
+    "os.remove",
+    "os.rename",
+    "os.replace",
+    "os.rmdir",
+    "os.truncate",
+    "os.link",
+    "os.symlink",
+    "os.chmod",
+    "os.chown",
+    "os.mkdir",
+    "os.utime",
+)
+_REFUSED_EVENTS = (
+    "os.kill",
+    "os.killpg",
+    "resource.setrlimit",
+    "resource.prlimit",
+    "os.fork",
+    "os.forkpty",
+    "os.system",
+    "gc.get_objects",
+    "gc.get_referrers",
+    "gc.get_referents",
+)
+_REFUSED_PREFIXES = (
+    "ctypes.",
+    "socket.",
+    "subprocess.",
+    "os.exec",
+    "os.spawn",
+    "os.posix_spawn",
+    "pty.",
+)
+
+
+def prctl(option: int, value: int) -> None:
+    """Linux's prctl (a no-op elsewhere: there, only process isolation is on offer anyway)."""
+    if hasattr(_libc, "prctl"):
+        _libc.prctl(option, value)
+
+
+class Refused(PermissionError):
+    """What the sandbox raises when learner code tries something it does not allow."""
+
+
+class Lockdown:
+    """The limits and the audit hook of one learner process, and the flag that switches the hook
+    on while learner code runs (:meth:`learner_call`)."""
+
+    def __init__(self, workdir: str, hidden: tuple[str, ...] = ()):
+        self.profiling = False  # True only while the harness itself switches the profiler
+        self.learner = False  # True while learner code runs
+        self.refusals = []  # what the audit hook refused during the current call
+        self.workdir = workdir
+        self.hidden = tuple(os.path.realpath(p) for p in hidden)
+        helpers = os.path.dirname(os.path.abspath(sys.modules["course_lib"].__file__))
+        # the course's helpers stay importable where the checkout itself is hidden
+        self.readable = {os.path.realpath(os.path.join(helpers, f)) for f in os.listdir(helpers)}
+
+    def learner_call(self, fn):
+        """``fn()``, with the audit hook on."""
+        self.learner = True
+        try:
+            return fn()
+        finally:
+            self.learner = False
+
+    def lock_down(self, setup: Setup, contained: bool):
+        os.chdir(self.workdir)
+        out = os.open(os.path.join(self.workdir, "output.txt"), os.O_WRONLY | os.O_CREAT, 0o600)
+        os.dup2(out, 1)
+        os.dup2(out, 2)
+        os.close(out)
+        try:
+            with open("/proc/self/statm") as f:
+                vm_bytes = int(f.read().split()[0]) * resource.getpagesize()
+        except OSError:  # not Linux
+            vm_bytes = 0
+        limit = vm_bytes + setup.memory_limit
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        # Loading runs under its own CPU limit; the hard limit stays open, so that each exercise
+        # process can set its own (a process may lower a hard limit, never raise it).
+        cpu = math.ceil(resource.getrusage(resource.RUSAGE_SELF).ru_utime + setup.load_cpu_limit)
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, resource.RLIM_INFINITY))
+        if contained:
+            # Counted per user namespace: this sandbox's processes and threads, nobody else's.
+            resource.setrlimit(resource.RLIMIT_NPROC, (PROCESS_LIMIT, PROCESS_LIMIT))
+        elif os.geteuid() == 0 and readable_by_others(os.path.dirname(os.__file__)):
+            # without the OS sandbox, at least never run learner code as root
+            os.chown(self.workdir, NOBODY, NOBODY)
+            os.chown(os.path.join(self.workdir, "output.txt"), NOBODY, NOBODY)
+            os.setgroups([])
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+        os.environ["HOME"] = self.workdir
+        torch.set_num_threads(1)
+        sys.addaudithook(self.audit)
+        # The watchers see one thread: a thread of the learner's could run what is forbidden
+        # unseen, so learner code starts none (grading needs none).
+        import _thread
+        import threading
+
+        def no_threads(*args, **kwargs):
+            if self.learner:
+                self.refuse("starting threads")
+            return start_new_thread(*args, **kwargs)
+
+        start_new_thread = _thread.start_new_thread
+        _thread.start_new_thread = threading._start_new_thread = no_threads
+
+    def refuse(self, what):
+        self.refusals.append(what)
+        report("refused", what)
+        raise Refused(f"the grader's sandbox does not allow {what}")
+
+    def audit(self, event, args):
+        if not self.learner:
+            return
+        if event == "open":
+            path, mode, flags = args
+            if isinstance(path, int):
+                return
+            real = os.path.realpath(os.fsdecode(path))
+            writes = (mode and any(c in mode for c in "wax+")) or (
+                flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC)
+            )
+            if writes and not (real.startswith(self.workdir) or real == "/dev/null"):
+                self.refuse(f"writing {path}")
+            if self.hidden and real.startswith(self.hidden) and real not in self.readable:
+                self.refuse(f"reading {path}: write your own code")
+        elif event in ("sys.setprofile", "sys.settrace", "threading.setprofile"):
+            if not self.profiling:
+                self.refuse("changing the profiler")
+        elif event in _FILE_EVENTS:
+            paths = [a for a in args if isinstance(a, str | bytes | os.PathLike)]
+            for p in paths:
+                if not os.path.realpath(os.fsdecode(p)).startswith(self.workdir):
+                    self.refuse(f"{event.replace('os.', '')} on {os.fsdecode(p)}")
+        elif event in _REFUSED_EVENTS or event.startswith(_REFUSED_PREFIXES):
+            self.refuse(event)
+
+    def set_profile(self, fn) -> None:
+        """``sys.setprofile(fn)`` by the harness itself (the hook lets this one through)."""
+        self.profiling = True
+        sys.setprofile(fn)
+        self.profiling = False

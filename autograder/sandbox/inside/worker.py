@@ -1,0 +1,268 @@
+"""What runs inside the sandbox: the learner's code, and the judge's calls into it.
+
+This module is imported once by the warm server (:mod:`autograder.sandbox.inside.zygote`) before
+any learner
+code exists, so that each learner process starts as a cheap fork with torch already loaded. The
+course's reference (``course_lib``'s exercise modules) and the checks are *not* here: they are not
+even in the sandbox's filesystem, so learner code can neither call nor read nor clone them.
+
+A learner process (:func:`learner_main`) lives as long as the judge's ``Submission``:
+
+1. it locks itself down (:mod:`autograder.sandbox.inside.lockdown`): limits, a private working
+directory, an
+   audit hook;
+2. it resolves what each exercise forbids *before* the learner's code runs
+   (:mod:`autograder.sandbox.inside.watch`);
+3. it runs the learner's definitions statement by statement, noting the ones that raise;
+4. for every exercise the judge begins, it forks an exercise process under that exercise's
+   CPU-time limit (``RLIMIT_CPU``), waits for it (killing it at the wall-clock backstop) and
+   reports how it ended: its wait status and the CPU seconds it used.
+
+The exercise process (:func:`exercise_main`) answers the judge's requests one at a time. There
+are four, all generic (:class:`autograder.sandbox.protocol.Request`): ``call`` a learner's function,
+class, object or method (under the watch for forbidden calls), ``new`` (the same, keeping the
+object as a handle), ``get`` a value, and ``apply`` a helper of
+:mod:`autograder.sandbox.inside.remote` to an
+object. Replies are plain data (:mod:`autograder.sandbox.inside.plain`).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import linecache
+import math
+import os
+import pickle
+import random
+import resource
+import select
+import signal
+import sys
+import tempfile
+import time
+from contextlib import nullcontext
+from functools import partial
+
+import matplotlib
+import torch
+
+import course_lib.data  # noqa: F401  (the sandbox's own: the helpers, not the reference)
+import course_lib.device  # noqa: F401  (lessons import them in their set-up cells:
+import course_lib.memory  # noqa: F401   loaded once here, not once per submission)
+import course_lib.viz  # noqa: F401
+from autograder.sandbox.inside import remote
+from autograder.sandbox.inside.devices import DefaultDeviceFactories, has_tensor
+from autograder.sandbox.inside.inplace import InputSnapshot
+from autograder.sandbox.inside.lockdown import PR_SET_DUMPABLE, PR_SET_PDEATHSIG, Lockdown, prctl
+from autograder.sandbox.inside.plain import describe_error, error_message, send, to_plain
+from autograder.sandbox.inside.watch import Guard, Rules, Watch, profiler, report
+from autograder.sandbox.protocol import (
+    Begin,
+    Channel,
+    ChannelClosed,
+    Request,
+    Setup,
+    close_fds_except,
+    encode,
+)
+
+# Notebooks import plots from course_lib.viz; preloading matplotlib makes their cells cheap.
+matplotlib.use("Agg")
+import matplotlib.pyplot  # noqa: E402, F401
+
+# The helpers ``apply`` may run: the functions of autograder.sandbox.inside.remote, by name.
+HELPERS = {
+    name: fn
+    for name, fn in vars(remote).items()
+    if callable(fn) and getattr(fn, "__module__", None) == remote.__name__ and name[0] != "_"
+}
+
+
+def _warm_up() -> None:
+    """Run the watchers once here, so their lazy imports happen before each fork, not after."""
+    with Guard({}, []), Watch({}, True, []):
+        x = torch.ones(2, 2)
+        (x @ x).softmax(-1).sum().item()
+    with Watch({}, True, []):
+        torch.ones(2, 2, device="meta") @ torch.ones(2, 2, device="meta")
+    encode({"type": "event", "kind": "x", "what": "y"})
+
+
+class LearnerNamespace:
+    """The learner's namespace, the objects the judge made in it, and the locks around them."""
+
+    def __init__(self, setup: Setup, workdir: str, hidden: tuple[str, ...] = ()):
+        self.rules = Rules(setup.forbid)
+        self.ns = {"__name__": "__main__", "__builtins__": builtins}
+        self.handles = {}
+        self.lock = Lockdown(workdir, hidden)
+
+    # -- learner code ------------------------------------------------------------------------
+    def run_code(self, cells):
+        problems = []
+        for label, source in cells:
+            filename = f"<{label}>"
+            linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+            try:
+                nodes = ast.parse(source).body
+            except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
+                problems.append(f"{label}: {describe_error(e)}")
+                continue
+            for node in nodes:
+                module = ast.Module(body=[node], type_ignores=[])
+                try:
+                    code = compile(module, filename, "exec")
+                    self.lock.learner_call(partial(exec, code, self.ns))
+                except BaseException as e:  # SystemExit and KeyboardInterrupt too
+                    problems.append(f"{label}, line {node.lineno}: {describe_error(e)}")
+        self.lock.refusals = []
+        defined = sorted(k for k, v in self.ns.items() if callable(v) and not k.startswith("__"))
+        return defined, problems
+
+    # -- requests ----------------------------------------------------------------------------
+    def target(self, req: Request):
+        """The object a request names: a learner's global or a handle, then its attribute path
+        (``req.method``, dotted) if any."""
+        name = req.target
+        obj = self.handles[name] if isinstance(name, int) else self.ns.get(name)
+        if obj is None:
+            raise NameError(f"{name} is not defined")
+        for attr in req.method.split(".") if req.method else ():
+            obj = getattr(obj, attr)
+        return obj
+
+    def serve(self, req: Request, exercise: str):
+        op = req.op
+        if op == "call" or op == "new":
+            return self.watched_call(req, exercise)
+        if op == "get":  # a learner's global (None if not defined), or an object's attribute
+            if isinstance(req.target, str) and not req.method:
+                return {"value": self.ns.get(req.target)}
+            return {"value": self.lock.learner_call(partial(self.target, req))}
+        if op == "apply":  # a helper of autograder.sandbox.inside.remote, applied to an object
+            helper = HELPERS.get(req.helper)
+            if helper is None:
+                raise ValueError(f"no helper {req.helper!r} in autograder.sandbox.inside.remote")
+            obj = self.target(req)
+            return {"value": self.lock.learner_call(lambda: helper(obj, *req.args, **req.kwargs))}
+        raise ValueError(f"unknown request {op!r}")
+
+    def watched_call(self, req: Request, exercise: str):
+        objects, codes, ops = self.rules.of(exercise)
+        seen = []
+        fn = self.target(req)
+        watch_python = profiler(objects, codes, seen)
+        self.lock.refusals = []
+        # The caller's inputs must come back unchanged, and code given tensors must create its
+        # own on their device: both are checked around the call, outside the learner's reach.
+        inputs = InputSnapshot(fn, req.args, req.kwargs)
+        factories = DefaultDeviceFactories()
+        watch_factories = req.op != "new" and req.devices and has_tensor(req.args, req.kwargs)
+        watch = Watch(ops, req.watch, seen)
+        error = None
+        self.lock.set_profile(watch_python)
+        try:
+            with (
+                Guard(objects, seen),
+                watch if (ops or watch.record) else nullcontext(),
+                factories if watch_factories else nullcontext(),
+            ):
+                value = self.lock.learner_call(lambda: fn(*req.args, **req.kwargs))
+        except BaseException as e:
+            error = e
+        finally:
+            intact = sys.getprofile() is watch_python
+            self.lock.set_profile(None)
+        if error is None:
+            error = inputs.check()
+        if error is None and watch_factories:
+            error = factories.check(value)
+        trace = watch.trace() if req.watch else None
+        if not intact:
+            report("tampered", "your code switched off the grader's watch on forbidden calls")
+        if error is not None:
+            raise error
+        if req.op == "new":
+            handle = len(self.handles) + 1
+            self.handles[handle] = value
+            return {"value": handle, "trace": trace}
+        return {"value": value, "trace": trace}
+
+
+_warm_up()
+
+
+def _wait(pid: int, wall_limit: float) -> tuple[int, float, bool]:
+    """Wait for the exercise process (killing it at the wall-clock backstop): its wait status,
+    the CPU seconds it (and the children it waited for) used, and whether the backstop fired."""
+    if hasattr(os, "pidfd_open"):
+        fd = os.pidfd_open(pid)
+        try:
+            ended = bool(select.select([fd], [], [], wall_limit)[0])
+        finally:
+            os.close(fd)
+    else:  # not Linux: look every 50 ms
+        deadline = time.monotonic() + wall_limit
+        while not (ended := os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)):
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        ended = bool(ended)
+    if not ended:
+        os.kill(pid, signal.SIGKILL)
+    _, status, usage = os.wait4(pid, 0)
+    return status, usage.ru_utime + usage.ru_stime, not ended
+
+
+def exercise_main(box: LearnerNamespace, chan: Channel, begin: Begin) -> None:
+    """An exercise process: its CPU-time limit, then the judge's requests until it hangs up."""
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with the learner process
+    seconds = max(1, math.ceil(begin.cpu_limit))
+    resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
+    report.chan, report.sent = chan, set()
+    torch.manual_seed(0)  # the same random numbers in every run: grading is reproducible
+    random.seed(0)
+    while True:
+        try:
+            req = pickle.loads(chan.receive())  # from the judge, which we trust
+        except ChannelClosed:
+            os._exit(0)
+        try:
+            reply = box.serve(req, begin.exercise)
+            if "value" in reply:  # learner code (a __repr__, say) may run here too
+                reply["value"] = box.lock.learner_call(partial(to_plain, reply["value"]))
+        except BaseException as e:  # the learner's exception, reported, never fatal
+            reply = error_message(e)
+        send(chan, reply)
+
+
+def learner_main(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
+    """A learner process: lock down, load the learner's code, then fork one process per exercise."""
+    chan = Channel.from_fd(fd)
+    prctl(PR_SET_DUMPABLE, 0)  # no other process of the sandbox reads its memory
+    setup: Setup = pickle.loads(chan.receive())
+    workdir = os.path.realpath(tempfile.mkdtemp(prefix="submission-"))
+    box = LearnerNamespace(setup, workdir, hidden)
+    box.lock.lock_down(setup, contained)
+    defined, problems = box.run_code(setup.cells)
+    chan.send(encode({"type": "loaded", "defined": defined, "problems": problems}))
+    while True:
+        fds: list[int] = []
+        try:
+            begin: Begin = pickle.loads(chan.receive(fds=fds))
+        except ChannelClosed:
+            os._exit(0)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                close_fds_except(fds[0])
+                exercise_main(box, Channel.from_fd(fds[0]), begin)
+            finally:
+                os._exit(70)
+        for f in fds:
+            os.close(f)
+        status, cpu, wall_hit = _wait(pid, begin.wall_limit)
+        chan.send(
+            encode({"type": "exited", "status": status, "cpu": cpu, "wall_limit_hit": wall_hit})
+        )

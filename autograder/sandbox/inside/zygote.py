@@ -1,0 +1,137 @@
+"""The warm server of one sandbox: it forks one learner process per submission.
+
+The judge starts it inside the sandbox (``bwrap ... python -I -S -B -c "...serve(fd, ...)"``, see
+:mod:`autograder.sandbox`); it imports torch and :mod:`autograder.sandbox.inside.worker` once, so
+that each
+learner process is a fork of it, ready in milliseconds. It never runs learner code itself. The
+judge talks to it over a Unix socket: ``load`` with one connected socket (``socket.send_fds``)
+forks a learner process on it, and ``kill`` + a pid ends one. The server says ``R`` once torch is
+loaded, answers ``S`` + the new pid, and ``X`` + pid + wait status when a learner process ends,
+so the judge can say *why* it stopped. When the last learner process has ended, it kills whatever
+they left running (in the sandbox's own pid namespace: nothing outside) and empties the tmpfs, so
+that a sandbox used for one submission after another starts each one clean. It exits when the
+judge closes the socket.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import shutil
+import signal
+import socket
+import sys
+
+from autograder.sandbox.protocol import COMMAND, RECORD
+
+
+def _reap(ctrl: socket.socket, active: set[int]) -> None:
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        if pid in active:
+            active.discard(pid)
+            ctrl.sendall(RECORD.pack(b"X", pid, status))
+
+
+def _seed_font_cache(seed: str = "/sandbox/fonts") -> None:
+    """matplotlib's font list, copied from the judge's (building it costs seconds)."""
+    cache = os.environ.get("MPLCONFIGDIR")
+    if cache and os.path.isdir(seed):
+        os.makedirs(cache, exist_ok=True)
+        for name in os.listdir(seed):
+            with (
+                open(os.path.join(seed, name), "rb") as src,
+                open(os.path.join(cache, name), "wb") as dst,
+            ):
+                dst.write(src.read())
+
+
+def _reset(ctrl: socket.socket, active: set[int]) -> None:
+    """Between submissions: nothing of the last one may outlive it or be left for the next.
+
+    Every other process of the sandbox is killed (we are not pid 1: the sandbox's init is, and
+    ``kill(-1)`` spares it and us), then everything in the tmpfs is deleted.
+    """
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    _reap(ctrl, active)
+    for name in os.listdir("/tmp"):
+        path = os.path.join("/tmp", name)
+        for root, dirs, _ in os.walk(path):  # a learner may have made its folders unwritable
+            for d in dirs:
+                with contextlib.suppress(OSError):
+                    os.chmod(os.path.join(root, d), 0o700)
+        with contextlib.suppress(OSError):
+            os.chmod(path, 0o700)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                os.remove(path)
+
+
+def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
+    if contained:
+        _seed_font_cache()
+    from autograder.sandbox.inside import worker  # torch loads here, once
+    from autograder.sandbox.inside.lockdown import PR_SET_DUMPABLE, prctl
+    from autograder.sandbox.protocol import close_fds_except
+
+    # Learner processes run as the same user as this server: they must not read or write its
+    # memory (/proc/<pid>/mem, ptrace), or every later fork would carry what they wrote.
+    prctl(PR_SET_DUMPABLE, 0)
+
+    ctrl = socket.socket(fileno=fd)
+    ctrl.sendall(RECORD.pack(b"R", os.getpid(), 0))  # ready: a learner process starts at once
+    active: set[int] = set()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        ready, _, _ = select.select([ctrl], [], [], 0.1)
+        had = bool(active)
+        _reap(ctrl, active)
+        if contained and had and not active:
+            _reset(ctrl, active)
+        if not ready:
+            continue
+        try:
+            msg, fds, _, _ = socket.recv_fds(ctrl, COMMAND.size, 1)
+        except OSError:
+            return
+        if len(msg) < COMMAND.size:  # the judge has gone: so do we
+            return
+        command, pid = COMMAND.unpack(msg)
+        if command == b"kill":
+            if pid in active:
+                os.kill(pid, signal.SIGKILL)
+            continue
+        pid = os.fork()
+        if pid == 0:  # a learner process
+            code = 0
+            try:
+                close_fds_except(fds[0])
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
+                os.setsid()
+                worker.learner_main(fds[0], contained, hidden)
+            except BaseException:
+                import traceback
+
+                traceback.print_exc()  # into the learner process's own output file
+                code = 70
+            finally:
+                os._exit(code)
+        for f in fds:
+            os.close(f)
+        active.add(pid)
+        ctrl.sendall(RECORD.pack(b"S", pid, 0))
+
+
+if __name__ == "__main__":
+    serve(int(sys.argv[1]), sys.argv[2] == "contained")

@@ -1,0 +1,254 @@
+"""The protocol between the judge and the sandbox, written down once and used by both sides.
+
+Three kinds of process take part (see :mod:`autograder.sandbox` for the picture):
+
+- the **judge** (trusted) sends :class:`Setup`, :class:`Begin` and :class:`Request` messages,
+  pickled (the sandbox trusts the judge);
+- the **learner process** (one per submission, inside the sandbox) runs the learner's definitions,
+  answers ``Setup`` with a ``loaded`` message, and for every :class:`Begin` forks an **exercise
+  process**; when that one ends it reports how (an ``exited`` message: wait status, CPU seconds);
+- the **exercise process** answers each ``Request`` with a ``reply`` or an ``error`` message, and
+  sends an ``event`` message *the moment* learner code calls something forbidden or something the
+  sandbox refuses: once written to the socket it cannot be taken back.
+
+Everything the sandbox sends is untrusted: it is ``torch.save`` bytes of plain data that the judge
+reads with ``torch.load(weights_only=True)`` (no code runs), then checks with :func:`parse` (every
+field's type, every string's length), and every receive has a deadline and a size limit
+(:meth:`Channel.receive`). A frame is a 4-byte big-endian length and that many bytes.
+"""
+
+from __future__ import annotations
+
+import enum
+import io
+import os
+import select
+import socket
+import struct
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+HEADER = struct.Struct("!I")
+# The judge and a sandbox's warm server (autograder.sandbox.inside.zygote), over its control socket:
+COMMAND = struct.Struct("!4si")  # judge -> server: b"load" (with a socket) or b"kill", pid
+RECORD = struct.Struct("!cii")  # server -> judge: R = ready, S = started, X = exited; pid, status
+MAX_FRAME = 256 * 2**20  # the largest reply the judge reads (a tensor of 64M floats)
+MAX_TEXT = 4000  # characters of any message the sandbox sends
+NOBODY = 65534  # the user the learner's code runs as, in bubblewrap and in the lockdown
+# The two problems the sandbox finds around a learner's call (inside/devices.py, inside/inplace.py),
+# by the name of the exception the judge sees (``autograder.kit.calling`` explains them).
+CREATED_ON_DEFAULT_DEVICE = "CreatedOnDefaultDevice"
+INPUT_MODIFIED = "InputModified"
+
+
+def readable_by_others(path: str) -> bool:
+    """Can an unprivileged user (:data:`NOBODY`) reach ``path``? (Python under /root often
+    cannot.) Both sides ask: the judge before it starts bubblewrap as that user, the sandbox
+    before it hands its working directory to that user."""
+    parts = os.path.realpath(path).split(os.sep)
+    try:
+        return all(
+            os.stat(os.sep.join(parts[:i]) or os.sep).st_mode & 0o005
+            for i in range(2, len(parts) + 1)
+        )
+    except OSError:
+        return False
+
+
+class ErrorKind(enum.Enum):
+    """Why an exercise (or a submission) failed, as far as the sandbox layer can tell."""
+
+    LEARNER_ERROR = "error"  # the learner's code raised an exception
+    NOT_WRITTEN = "not-written"  # it still raises NotImplementedError
+    STOPPED = "stopped"  # it raised SystemExit or KeyboardInterrupt
+    EXITED = "exited"  # the process ended (os._exit, exit(), a kill of its own)
+    OUT_OF_MEMORY = "out-of-memory"  # past the memory limit
+    CPU_TIME = "cpu-time"  # past the CPU-time limit
+    WALL_CLOCK = "wall-clock"  # past the wall-clock backstop (sleeping or blocked code)
+    FORBIDDEN = "forbidden"  # it called what the exercise forbids
+    REFUSED = "refused"  # it tried what the sandbox does not allow (event)
+    TAMPERED = "tampered"  # it switched off the watch, or sent what is not a reply
+    BAD_REPLY = "bad-reply"  # the sandbox sent bytes that are not a valid message
+
+
+class ProtocolError(Exception):
+    """The peer sent something that is not a valid message (a hostile or broken sandbox)."""
+
+
+class ChannelTimeout(Exception):
+    """Nothing complete arrived before the deadline."""
+
+
+class ChannelClosed(Exception):
+    """The other end closed the connection (the process ended)."""
+
+
+# ---- judge -> sandbox ------------------------------------------------------------------------
+@dataclass
+class Setup:
+    """The learner's code and what each exercise forbids: the learner process's first message."""
+
+    cells: list[tuple[str, str]]
+    forbid: dict[str, list[str]]
+    memory_limit: int
+    load_cpu_limit: float  # CPU seconds to run the definitions
+    load_wall_limit: float  # the wall-clock backstop for that
+
+
+@dataclass
+class Begin:
+    """Fork an exercise process (on the socket passed with this message) under these limits."""
+
+    exercise: str
+    cpu_limit: float
+    wall_limit: float
+
+
+@dataclass
+class Request:
+    """One call into the exercise process.
+
+    - ``call``: call the target (``method`` of it, if given) with ``args`` and ``kwargs``, watched
+      for forbidden calls, inputs changed in place and tensors created off the inputs' device;
+    - ``new``: the same, and keep the result in the sandbox: the reply is its handle (an int);
+    - ``get``: the target's value (``method``: an attribute of it), not called;
+    - ``apply``: ``helper(target, *args, **kwargs)`` where ``helper`` is a function of
+      :mod:`autograder.sandbox.inside.remote` (a training loop, a look at a module's layers): code
+      of the
+      grader's that must run next to the learner's object. Adding one needs no change here.
+    """
+
+    op: str  # call | new | get | apply
+    target: str | int | None = None  # a learner's global, or a handle from ``new``
+    method: str | None = None  # an attribute path on the target ("forward", "ff.0")
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    watch: bool = False  # record every ATen op's output shape (a Trace)
+    helper: str | None = (
+        None  # apply: a function of autograder.sandbox.inside.remote, given the target
+    )
+    # call: False skips the check that the tensors it creates follow its inputs' device
+    # (autograder.sandbox.inside.devices), so that a check can judge what the code computes first
+    devices: bool = True
+
+
+# ---- sandbox -> judge ------------------------------------------------------------------------
+MESSAGE_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "loaded": {"defined": list, "problems": list},
+    "reply": {"value": object, "trace": (dict, type(None))},
+    "error": {"kind": str, "message": str, "traceback": str, "raised_by_learner": bool},
+    "event": {"kind": str, "what": str},
+    "exited": {"status": int, "cpu": float, "wall_limit_hit": bool},
+}
+
+
+def encode(message: dict) -> bytes:
+    """A sandbox message as bytes (``torch.save``: tensors and plain data only)."""
+    import torch
+
+    buf = io.BytesIO()
+    torch.save(message, buf)
+    return buf.getvalue()
+
+
+def _short(text: Any) -> str:
+    if not isinstance(text, str):
+        raise ProtocolError(f"expected text, got {type(text).__name__}")
+    return text[:MAX_TEXT]
+
+
+def parse(data: bytes) -> dict:
+    """A validated sandbox message, or :class:`ProtocolError` (never anything else)."""
+    import torch
+
+    try:
+        message = torch.load(io.BytesIO(data), weights_only=True)
+    except Exception as e:
+        raise ProtocolError(f"not a message ({type(e).__name__})") from None
+    if not isinstance(message, dict) or message.get("type") not in MESSAGE_FIELDS:
+        raise ProtocolError("not a message")
+    fields = MESSAGE_FIELDS[message["type"]]
+    if set(message) != {"type", *fields}:
+        raise ProtocolError(f"a {message['type']} message with the wrong fields")
+    for name, kind in fields.items():
+        if kind is not object and not isinstance(message[name], kind):
+            raise ProtocolError(f"a {message['type']} message whose {name} is not a {kind}")
+    for name in ("kind", "message", "traceback", "what"):
+        if name in message:
+            message[name] = _short(message[name])
+    if message["type"] == "loaded":
+        message["defined"] = [_short(n) for n in message["defined"]]
+        message["problems"] = [_short(p) for p in message["problems"]]
+    return message
+
+
+# ---- frames --------------------------------------------------------------------------------
+class Channel:
+    """Length-prefixed frames over a stream socket; the receiving side enforces limits."""
+
+    def __init__(self, sock: socket.socket):
+        self.sock = sock
+
+    @classmethod
+    def from_fd(cls, fd: int) -> Channel:
+        return cls(socket.socket(fileno=fd))
+
+    def fileno(self) -> int:
+        return self.sock.fileno()
+
+    def close(self) -> None:
+        self.sock.close()
+
+    def send(self, payload: bytes, fds: list[int] | None = None) -> None:
+        frame = HEADER.pack(len(payload)) + payload
+        if fds:
+            sent = socket.send_fds(self.sock, [frame[: HEADER.size]], fds)
+            assert sent == HEADER.size
+            frame = frame[HEADER.size :]
+        self.sock.sendall(frame)
+
+    def _read(self, n: int, deadline: float, fds: list[int] | None) -> bytes:
+        chunks, got = [], 0
+        while got < n:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise ChannelTimeout()
+            ready, _, _ = select.select([self.sock], [], [], min(remaining, 3600.0))
+            if not ready:
+                raise ChannelTimeout()
+            try:
+                if fds is not None and got == 0:
+                    data, new_fds, _, _ = socket.recv_fds(self.sock, n, 4)
+                    fds.extend(new_fds)
+                else:
+                    data = self.sock.recv(min(n - got, 2**20))
+            except (ConnectionError, OSError) as e:
+                raise ChannelClosed() from e
+            if not data:
+                raise ChannelClosed()
+            chunks.append(data)
+            got += len(data)
+        return b"".join(chunks)
+
+    def receive(
+        self,
+        deadline: float = float("inf"),
+        limit: int = MAX_FRAME,
+        fds: list[int] | None = None,
+    ) -> bytes:
+        """One frame, complete before ``deadline`` (``time.monotonic()``) and at most ``limit``
+        bytes long; file descriptors sent with it are appended to ``fds``."""
+        (size,) = HEADER.unpack(self._read(HEADER.size, deadline, fds))
+        if size > limit:
+            raise ProtocolError(f"a message of {size} bytes (the limit is {limit})")
+        return self._read(size, deadline, None) if size else b""
+
+
+def close_fds_except(*keep: int) -> None:
+    """Close every file descriptor above 2 except ``keep`` (nothing else is inherited)."""
+    low = 3
+    for fd in sorted(k for k in keep if k > 2):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, 65536)

@@ -1,0 +1,127 @@
+"""`python -m autograder progress`: the learner's view of the course, graded as `check` grades."""
+
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.check.cli import EXIT_FAILED, EXIT_PASSED, EXIT_UNGRADABLE
+from autograder.cli import main
+from autograder.contract import CONTRACT
+from autograder.core import lesson_folders
+from autograder.progress import (
+    LessonProgress,
+    bar,
+    course_progress,
+    lesson_items,
+    next_lesson,
+    table,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _course(tmp_path: Path, source: str) -> Path:
+    """A copy of ``source`` (solutions/ or notebooks/) laid out like a learner's notebooks/."""
+    root = tmp_path / "notebooks"
+    for folder in sorted((ROOT / source).iterdir()):
+        notebook = folder / f"{folder.name}.ipynb"
+        if notebook.is_file():
+            (root / folder.name).mkdir(parents=True)
+            shutil.copy(notebook, root / folder.name)
+    return root
+
+
+def _released_lessons(source: str) -> list[str]:
+    return [
+        name
+        for name in lesson_folders.lessons()
+        if (ROOT / source / name / f"{name}.ipynb").is_file()
+    ]
+
+
+def test_lesson_items_are_the_contract_rows_and_the_questions_of_the_lesson():
+    exercises, questions = lesson_items("04_softmax_masks")
+    assert exercises == tuple(e.name for e in CONTRACT if e.lesson == "04_softmax_masks")
+    assert exercises and questions
+    assert all(q.startswith("04_") for q in questions)
+    assert lesson_items("00_setup")[0] == ()
+
+
+def test_bar_and_table_show_counts_and_the_next_lesson(tmp_path):
+    done = LessonProgress(
+        "00_setup", tmp_path / "a.ipynb", (), ("00_1",), frozenset({"answer_00_1"})
+    )
+    half = LessonProgress(
+        "01_projections",
+        tmp_path / "b.ipynb",
+        ("project_qkv", "QKVProjection"),
+        ("01_1", "01_2"),
+        frozenset({"project_qkv", "answer_01_2", "softmax"}),  # softmax is not this lesson's
+    )
+    assert bar(0.0, 4) == "[----]" and bar(1.0, 4) == "[####]" and bar(0.5, 4) == "[##--]"
+    assert (half.exercises_passed, half.questions_passed, half.fraction) == (1, 1, 0.5)
+    assert next_lesson([done, half]) is half and next_lesson([done]) is None
+    text = table([done, half])
+    assert "1/2" in text and "50%" in text and "100%" in text
+    assert "Course: 3/5 passed (60%)" in text
+    assert f"Open next: {tmp_path / 'b.ipynb'}" in text
+
+
+def test_an_empty_folder_is_a_clear_error(tmp_path, capsys):
+    assert main(["progress", str(tmp_path)]) == EXIT_UNGRADABLE
+    assert "no lesson notebook" in capsys.readouterr().err
+    assert main(["progress", str(tmp_path / "missing")]) == EXIT_UNGRADABLE
+
+
+@pytest.mark.slow
+def test_a_blank_course_is_at_zero_percent(tmp_path, capsys):
+    root = _course(tmp_path, "notebooks")
+    before = {p: p.read_bytes() for p in root.rglob("*.ipynb")}
+    progress = course_progress(root)
+    assert [p.lesson for p in progress] == _released_lessons("notebooks")
+    assert all(p.done == 0 and p.total > 0 for p in progress)
+    assert next_lesson(progress).lesson == "00_setup"
+    assert main(["progress", str(root)]) == EXIT_FAILED
+    out = capsys.readouterr().out
+    assert "(0%)" in out and "Open next:" in out
+    assert {p: p.read_bytes() for p in root.rglob("*.ipynb")} == before, "read-only"
+
+
+@pytest.mark.slow
+def test_the_solutions_are_at_one_hundred_percent(tmp_path, capsys):
+    root = _course(tmp_path, "solutions")
+    assert main(["progress", str(root)]) == EXIT_PASSED
+    out = capsys.readouterr().out
+    assert "(100%)" in out and "well done" in out
+
+
+@pytest.mark.slow
+def test_a_lesson_half_done_counts_what_passes(tmp_path):
+    root = tmp_path / "notebooks"
+    (root / "00_setup").mkdir(parents=True)
+    solution = nbformat.read(ROOT / "solutions/00_setup/00_setup.ipynb", as_version=4)
+    answers = [c for c in solution.cells if c.cell_type == "code" and "answer_00_1 =" in c.source]
+    blank = nbformat.read(ROOT / "notebooks/00_setup/00_setup.ipynb", as_version=4)
+    blank.cells.append(nbformat.v4.new_code_cell(answers[0].source))
+    nbformat.write(blank, root / "00_setup/00_setup.ipynb")
+    [lesson] = course_progress(root)
+    assert (lesson.questions_passed, lesson.total) == (1, 2)
+
+
+@pytest.mark.slow
+def test_the_widget_shows_the_same_progress(tmp_path):
+    import ipywidgets
+
+    from autograder.progress import widget
+
+    root = tmp_path / "notebooks"
+    (root / "00_setup").mkdir(parents=True)
+    shutil.copy(ROOT / "solutions/00_setup/00_setup.ipynb", root / "00_setup")
+    view = widget(root)
+    [row, summary] = view.children
+    label, bar_, counts = row.children
+    assert label.value == "00_setup" and isinstance(bar_, ipywidgets.FloatProgress)
+    assert bar_.value == 1.0 and counts.value == "100%  (2/2 questions)"
+    assert "well done" in summary.value

@@ -1,0 +1,165 @@
+"""The conceptual questions: every answer checks as right, forms are forgiven, slips are named."""
+
+import math
+import re
+
+import pytest
+import torch
+
+from autograder.questions import QUESTIONS, WrongAnswer, check_answer, grade_answer
+
+
+@pytest.mark.parametrize("qid", sorted(QUESTIONS))
+def test_the_canonical_answer_is_correct(qid):
+    verdict = grade_answer(qid, QUESTIONS[qid].answer)
+    assert verdict.correct, verdict.message
+
+
+@pytest.mark.parametrize("qid", sorted(QUESTIONS))
+def test_question_is_well_formed(qid):
+    q = QUESTIONS[qid]
+    assert re.fullmatch(r"\d\d_\d+", qid), "ids are <lesson>_<n>, the learner's answer_<id>"
+    assert q.prompt.strip() and q.hint.strip() and q.why.strip()
+    assert q.points > 0
+    for wrong in q.known_wrong:
+        assert not grade_answer(qid, wrong).correct, f"known wrong answer {wrong!r} is accepted"
+    if q.kind in ("shape", "int", "number"):
+        assert str(q.answer) not in q.hint, "the hint gives the answer away"
+
+
+def test_shapes_are_accepted_as_tuple_list_or_size():
+    for answer in [(3, 5), [3, 5], torch.Size([3, 5]), (3.0, 5.0)]:
+        assert grade_answer("02_1", answer).correct, answer
+
+
+def test_choices_are_read_forgivingly():
+    for answer in ["b", "B", " (b) ", "b."]:
+        assert grade_answer("03_4", answer).correct, answer
+
+
+def test_numbers_match_within_tolerance_and_in_any_numeric_form():
+    assert grade_answer("03_3", 2.0794).correct
+    assert grade_answer("03_3", torch.tensor(8.0).log()).correct
+    assert not grade_answer("03_3", 2.1).correct
+    assert grade_answer("04_1", 21.0).correct
+    assert grade_answer("04_1", torch.tensor(21)).correct
+    assert grade_answer("04_3", "65504").correct
+
+
+def test_a_string_that_spells_the_answer_counts_for_every_kind():
+    """One rule (issue 9): "98304" was read as a number but "(2, 7, 8)" not as a shape."""
+    assert grade_answer("04_3", "65504").correct and grade_answer("04_3", 65504).correct
+    assert grade_answer("00_1", "(4, 2)").correct and grade_answer("00_1", "[4, 2]").correct
+    assert not grade_answer("00_1", "(2, 4)").correct
+    assert "a shape" in grade_answer("00_1", "4 by 2").message
+    assert "a shape" in grade_answer("00_1", "(" * 500).message
+
+
+def test_a_known_slip_is_named():
+    verdict = grade_answer("02_1", (5, 3))
+    assert not verdict.correct
+    assert "K Q^T" in verdict.message and "Hint:" in verdict.message
+
+
+def test_an_answer_of_the_wrong_kind_says_what_was_expected():
+    verdict = grade_answer("02_1", "3 by 5")
+    assert not verdict.correct
+    assert "a shape, a tuple of ints such as (2, 3); you gave '3 by 5' (str)" in verdict.message
+    assert "your shape has 1 dim, the answer has 2" in grade_answer("02_1", 15).message
+    assert "tensor" in grade_answer("02_1", torch.zeros(3, 5)).message
+    assert '"a", "b", "c"' in grade_answer("03_4", 2).message
+    assert "True/False" in grade_answer("04_1", True).message
+
+
+def test_a_missing_answer_asks_for_one():
+    for missing in (None, ...):
+        verdict = grade_answer("01_2", missing)
+        assert not verdict.correct
+        assert "answer_01_2 = ..." in verdict.message
+
+
+def test_an_unknown_question_lists_the_lessons_questions():
+    verdict = grade_answer("04_9", 1)
+    assert not verdict.correct
+    assert "04_1, 04_2, 04_3, 04_4" in verdict.message
+
+
+def test_check_answer_prints_one_line_verdicts(capsys):
+    check_answer("00_1", (4, 2))
+    check_answer("00_1", (2, 4))
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert len(lines) == 2 and err == ""
+    assert lines[0].startswith("✔ Question 00.1: correct")
+    assert lines[1].startswith("✘ Question 00.1: not quite")
+
+
+def test_strict_check_answer_raises_a_short_error_when_wrong(capsys):
+    with pytest.raises(WrongAnswer) as info:
+        check_answer("04_2", "a", strict=True)
+    assert "blocked" in str(info.value)
+    assert info.value._render_traceback_() == [f"WrongAnswer: {info.value}"]
+    assert capsys.readouterr().err == ""
+
+
+def test_strict_check_answer_passes_quietly_on_stderr(capsys):
+    check_answer("03_1", 64, strict=True)
+    out, err = capsys.readouterr()
+    assert out.startswith("✔") and err == ""
+
+
+def test_computed_answers_agree_with_the_math():
+    assert QUESTIONS["01_2"].answer == 3 * 512 * 64
+    assert QUESTIONS["03_3"].answer == pytest.approx(math.log(8))
+    assert QUESTIONS["04_1"].answer == 6 * 7 // 2
+    assert QUESTIONS["04_4"].answer == (3, 5, 5)
+
+
+def test_each_lessons_questions_are_numbered_after_its_folder():
+    """A lesson folder's questions.py holds that lesson's questions only (found by name)."""
+    from autograder.core import lesson_folders
+
+    seen = []
+    for lesson in lesson_folders.lessons():
+        module = lesson_folders.load(lesson, "questions")
+        for q in getattr(module, "QUESTIONS", ()):
+            assert q.id.startswith(lesson[:2] + "_"), f"{q.id} is in lessons/{lesson}/questions.py"
+            seen.append(q.id)
+    assert seen == list(QUESTIONS)  # every question comes from a lesson folder, in course order
+
+
+WHOLE_NUMBER_ANSWERS = [
+    q for q in sorted(QUESTIONS) if QUESTIONS[q].kind == "number" and QUESTIONS[q].answer % 1 == 0
+]
+
+
+@pytest.mark.parametrize("qid", WHOLE_NUMBER_ANSWERS)
+def test_a_whole_number_answer_admits_no_neighbouring_whole_number(qid):
+    """The audit of numeric tolerances: an answer such as 65504 must not accept 65503 or 65505,
+    let alone the classic slips near it (65535, 65536). (Other numbers, such as log 8, are
+    judged by their known slips.)"""
+    answer = QUESTIONS[qid].answer
+    for near in (answer - 1, answer + 1):
+        assert not grade_answer(qid, near).correct, f"{qid} accepts {near}"
+
+
+def test_float16_max_rejects_the_uint16_and_power_of_two_slips_by_name():
+    for slip, named in ((65535, "uint16"), (65536, "2^16"), (65500, "exact")):
+        verdict = grade_answer("04_3", slip)
+        assert not verdict.correct and named in verdict.message, (slip, verdict.message)
+    assert grade_answer("04_3", torch.finfo(torch.float16).max).correct
+
+
+def test_loading_the_questions_stays_off_torchs_meta_registrations():
+    """A learner's first check_answer must not wait seconds for sympy (pulled in by the meta
+    device's first matmul)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom autograder.questions import QUESTIONS, grade_answer\n"
+        "grade_answer('01_1', (2, 7, 8)); assert len(QUESTIONS) > 10\n"
+        "print('sympy' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -1,0 +1,279 @@
+"""The interview trainer, ``python -m autograder drill``: every verb, on a temporary history."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import statistics
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from fsrs import Rating
+
+from autograder import contract
+from autograder.drill import catalogue, files, history, schedule, stats
+from autograder.drill.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+WRONG = ROOT / "tests" / "submissions" / "wrong"
+
+CORRECT_SDPA = """\
+import math
+
+import torch
+
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+    if mask is not None:
+        if mask.dtype == torch.bool:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        else:
+            scores = scores + mask.to(scores.dtype)
+    weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+    return weights @ v, weights
+"""
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    """A temporary history directory, and a temporary working directory for drill files."""
+    directory = tmp_path / "home"
+    monkeypatch.setenv(history.ENV, str(directory))
+    monkeypatch.chdir(tmp_path)
+    return directory
+
+
+def _history_file(home: Path) -> dict:
+    return json.loads((home / "history.json").read_text())
+
+
+def _flat(text: str) -> str:
+    """A drill file's comments as one line (the file wraps them at 92 columns)."""
+    comments = " ".join(ln.lstrip("#") for ln in text.splitlines() if ln.startswith("#"))
+    return " ".join(comments.split())
+
+
+def _solve(path: Path, body: str) -> None:
+    """Replace a started drill file's stubs by ``body``, keeping its header comment."""
+    header = path.read_text().split("\nimport math")[0]
+    path.write_text(header + "\n" + body)
+
+
+def test_the_history_lives_in_the_users_data_dir_not_the_repo(monkeypatch):
+    import platformdirs
+
+    monkeypatch.delenv(history.ENV, raising=False)
+    where = history.home()
+    assert str(where).startswith(platformdirs.user_data_dir("attention-from-scratch", False))
+    assert ROOT not in where.parents
+
+
+def test_every_contract_exercise_has_a_statement_and_a_drill():
+    assert all(e.spec for e in contract.CONTRACT)
+    assert set(contract.NAMES) <= set(catalogue.DRILLS)
+    for drill in catalogue.COMPOSITES:
+        assert drill.exercises and set(drill.exercises) <= set(contract.NAMES), drill.name
+        assert drill.hints and drill.explanation and drill.statement, drill.name
+
+
+def test_list_shows_every_drill_with_its_history(home, capsys):
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    for name in catalogue.DRILLS:
+        assert f"\n{name} " in out
+    for title in ("SDPA with an additive or bool mask", "MHA from scratch", "RoPE"):
+        assert title in out
+
+
+@pytest.mark.parametrize("name", sorted(catalogue.DRILLS))
+def test_every_blank_file_is_valid_python_with_the_contract_signatures(name):
+    drill = catalogue.DRILLS[name]
+    text = files.blank(drill, "f.py")
+    compile(text, "f.py", "exec")
+    assert files.drill_of(text) == name
+    for ex in drill.exercises:
+        assert contract.BY_NAME[ex].spec in _flat(text)
+        assert f"{ex}{contract.BY_NAME[ex].signature}" in _flat(text)
+
+
+def test_start_writes_the_signatures_and_the_conventions_and_starts_the_timer(home, capsys):
+    assert main(["start", "mha"]) == 0
+    out = capsys.readouterr().out
+    path = Path("drill_mha.py")
+    assert f"drill check {path}" in out
+    text = path.read_text()
+    flat = _flat(text)
+    for convention in (
+        "(output, weights)",
+        "True = this query MAY attend",
+        "all-zero weights and an all-zero output",
+        "w_q, w_k, w_v, w_o",
+        "def forward(self, query, key=None, value=None, mask=None)",
+        "def __init__(self, d_model, num_heads, bias=False)",
+    ):
+        assert convention in flat or convention in text, convention
+    started = _history_file(home)["started"]
+    assert [s["drill"] for s in started.values()] == ["mha"]
+    assert main(["start", "mha"]) == 2  # never overwrites a file silently
+    assert "--force" in capsys.readouterr().err
+
+
+def test_the_sdpa_drill_states_both_mask_forms(home):
+    main(["start", "sdpa-mask"])
+    text = _flat(Path("drill_sdpa-mask.py").read_text())
+    assert "bool (True = may attend)" in text and "float (added to the scores" in text
+
+
+def test_an_unknown_drill_lists_the_drills(home, capsys):
+    assert main(["start", "attention"]) == 2
+    assert "sdpa-mask" in capsys.readouterr().err
+
+
+def test_a_wrong_then_a_correct_attempt_leave_a_history_whose_stats_are_right(home, capsys):
+    main(["start", "sdpa-mask"])
+    path = Path("drill_sdpa-mask.py")
+    wrong = WRONG / "mask-after-softmax.py"
+    _solve(path, wrong.read_text())
+    assert main(["check", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  scaled_dot_product_attention" in out and "[mask-after-softmax]" in out
+    _solve(path, CORRECT_SDPA)
+    assert main(["check", str(path)]) == 0
+    assert "drill reveal sdpa-mask" in capsys.readouterr().out
+
+    h = history.load()
+    assert [a.passed for a in h.attempts] == [False, True]
+    assert h.attempts[0].mistakes == [wrong.stem]
+    assert h.attempts[0].failed == ["scaled_dot_product_attention"]
+    assert all(a.seconds is not None and a.seconds >= 0 for a in h.attempts)
+    assert h.attempts[0].seconds <= h.attempts[1].seconds  # time since `start`
+    assert h.started == {}  # the timer stops at a pass
+    (row,) = stats.per_drill(h)
+    assert (row.drill, row.attempts, row.passes, row.pass_rate) == ("sdpa-mask", 2, 1, 0.5)
+    assert row.median_seconds == statistics.median([h.attempts[1].seconds])
+
+    assert main(["stats", "--png", "s.png"]) == 0
+    out = capsys.readouterr().out
+    assert "2 attempts, 1 passed (50%)" in out
+    assert Path("s.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_check_needs_a_file_that_names_its_drill(home, tmp_path, capsys):
+    loose = tmp_path / "mine.py"
+    loose.write_text(CORRECT_SDPA)
+    assert main(["check", str(loose)]) == 2
+    assert "# drill: NAME" in capsys.readouterr().err
+    assert main(["check", str(tmp_path / "missing.py")]) == 2
+    assert not (home / "history.json").exists()
+
+
+def _attempt(drill: str, at: datetime, passed: bool, seconds: float = 60.0) -> history.Attempt:
+    return history.Attempt(drill, at.isoformat(), passed, seconds)
+
+
+def test_next_prefers_the_failed_drill(home, capsys):
+    then = datetime.now(timezone.utc) - timedelta(days=2)
+    h = history.load()
+    h.attempts += [_attempt("softmax", then, True), _attempt("causal_mask", then, False)]
+    h.save()
+    plan = schedule.plan(history.load(), then + timedelta(hours=1))
+    assert plan[0].drill.name == "causal_mask"
+    assert main(["next"]) == 0
+    assert "Next: causal_mask" in capsys.readouterr().out
+
+
+def test_next_starts_with_an_easy_untried_drill_and_slow_passes_come_back_sooner(home):
+    plan = schedule.plan(history.load(), datetime.now(timezone.utc))
+    assert plan[0].due is None and plan[0].drill.difficulty == 1
+    drill = catalogue.DRILLS["mha"]
+    then = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    quick = [history.Attempt("mha", then.isoformat(), True, 60.0)]
+    slow = [history.Attempt("mha", then.isoformat(), True, 3 * drill.target_seconds)]
+    failed = [history.Attempt("mha", then.isoformat(), False, 60.0)]
+    assert schedule.rating(quick[0], drill) == Rating.Easy
+    assert schedule.rating(slow[0], drill) == Rating.Hard
+    assert schedule.rating(failed[0], drill) == Rating.Again
+    due = {k: schedule.card(drill, a).due for k, a in (("q", quick), ("s", slow), ("f", failed))}
+    assert due["f"] < due["s"] < due["q"]
+
+
+@pytest.mark.parametrize("content", ["{not json", "[1, 2]", '{"version": 1, "attempts": [{}]}'])
+def test_a_corrupt_history_is_reported_and_set_aside_never_lost(home, capsys, content):
+    home.mkdir()
+    (home / "history.json").write_text(content)
+    assert main(["stats"]) == 0
+    err = capsys.readouterr().err
+    assert "could not be read" in err
+    (aside,) = home.glob("history.json.corrupt-*")
+    assert aside.read_text() == content
+    assert str(aside) in err
+    assert main(["start", "softmax"]) == 0  # the trainer carries on with a new history
+    assert _history_file(home)["version"] == history.VERSION
+    assert aside.read_text() == content
+
+
+def test_hints_come_in_levels_ending_with_the_mistakes_the_checks_name(home, capsys):
+    assert main(["hint", "sdpa-mask"]) == 0
+    out = capsys.readouterr().out
+    assert "Hint 1/" in out and "Hint 2/" not in out and "hint sdpa-mask 2" in out
+    assert main(["hint", "sdpa-mask", "99"]) == 0
+    out = capsys.readouterr().out
+    assert "[mask-after-softmax]" in out and "No more hints" in out
+    assert main(["hint", "causal_mask"]) == 0  # a plain exercise's hints: the contract first
+    assert "Hint 1/" in capsys.readouterr().out
+
+
+def test_reveal_shows_the_course_reference_and_counts_as_a_fail_before_a_pass(home, capsys):
+    import course_lib.attention
+    import course_lib.masks
+
+    assert main(["reveal", "sdpa-mask"]) == 0
+    out = capsys.readouterr().out
+    assert "counts as a fail" in out
+    assert inspect.getsource(course_lib.attention.scaled_dot_product_attention) in out
+    assert inspect.getsource(course_lib.masks.masked_scores) in out  # what it calls, too
+    assert catalogue.DRILLS["sdpa-mask"].explanation in out
+    assert "sdpa-mask" in history.load().revealed
+
+
+@pytest.mark.parametrize("name", sorted(catalogue.DRILLS))
+def test_every_model_answer_is_the_course_reference(name):
+    import importlib
+
+    answer = files.model_answer(catalogue.DRILLS[name])
+    for ex in catalogue.DRILLS[name].exercises:
+        module, _, attr = contract.BY_NAME[ex].reference.partition(":")
+        assert inspect.getsource(getattr(importlib.import_module(module), attr)) in answer
+
+
+def test_quiz_lists_and_grades_the_interview_questions(home, capsys):
+    from autograder.questions import QUESTIONS
+
+    ours = [q for q in QUESTIONS if q.startswith("10_")]
+    assert len(ours) >= 9
+    assert main(["quiz"]) == 0
+    out = capsys.readouterr().out
+    assert all(f"[{q}]" in out for q in ours)
+    assert main(["quiz", "10_3", str(QUESTIONS["10_3"].answer)]) == 0
+    assert "correct" in capsys.readouterr().out
+    assert main(["quiz", "10_2", "a"]) == 1
+    assert "unverified" in capsys.readouterr().out
+    assert main(["quiz", "10_2"]) == 2
+
+
+def test_python_m_autograder_drill_is_the_command_line(home):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run(
+        [sys.executable, "-m", "autograder", "drill", "list"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "sdpa-mask" in run.stdout

@@ -1,0 +1,109 @@
+"""[created-on-cpu] for code that reads values (issue 9): ``padding_mask`` built from
+``lengths.tolist()`` and ``torch.arange(L)`` in ``LearnedPositionalEmbedding.forward`` passed,
+since the meta-device part of their checks is skipped or fooled.
+``autograder.sandbox.inside.devices`` sees
+a factory called without ``device=`` next to the learner's call (in the sandbox worker); these
+tests run it on the learner-style files of ``tests/submissions/device/`` directly, the judge's
+half on the error it receives, and the whole engine on the same files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from autograder.kit import Call
+from autograder.kit.calling import learner_failed
+from autograder.sandbox.host.replies import LearnerError
+from autograder.sandbox.inside.devices import DefaultDeviceFactories, has_tensor
+from autograder.sandbox.protocol import CREATED_ON_DEFAULT_DEVICE as KIND
+
+SUBMISSIONS = Path(__file__).resolve().parents[1] / "submissions"
+DEVICE = sorted((SUBMISSIONS / "device").glob("*.py"))
+CALLS = {  # how each exercise is called: (construct args or None, call args)
+    "padding_mask": (None, (torch.tensor([2, 4, 1]), 4)),
+    "LearnedPositionalEmbedding": ((6, 4), (torch.randn(2, 3, 4),)),
+}
+
+
+def load(path: Path, name: str):
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)  # our own test file
+    return namespace[name]
+
+
+def run(obj, name: str):
+    ctor, args = CALLS[name]
+    fn = obj(*ctor) if ctor is not None else obj
+    assert has_tensor(args, {})
+    with DefaultDeviceFactories() as factories:
+        value = fn(*args)
+    return factories.check(value)
+
+
+@pytest.mark.parametrize("path", DEVICE, ids=lambda p: p.stem)
+def test_a_factory_without_device_is_found_in_value_reading_code(path: Path):
+    problem = run(load(path, path.stem), path.stem)
+    assert problem is not None and type(problem).__name__ == KIND
+    assert "without device=" in str(problem)
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_the_correct_solution_makes_nothing_on_the_default_device(name: str):
+    assert run(load(SUBMISSIONS / "correct" / "plain.py", name), name) is None
+
+
+def test_scalars_and_like_factories_are_allowed():
+    def fine(x):
+        inf = torch.tensor(float("-inf"))  # 0 dims: mixes with any device
+        return torch.where(torch.ones_like(x, dtype=torch.bool), x, inf) + x.new_zeros(x.shape)
+
+    x = torch.randn(3)
+    with DefaultDeviceFactories() as factories:
+        fine(x)
+    assert factories.check() is None
+
+
+def test_the_judge_names_it_created_on_cpu():
+    c = Call("padding_mask", torch.tensor([2, 4, 1]), 4)
+    err = LearnerError(KIND, "torch.tensor was called without device=, so ...")
+    failure = learner_failed(c, err)
+    assert failure.mistake == "created-on-cpu"
+    assert "returned, but torch.tensor was called without device=" in failure.message
+
+
+@pytest.mark.parametrize("path", DEVICE, ids=lambda p: p.stem)
+def test_the_engine_names_created_on_cpu(path: Path):
+    from autograder.core.judge import judge_source
+
+    base = (SUBMISSIONS / "correct" / "plain.py").read_text()
+    [result] = judge_source(base + "\n\n" + path.read_text(), only=[path.stem])
+    assert (result.passed, result.mistake) == (False, "created-on-cpu"), result.message
+
+
+def _problem(fn, *args):
+    with DefaultDeviceFactories() as factories:
+        value = fn(*args)
+    return factories.check(value)
+
+
+def test_a_cpu_tensor_moved_to_the_inputs_device_before_use_is_correct():
+    lengths = torch.tensor([2, 4, 1])
+    assert _problem(lambda n: torch.arange(4).to(n.device)[None] < n[:, None], lengths) is None
+    assert _problem(lambda n: torch.arange(4).to(n)[None] < n[:, None], lengths) is None
+    assert _problem(lambda n: (torch.ones(3, 3).tril() > 0).to(n.device), lengths) is None
+    assert _problem(lambda n: n + torch.arange(3).sum() + len(torch.zeros(5)), lengths) is None
+
+
+def test_a_cpu_tensor_that_meets_an_input_or_is_returned_is_found():
+    lengths = torch.tensor([2, 4, 1])
+    met = _problem(lambda n: torch.arange(4)[None] < n[:, None], lengths)
+    assert met is not None and "used it with your inputs' tensors" in str(met)
+    met = _problem(lambda n: torch.arange(4).to(torch.int32)[None] < n[:, None], lengths)  # dtype
+    assert met is not None
+    returned = _problem(
+        lambda n: torch.arange(4)[None] < torch.tensor(n.tolist())[:, None], lengths
+    )
+    assert returned is not None and "returned it" in str(returned)
