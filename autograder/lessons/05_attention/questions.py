@@ -45,23 +45,27 @@ QUESTIONS = [
         "05_3",
         "You shuffle the tokens of a sentence before a SelfAttention layer (no positional "
         "information anywhere). What happens to its output? Answer with a letter, as a string. "
-        "(a) nothing: the output is the same as before (b) it is shuffled in the same way: each "
-        "token gets the output it had before (c) it changes in a way that depends on the new order",
+        "(a) nothing: the output is the same tensor, as attention without positions sees a bag "
+        "of words (b) each token's output changes, because its query now meets the keys in a "
+        "different order (c) each token keeps the output it had before, so the output's rows "
+        "move as the tokens did",
         "choice",
-        "b",
+        "c",
         hint="Run the permutation demo: compare attention(x[p]) with attention(x)[p].",
         why="Attention without a mask is permutation-equivariant: without positions, a sentence "
         "is a bag of words to it. (A causal mask would break this: what a token sees would "
         "depend on the order.)",
         choices={
             "a": "the same output",
-            "b": "the output shuffled the same way",
-            "c": "a different output",
+            "b": "a different output",
+            "c": "the output shuffled the same way",
         },
         known_wrong={
-            "a": "the rows of the output follow their tokens, so they move when the tokens move",
-            "c": "nothing in attention knows positions, so the new order cannot change any token's "
-            "output: each row just moves with its token",
+            "a": "a bag of words means no token's output depends on the order, but the output has "
+            "one row per token: the rows move with their tokens, so the tensor is shuffled",
+            "b": "a query's weights are a softmax over the set of keys, and a weighted sum does "
+            "not depend on the order of its terms: each token's output stays the same, it just "
+            "moves with its token",
         },
     ),
     Question(
@@ -83,19 +87,22 @@ QUESTIONS = [
     Question(
         "05_5",
         "A model's query and key projections end up equal, W_Q = W_K. What do its attention maps "
-        "look like? Answer with a letter, as a string. (a) uniform: every weight close to 1/L "
-        "(b) diagonal-dominant: tokens attend mostly to themselves (c) every query puts all its "
-        "weight on the first key",
+        "look like? Answer with a letter, as a string. (a) diagonal-dominant: most tokens put "
+        "the largest weight of their row on themselves (b) uniform: every weight close to 1/L, "
+        "as tied projections make all scores alike (c) symmetric: token i gives j the weight "
+        "that j gives i, since the scores are symmetric",
         "choice",
-        "b",
+        "a",
         hint="With W_Q = W_K the score s_ij is q_i · q_j; compare it with s_ii = |q_i|^2.",
         why="By Cauchy-Schwarz q_i · q_j <= |q_i| |q_j|, so a token's score with itself tends to "
         "be the largest of its row.",
-        choices={"a": "uniform", "b": "diagonal-dominant", "c": "all on the first key"},
+        choices={"a": "diagonal-dominant", "b": "uniform", "c": "symmetric"},
         known_wrong={
-            "a": "a popular claim, and false: the explorer shows W_K = W_Q gives a diagonal map; "
+            "b": "a popular claim, and false: the explorer shows W_K = W_Q gives a diagonal map; "
             "uniform maps come from scores that are too small",
-            "c": "nothing singles out the first key: the scores compare contents, not positions",
+            "c": "the scores are symmetric, s_ij = s_ji, but softmax divides each row by its own "
+            "sum of exponentials, so i's weight on j equals j's weight on i only when rows i and j "
+            "have the same sum",
         },
     ),
 ]

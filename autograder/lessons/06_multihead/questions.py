@@ -87,25 +87,27 @@ QUESTIONS = [
         (
             "The scores of a multi-head layer have shape (B, h, L, L) = (4, 8, 10, 10), and pad ="
             " padding_mask(lengths, 10) has shape (4, 10). Which mask do you pass? Answer with a "
-            "letter, as a string. (a) pad.unsqueeze(1) (b) pad[:, None, None, :] (c) pad[None, "
-            "None]"
+            "letter, as a string. (a) pad[:, None, None, :] (b) pad.unsqueeze(1) (c) "
+            "pad.unsqueeze(1).unsqueeze(-1)"
         ),
         "choice",
-        "b",
+        "a",
         hint="Line the shapes up from the right: the batch dim of the mask must meet the batch "
-        "dim of the scores, not the head dim.",
+        "dim of the scores, not the head dim, and its L must meet the keys, the last dim.",
         why="(B, 1, 1, L) broadcasts to (B, h, L, L): one mask per sequence, the same for every "
         "head and every query.",
         choices={
-            "a": "pad.unsqueeze(1)",
-            "b": "pad[:, None, None, :]",
-            "c": "pad[None, None]",
+            "a": "pad[:, None, None, :]",
+            "b": "pad.unsqueeze(1)",
+            "c": "pad.unsqueeze(1).unsqueeze(-1)",
         },
         known_wrong={
-            "a": "that is (B, 1, L) = (4, 1, 10): from the right, its B meets the scores' h "
+            "b": "that is (B, 1, L) = (4, 1, 10): from the right, its B meets the scores' h "
             "(4 against 8), an error here; when B equals h it runs and silently gives head b "
             "the padding of sequence b",
-            "c": "that is (1, 1, B, L): B lines up with the queries, not the batch",
+            "c": "that is (B, 1, L, 1) = (4, 1, 10, 1): it runs, but it masks the queries, not "
+            "the keys: real tokens still attend to the padding, and the padding's own rows are "
+            "blocked whole",
         },
     ),
     Question(
@@ -113,24 +115,26 @@ QUESTIONS = [
         (
             "What did Vaswani et al. (2017) measure in Table 3, rows (A), when they varied the "
             "number of heads at constant computation? Answer with a letter, as a string. (a) "
-            "every extra head adds 15–20% quality; (b) one head was 0.9 BLEU worse than the best "
-            "setting, and too many heads (32) were worse too; (c) the number of heads made no "
-            "difference."
+            "quality grew with every head added: 32 heads did best, some 15–20% better than one "
+            "head; (b) the number of heads made no difference: 1, 8 and 32 heads all scored the "
+            "same BLEU; (c) one head was 0.9 BLEU worse than the best setting, and 32 heads were "
+            "worse than 8 or 16."
         ),
         "choice",
-        "b",
+        "c",
         hint="Read the table in the section 'How many heads?': compare h = 1, 8, 16 and 32.",
         why="BLEU 24.9 with 1 head, 25.8 with 8 and 16, 25.4 with 32: heads help, up to a point; "
         "there is no '15-20%' in the paper.",
         choices={
-            "a": "every extra head adds 15-20% quality",
-            "b": "one head 0.9 BLEU worse than the best; 32 heads worse too",
-            "c": "the number of heads made no difference",
+            "a": "every extra head helps; 32 heads 15-20% better",
+            "b": "the number of heads made no difference",
+            "c": "one head 0.9 BLEU worse than the best; 32 heads worse than 8 or 16",
         },
         known_wrong={
-            "a": "that number circulates without a source; the paper reports BLEU differences "
-            "below 1 point",
-            "c": "one head scored 24.9 BLEU against 25.8 for the best setting",
+            "a": "that number circulates without a source; the paper's BLEU scores differ by "
+            "less than 1 point, and 32 heads (25.4) scored below 8 and 16 (25.8)",
+            "b": "one head scored 24.9 BLEU against 25.8 for the best setting (8 or 16 heads), "
+            "and 32 heads 25.4",
         },
     ),
 ]

@@ -50,7 +50,7 @@ def _same_offset_choice() -> str:
         rotated = apply_rope(torch.stack([q, k]), positions=torch.tensor([pq, pk]))  # (2, D)
         return float(rotated[0] @ rotated[1])
 
-    choices = {"a": (10, 4), "b": (2, 5), "c": (105, 102)}
+    choices = {"a": (10, 4), "b": (8, 5), "c": (2, 5)}
     same = [c for c, (pq, pk) in choices.items() if math.isclose(score(pq, pk), score(5, 2))]
     assert len(same) == 1, same
     return same[0]
@@ -116,18 +116,18 @@ QUESTIONS = [
         (
             "With RoPE, a query at position 5 and a key at position 2 have score s. For the same "
             "q and k, which positions (query, key) give the same score s? Answer with a letter, "
-            "as a string. (a) (10, 4) (b) (2, 5) (c) (105, 102)"
+            "as a string. (a) (10, 4) (b) (8, 5) (c) (2, 5)"
         ),
         "choice",
         _same_offset_choice(),
-        choices={"a": "(10, 4)", "b": "(2, 5)", "c": "(105, 102)"},
+        choices={"a": "(10, 4)", "b": "(8, 5)", "c": "(2, 5)"},
         hint="Rotations compose: R(p)ᵀ R(s) = R(s - p), for a query at p and a key at s. What "
         "stays the same between (5, 2) and the right answer?",
         why="The score depends only on the offset s - p, the key's position minus the query's: "
-        "102 - 105 = 2 - 5 = -3.",
+        "5 - 8 = 2 - 5 = -3. Far away it is the same: (105, 102) gives s too.",
         known_wrong={
             "a": "that doubles both positions (a ratio), so the offset s - p changes from -3 to -6",
-            "b": "that swaps query and key: the offset s - p becomes +3 instead of -3, and R(3) is "
+            "c": "that swaps query and key: the offset s - p becomes +3 instead of -3, and R(3) is "
             "not R(-3)",
         },
     ),
@@ -137,24 +137,28 @@ QUESTIONS = [
             "A checkpoint was trained with half-split RoPE (GPT-NeoX, Hugging Face LLaMA's "
             "rotate_half). You load its weights unchanged into a model whose attention uses this "
             "course's interleaved apply_rope. What happens? Answer with a letter, as a string. "
-            "(a) the same outputs: both are RoPE (b) different attention scores, unless the "
-            "output features of W_Q and W_K are permuted (c) a shape error"
+            "(a) different attention scores, unless the output features of W_Q and W_K are "
+            "permuted (b) the same outputs: both layouts rotate their pairs by the same angles at "
+            "every position (c) a shape error at load time: the half-split layout stores W_Q and "
+            "W_K in other shapes"
         ),
         "choice",
-        "b",
+        "a",
         choices={
-            "a": "the same outputs: both are RoPE",
-            "b": "different attention scores, unless W_Q's and W_K's output features are permuted",
-            "c": "a shape error",
+            "a": "different attention scores, unless W_Q's and W_K's output features are permuted",
+            "b": "the same outputs: the same angles",
+            "c": "a shape error at load time",
         },
         hint="The two layouts pair up different features. Which features of a trained q form a "
         "rotating pair is baked into W_Q.",
         why="They are the same rotation up to a permutation of the features, so the weights must "
         "be permuted; nothing fails loudly, the scores are just wrong.",
         known_wrong={
-            "a": "they are equivalent only up to a permutation of the features; with the same "
-            "weights the pairs differ, so do the scores",
-            "c": "the shapes are identical; nothing fails loudly, which is what makes it dangerous",
+            "b": "the angles are the same, but the pairs are not: (2i, 2i+1) here, (i, i + d/2) in "
+            "rotate_half; with the same weights the wrong features turn together, so the scores "
+            "differ",
+            "c": "RoPE has no parameters and both layouts keep every shape: W_Q and W_K are the "
+            "same matrices; nothing fails loudly, which is what makes it dangerous",
         },
     ),
 ]
