@@ -1,6 +1,6 @@
-'''"Find the bug" drills: the candidate is given code with bugs, as a colleague's pull request,
+""" "Find the bug" drills: the candidate is given code with bugs, as a colleague's pull request,
 and must fix it. The bugs are mistakes the checks name; the number of bugs is stated, not where.
-Those on a course exercise are graded by the course's checks, the others by this package's.'''
+Those on a course exercise are graded by the course's checks, the others by this package's."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def scaled_dot_product_attention(q, k, v, mask=None):
     return weights @ v, weights
 '''
 
-BUG_MHA = '''\
+BUG_MHA = """\
 class MultiHeadAttention(nn.Module):
     def __init__(self, d_model, num_heads, bias=False):
         super().__init__()
@@ -53,7 +53,7 @@ class MultiHeadAttention(nn.Module):
         weights = torch.softmax(scores, dim=-1).nan_to_num(0.0)
         out = (weights @ v).transpose(1, 2).reshape(B, Lq, D)
         return self.w_o(out), weights
-'''
+"""
 
 BUG_SOFTMAX = '''\
 def softmax(x, dim=-1):
@@ -62,7 +62,7 @@ def softmax(x, dim=-1):
     return e / e.sum(dim=-1, keepdim=True)
 '''
 
-BUG_LAYERNORM = '''\
+BUG_LAYERNORM = """\
 class LayerNorm(nn.Module):
     def __init__(self, d_model, eps=1e-5):
         super().__init__()
@@ -74,7 +74,7 @@ class LayerNorm(nn.Module):
         mean = x.mean(-1, keepdim=True)
         std = x.std(-1, keepdim=True)
         return (x - mean) / (std + self.eps) * self.weight + self.bias
-'''
+"""
 
 BUG_LM_LOSS = '''\
 def causal_lm_loss(logits, tokens, pad_id):
@@ -85,42 +85,70 @@ def causal_lm_loss(logits, tokens, pad_id):
 
 BUGS = (
     NewDrill(
-        "bug-sdpa", "find the bugs: SDPA (2 bugs)", ("scaled_dot_product_attention",), 1, 6,
+        "bug-sdpa",
+        "find the bugs: SDPA (2 bugs)",
+        ("scaled_dot_product_attention",),
+        1,
+        6,
         f"A colleague's SDPA fails review. {_FIX} The contract: a bool mask is True where a "
         "query MAY attend; a float mask is added to the scores.",
-        ("scaled_dot_product_attention(q, k, v, mask=None) -> (output, weights), as "
-         "F.scaled_dot_product_attention computes the output; a query whose keys are all "
-         "masked gets zero weights and a zero output.",),
-        (), BUG_SDPA,
-        ("Try a causal mask by hand: which positions does masked_fill fill?",
-         "What does softmax give for a row of all -inf?"),
+        (
+            "scaled_dot_product_attention(q, k, v, mask=None) -> (output, weights), as "
+            "F.scaled_dot_product_attention computes the output; a query whose keys are all "
+            "masked gets zero weights and a zero output.",
+        ),
+        (),
+        BUG_SDPA,
+        (
+            "Try a causal mask by hand: which positions does masked_fill fill?",
+            "What does softmax give for a row of all -inf?",
+        ),
         "Bug 1: masked_fill(mask, ...) blocks where the mask allows (True = may attend): use "
         "~mask. Bug 2: a fully masked row is all -inf and softmax gives NaN: nan_to_num(0.0) "
         "or torch.where on the row.",
         bug=True,
     ),
     NewDrill(
-        "bug-mha", "find the bugs: multi-head attention (2 bugs)", ("MultiHeadAttention",), 2, 10,
+        "bug-mha",
+        "find the bugs: multi-head attention (2 bugs)",
+        ("MultiHeadAttention",),
+        2,
+        10,
         f"This MultiHeadAttention trains, but worse than nn.MultiheadAttention. {_FIX}",
-        ("MultiHeadAttention(d_model, num_heads, bias=False) with w_q, w_k, w_v, w_o; "
-         "forward(query, key=None, value=None, mask=None) -> (output (B, Lq, d_model), weights "
-         "(B, h, Lq, Lk)); with nn.MultiheadAttention's weights copied in, it matches it.",),
-        (), BUG_MHA,
-        ("Which features does head 0 get? Draw (B, L, h * d_head) -> (B, h, L, d_head).",
-         "What is the variance of q . k for one head?"),
+        (
+            "MultiHeadAttention(d_model, num_heads, bias=False) with w_q, w_k, w_v, w_o; "
+            "forward(query, key=None, value=None, mask=None) -> (output (B, Lq, d_model), weights "
+            "(B, h, Lq, Lk)); with nn.MultiheadAttention's weights copied in, it matches it.",
+        ),
+        (),
+        BUG_MHA,
+        (
+            "Which features does head 0 get? Draw (B, L, h * d_head) -> (B, h, L, d_head).",
+            "What is the variance of q . k for one head?",
+        ),
         "Bug 1: reshape(B, h, L, d_head) mixes positions into heads: view(B, L, h, d_head)"
         ".transpose(1, 2). Bug 2: each head's dot products have d_head terms: scale by "
         "sqrt(d_head), not sqrt(d_model).",
         bug=True,
     ),
     NewDrill(
-        "bug-softmax", "find the bugs: softmax (3 bugs)", ("softmax",), 1, 5,
+        "bug-softmax",
+        "find the bugs: softmax (3 bugs)",
+        ("softmax",),
+        1,
+        5,
         f"This softmax passes a quick test on small inputs. {_FIX}",
-        ("softmax(x, dim=-1) along dim, without torch.softmax or F.softmax; numerically "
-         "stable; a row of all -inf gives zeros.",),
-        (), BUG_SOFTMAX,
-        ("Try softmax(torch.tensor([1000., 0.])).", "Try dim=0 on a (3, 4) tensor.",
-         "Try a row of all -inf once the first bug is fixed."),
+        (
+            "softmax(x, dim=-1) along dim, without torch.softmax or F.softmax; numerically "
+            "stable; a row of all -inf gives zeros.",
+        ),
+        (),
+        BUG_SOFTMAX,
+        (
+            "Try softmax(torch.tensor([1000., 0.])).",
+            "Try dim=0 on a (3, 4) tensor.",
+            "Try a row of all -inf once the first bug is fixed.",
+        ),
         "Bug 1: exp overflows for large inputs: subtract the max along dim first (softmax is "
         "shift-invariant). Bug 2: the sum ignores `dim`: e.sum(dim=dim, keepdim=True). Bug 3: "
         "with the max subtracted, a row of all -inf gives -inf - (-inf) = NaN: subtract 0 "
@@ -128,26 +156,48 @@ BUGS = (
         bug=True,
     ),
     NewDrill(
-        "bug-layernorm", "find the bugs: LayerNorm (2 bugs)", ("LayerNorm",), 2, 8,
+        "bug-layernorm",
+        "find the bugs: LayerNorm (2 bugs)",
+        ("LayerNorm",),
+        2,
+        8,
         f"This LayerNorm differs from nn.LayerNorm by about 1e-2. {_FIX}",
-        ("LayerNorm(d_model, eps=1e-5) with weight and bias; forward(x) matches F.layer_norm "
-         "over the last dim. Do not call nn.LayerNorm or F.layer_norm.",),
-        (), BUG_LAYERNORM,
+        (
+            "LayerNorm(d_model, eps=1e-5) with weight and bias; forward(x) matches F.layer_norm "
+            "over the last dim. Do not call nn.LayerNorm or F.layer_norm.",
+        ),
+        (),
+        BUG_LAYERNORM,
         ("What does x.std() divide by?", "Where does torch put eps?"),
         "Bug 1: x.std() is the unbiased estimate (divides by n - 1); LayerNorm uses the biased "
         "variance. Bug 2: eps goes inside the square root: sqrt(var + eps).",
         (ref.LayerNorm,),
-        {"LayerNorm": (cn.check_layernorm, _forbid(
-            "torch.nn.LayerNorm", "torch.nn.functional.layer_norm", "torch.layer_norm",
-            "aten.native_layer_norm"))},
+        {
+            "LayerNorm": (
+                cn.check_layernorm,
+                _forbid(
+                    "torch.nn.LayerNorm",
+                    "torch.nn.functional.layer_norm",
+                    "torch.layer_norm",
+                    "aten.native_layer_norm",
+                ),
+            )
+        },
         bug=True,
     ),
     NewDrill(
-        "bug-lm-loss", "find the bugs: causal LM loss (2 bugs)", ("causal_lm_loss",), 1, 6,
+        "bug-lm-loss",
+        "find the bugs: causal LM loss (2 bugs)",
+        ("causal_lm_loss",),
+        1,
+        6,
         f"A language model trained with this loss learns nothing useful. {_FIX}",
-        ("causal_lm_loss(logits (B, L, V), tokens (B, L), pad_id) -> scalar: the mean "
-         "cross-entropy of predicting tokens[:, t + 1] from logits[:, t] over non-pad targets.",),
-        (), BUG_LM_LOSS,
+        (
+            "causal_lm_loss(logits (B, L, V), tokens (B, L), pad_id) -> scalar: the mean "
+            "cross-entropy of predicting tokens[:, t + 1] from logits[:, t] over non-pad targets.",
+        ),
+        (),
+        BUG_LM_LOSS,
         ("Which token does logits[:, 0] predict?", "What happens to pad targets?"),
         "Bug 1: the shift goes the wrong way: logits[:, :-1] predict tokens[:, 1:]. Bug 2: pad "
         "targets are counted: ignore_index=pad_id.",

@@ -25,8 +25,20 @@ def _lin(x, state, prefix):
     return y if b is None else y + b.double()
 
 
-def heads(state, query, kv, mask, h, g=None, *, tiled=False, scale=None, inverted=False,
-          prefix="", no_wo=False):
+def heads(
+    state,
+    query,
+    kv,
+    mask,
+    h,
+    g=None,
+    *,
+    tiled=False,
+    scale=None,
+    inverted=False,
+    prefix="",
+    no_wo=False,
+):
     """Multi-head attention over query and kv with g key/value heads (g = h: plain MHA), in
     float64 whatever the inputs' dtype (mutants also run on the inputs as given)."""
     query, kv = query.double(), kv.double()
@@ -69,8 +81,12 @@ def _check_grouped(sub, name, args, h, g_kv) -> None:
     )
     causal = torch.ones(5, 5, dtype=torch.bool).tril()
     padding = torch.tensor([[True] * 5, [True, True, True, False, False]])[:, None, None, :]
-    cases = ((randn(gen, 2, 5, D), None), (randn(gen, 2, 5, D), causal),
-             (randn(gen, 2, 5, D), padding), (randn(gen, 1, 1, D), None))
+    cases = (
+        (randn(gen, 2, 5, D), None),
+        (randn(gen, 2, 5, D), causal),
+        (randn(gen, 2, 5, D), padding),
+        (randn(gen, 1, 1, D), None),
+    )
     for x, mask in cases:
         c = Call(label, x, params="forward", **({} if mask is None else {"mask": mask}))
         expect(run(c, obj, mutants), f(x.double(), mask), c, mutants, dtype=torch.float32)
@@ -84,10 +100,12 @@ def _check_grouped(sub, name, args, h, g_kv) -> None:
 
 def check_gqa(sub) -> None:
     _check_grouped(sub, "GroupedQueryAttention", (8, 4, 2), 4, 2)
-    expect_raises(Call("GroupedQueryAttention", 8, 4, 3), sub,
-                  "num_heads must be a multiple of num_kv_heads")
-    expect_raises(Call("GroupedQueryAttention", 8, 3, 1), sub,
-                  "d_model must be a multiple of num_heads")
+    expect_raises(
+        Call("GroupedQueryAttention", 8, 4, 3), sub, "num_heads must be a multiple of num_kv_heads"
+    )
+    expect_raises(
+        Call("GroupedQueryAttention", 8, 3, 1), sub, "d_model must be a multiple of num_heads"
+    )
 
 
 def check_mqa(sub) -> None:
@@ -106,15 +124,31 @@ def cross_mutants(state, h):
         return heads(state, x, memory, _padding(memory_mask), h, **k)
 
     return (
-        ("cross-attention-kv-from-queries",
-         lambda x, m, memory_mask=None: heads(state, x, x, _padding(memory_mask), h)),
-        ("cross-attention-queries-from-memory",
-         lambda x, m, memory_mask=None: heads(state, m, x, None if memory_mask is None else memory_mask[:, None, :, None], h)),
+        (
+            "cross-attention-kv-from-queries",
+            lambda x, m, memory_mask=None: heads(state, x, x, _padding(memory_mask), h),
+        ),
+        (
+            "cross-attention-queries-from-memory",
+            lambda x, m, memory_mask=None: heads(
+                state, m, x, None if memory_mask is None else memory_mask[:, None, :, None], h
+            ),
+        ),
         ("memory-mask-ignored", lambda x, m, memory_mask=None: f(x, m, None)),
-        ("mask-polarity-inverted", lambda x, m, memory_mask=None: f(x, m, memory_mask, inverted=True)),
-        ("scaled-by-d-model", lambda x, m, memory_mask=None: f(x, m, memory_mask, scale=x.shape[-1] ** -0.5)),
-        ("memory-mask-on-queries",
-         lambda x, m, memory_mask=None: heads(state, x, m, None if memory_mask is None else memory_mask[:, None, :, None], h)),
+        (
+            "mask-polarity-inverted",
+            lambda x, m, memory_mask=None: f(x, m, memory_mask, inverted=True),
+        ),
+        (
+            "scaled-by-d-model",
+            lambda x, m, memory_mask=None: f(x, m, memory_mask, scale=x.shape[-1] ** -0.5),
+        ),
+        (
+            "memory-mask-on-queries",
+            lambda x, m, memory_mask=None: heads(
+                state, x, m, None if memory_mask is None else memory_mask[:, None, :, None], h
+            ),
+        ),
     )
 
 
@@ -126,9 +160,11 @@ def check_cross_attention(sub) -> None:
     load_weights(obj, state, label)
     mutants = cross_mutants(state, h)
     pad = torch.tensor([[True] * 6, [True, True, True, True, False, False]])
-    cases = ((randn(gen, 2, 3, D), randn(gen, 2, 6, D), None),
-             (randn(gen, 2, 3, D), randn(gen, 2, 6, D), pad),
-             (randn(gen, 1, 1, D), randn(gen, 1, 4, D), torch.tensor([[True, False, True, True]])))
+    cases = (
+        (randn(gen, 2, 3, D), randn(gen, 2, 6, D), None),
+        (randn(gen, 2, 3, D), randn(gen, 2, 6, D), pad),
+        (randn(gen, 1, 1, D), randn(gen, 1, 4, D), torch.tensor([[True, False, True, True]])),
+    )
     for x, memory, mmask in cases:
         kw = {} if mmask is None else {"memory_mask": mmask}
         c = Call(label, x, memory, **kw)
@@ -145,11 +181,22 @@ def check_cross_attention(sub) -> None:
 # ---- the decoder block ---------------------------------------------------------------------------
 
 
-def decoder(state, x, memory, memory_mask=None, h=2, *, causal=True, cross_on_self=False,
-            post_ln=False, mask_used=True):
+def decoder(
+    state,
+    x,
+    memory,
+    memory_mask=None,
+    h=2,
+    *,
+    causal=True,
+    cross_on_self=False,
+    post_ln=False,
+    mask_used=True,
+):
     def norm(t, i):
-        return F.layer_norm(t, t.shape[-1:], state[f"norm{i}.weight"].double(),
-                            state[f"norm{i}.bias"].double())
+        return F.layer_norm(
+            t, t.shape[-1:], state[f"norm{i}.weight"].double(), state[f"norm{i}.bias"].double()
+        )
 
     x, memory = x.double(), memory.double()
     L = x.shape[1]
@@ -193,20 +240,36 @@ def check_decoder_block(sub) -> None:
     load_weights(obj, state, label)
     f = lambda x, m, memory_mask=None, **k: decoder(state, x, m, memory_mask, h, **k)  # noqa: E731
     mutants = (
-        ("decoder-self-attention-not-causal", lambda x, m, memory_mask=None: f(x, m, memory_mask, causal=False)),
-        ("cross-attention-kv-from-queries", lambda x, m, memory_mask=None: f(x, m, memory_mask, cross_on_self=True)),
+        (
+            "decoder-self-attention-not-causal",
+            lambda x, m, memory_mask=None: f(x, m, memory_mask, causal=False),
+        ),
+        (
+            "cross-attention-kv-from-queries",
+            lambda x, m, memory_mask=None: f(x, m, memory_mask, cross_on_self=True),
+        ),
         ("pre-post-ln-swapped", lambda x, m, memory_mask=None: f(x, m, memory_mask, post_ln=True)),
-        ("memory-mask-ignored", lambda x, m, memory_mask=None: f(x, m, memory_mask, mask_used=False)),
+        (
+            "memory-mask-ignored",
+            lambda x, m, memory_mask=None: f(x, m, memory_mask, mask_used=False),
+        ),
     )
     pad = torch.tensor([[True] * 6, [True, True, True, False, False, False]])
-    cases = ((randn(gen, 2, 4, D), randn(gen, 2, 6, D), None),
-             (randn(gen, 2, 4, D), randn(gen, 2, 6, D), pad),
-             (randn(gen, 1, 1, D), randn(gen, 1, 6, D), pad[1:]))
+    cases = (
+        (randn(gen, 2, 4, D), randn(gen, 2, 6, D), None),
+        (randn(gen, 2, 4, D), randn(gen, 2, 6, D), pad),
+        (randn(gen, 1, 1, D), randn(gen, 1, 6, D), pad[1:]),
+    )
     for x, memory, mmask in cases:
         kw = {} if mmask is None else {"memory_mask": mmask}
         c = Call(label, x, memory, **kw)
-        expect(run(c, obj, mutants), f(x.double(), memory.double(), mmask), c, mutants,
-               dtype=torch.float32)
+        expect(
+            run(c, obj, mutants),
+            f(x.double(), memory.double(), mmask),
+            c,
+            mutants,
+            dtype=torch.float32,
+        )
     x, memory, weights = randn(gen, 2, 4, D), randn(gen, 2, 6, D), randn(gen, 2, 4, D)
     got = flat_gradients(gradients(sub, obj, weights, x, memory, memory_mask=pad))
     want = float64_gradients(

@@ -20,7 +20,7 @@ from autograder.drill.extra.judging import (
 from autograder.kit import Call, generator, randn
 from autograder.kit.text import fmt_value
 
-# ---- the causal LM loss ---------------------------------------------------------------------------
+# ---- the causal LM loss ----------------------------------------------------------------------
 
 
 def lm_loss(logits, tokens, pad_id, *, shift=1, ignore=True, mean_over_all=False, total=False):
@@ -76,7 +76,7 @@ def check_lm_loss(sub) -> None:
     expect_gradients(got, want, "causal_lm_loss (backward)", mistake=None)
 
 
-# ---- decoding with a KV cache ----------------------------------------------------------------------
+# ---- decoding with a KV cache ----------------------------------------------------------------
 
 
 def make_params(g, V=11, d=6, max_len=16):
@@ -114,11 +114,19 @@ def step_mutants():
         return model(params, tokens, 0, past_kv=cache)
 
     return (
-        ("kv-prefill-not-causal", lambda p, t, cache=None: model(
-            p, t, 0 if cache is None else cache[0].shape[1], causal=False, past_kv=cache)),
+        (
+            "kv-prefill-not-causal",
+            lambda p, t, cache=None: model(
+                p, t, 0 if cache is None else cache[0].shape[1], causal=False, past_kv=cache
+            ),
+        ),
         ("kv-positions-restart", restart),
-        ("kv-cache-not-stored", lambda p, t, cache=None: model(
-            p, t, 0 if cache is None else cache[0].shape[1], past_kv=cache, keep_cache=False)),
+        (
+            "kv-cache-not-stored",
+            lambda p, t, cache=None: model(
+                p, t, 0 if cache is None else cache[0].shape[1], past_kv=cache, keep_cache=False
+            ),
+        ),
     )
 
 
@@ -164,17 +172,17 @@ def greedy(params, prompt, n, *, drop_prompt=False, wrong_dim=False):
         nxt = logits.argmax(0 if wrong_dim else -1)
         nxt = nxt[: tokens.shape[0]] if wrong_dim else nxt
         tokens = torch.cat([tokens, nxt.reshape(-1, 1)[: tokens.shape[0]]], 1)
-    return tokens[:, prompt.shape[1]:] if drop_prompt else tokens
+    return tokens[:, prompt.shape[1] :] if drop_prompt else tokens
 
 
 def check_greedy_decode(sub) -> None:
     g = generator(61)
     params = make_params(g)
-    mutants = (
-        ("greedy-drops-the-prompt", lambda p, t, n: greedy(p, t, n, drop_prompt=True)),
-    )
-    for prompt, n in ((torch.randint(0, 11, (2, 3), generator=g), 5),
-                      (torch.randint(0, 11, (1, 1), generator=g), 4)):
+    mutants = (("greedy-drops-the-prompt", lambda p, t, n: greedy(p, t, n, drop_prompt=True)),)
+    for prompt, n in (
+        (torch.randint(0, 11, (2, 3), generator=g), 5),
+        (torch.randint(0, 11, (1, 1), generator=g), 4),
+    ):
         c = Call("greedy_decode", params, prompt, n)
         out = run(c, sub, mutants)
         want = greedy(params, prompt, n)
@@ -183,7 +191,7 @@ def check_greedy_decode(sub) -> None:
         expect(out, want, c, mutants, what="the tokens")
 
 
-# ---- top-k and top-p ------------------------------------------------------------------------------
+# ---- top-k and top-p -------------------------------------------------------------------------
 
 
 def top_k(logits, k, temperature=1.0, *, renorm=True, largest=True, extra=0, multiply=False):
@@ -197,8 +205,9 @@ def top_k(logits, k, temperature=1.0, *, renorm=True, largest=True, extra=0, mul
     return probs * keep
 
 
-def top_p(logits, p, temperature=1.0, *, renorm=True, crossing=True, unsorted=False,
-          multiply=False):
+def top_p(
+    logits, p, temperature=1.0, *, renorm=True, crossing=True, unsorted=False, multiply=False
+):
     z = logits * temperature if multiply else logits / temperature
     probs = torch.softmax(z, -1)
     if unsorted:
@@ -214,17 +223,35 @@ def top_p(logits, p, temperature=1.0, *, renorm=True, crossing=True, unsorted=Fa
 
 
 TOPK_MUTANTS = (
-    ("sampling-not-renormalised", lambda lg, k, temperature=1.0: top_k(lg, k, temperature, renorm=False)),
-    ("top-k-keeps-the-smallest", lambda lg, k, temperature=1.0: top_k(lg, k, temperature, largest=False)),
+    (
+        "sampling-not-renormalised",
+        lambda lg, k, temperature=1.0: top_k(lg, k, temperature, renorm=False),
+    ),
+    (
+        "top-k-keeps-the-smallest",
+        lambda lg, k, temperature=1.0: top_k(lg, k, temperature, largest=False),
+    ),
     ("top-k-off-by-one", lambda lg, k, temperature=1.0: top_k(lg, k, temperature, extra=1)),
     ("top-k-off-by-one", lambda lg, k, temperature=1.0: top_k(lg, k, temperature, extra=-1)),
-    ("temperature-multiplied", lambda lg, k, temperature=1.0: top_k(lg, k, temperature, multiply=True)),
+    (
+        "temperature-multiplied",
+        lambda lg, k, temperature=1.0: top_k(lg, k, temperature, multiply=True),
+    ),
 )
 TOPP_MUTANTS = (
-    ("sampling-not-renormalised", lambda lg, p, temperature=1.0: top_p(lg, p, temperature, renorm=False)),
-    ("top-p-drops-the-crossing-token", lambda lg, p, temperature=1.0: top_p(lg, p, temperature, crossing=False)),
+    (
+        "sampling-not-renormalised",
+        lambda lg, p, temperature=1.0: top_p(lg, p, temperature, renorm=False),
+    ),
+    (
+        "top-p-drops-the-crossing-token",
+        lambda lg, p, temperature=1.0: top_p(lg, p, temperature, crossing=False),
+    ),
     ("top-p-not-sorted", lambda lg, p, temperature=1.0: top_p(lg, p, temperature, unsorted=True)),
-    ("temperature-multiplied", lambda lg, p, temperature=1.0: top_p(lg, p, temperature, multiply=True)),
+    (
+        "temperature-multiplied",
+        lambda lg, p, temperature=1.0: top_p(lg, p, temperature, multiply=True),
+    ),
 )
 
 
@@ -235,28 +262,54 @@ def _logits(g, *shape):
 
 def check_top_k(sub) -> None:
     g = generator(67)
-    cases = ((_logits(g, 2, 8), 3, {}), (_logits(g, 8), 1, {}), (_logits(g, 2, 3, 6), 2, {"temperature": 0.5}),
-             (_logits(g, 1, 5), 5, {}), (_logits(g, 1, 5), 9, {"temperature": 2.0}))
+    cases = (
+        (_logits(g, 2, 8), 3, {}),
+        (_logits(g, 8), 1, {}),
+        (_logits(g, 2, 3, 6), 2, {"temperature": 0.5}),
+        (_logits(g, 1, 5), 5, {}),
+        (_logits(g, 1, 5), 9, {"temperature": 2.0}),
+    )
     for logits, k, kw in cases:
         c = Call("top_k_probs", logits, k, **kw)
-        expect(run(c, sub, TOPK_MUTANTS), top_k(logits.double(), k, **kw), c, TOPK_MUTANTS,
-               what="the probabilities", dtype=torch.float32)
+        expect(
+            run(c, sub, TOPK_MUTANTS),
+            top_k(logits.double(), k, **kw),
+            c,
+            TOPK_MUTANTS,
+            what="the probabilities",
+            dtype=torch.float32,
+        )
 
 
 def _away_from_edges(g, p, shape, temperature=1.0):
     """Logits whose sorted cumulative probabilities stay clear of p (where variants differ)."""
     while True:
         logits = _logits(g, *shape)
-        sp = torch.softmax(logits.double() / temperature, -1).sort(-1, descending=True).values.cumsum(-1)
+        sp = (
+            torch.softmax(logits.double() / temperature, -1)
+            .sort(-1, descending=True)
+            .values.cumsum(-1)
+        )
         if bool(((sp - p).abs() > 0.02).all()):
             return logits
 
 
 def check_top_p(sub) -> None:
     g = generator(71)
-    cases = ((2, 8), 0.6, {}), ((8,), 0.9, {}), ((2, 3, 6), 0.5, {"temperature": 0.7}), ((1, 5), 0.05, {})
+    cases = (
+        ((2, 8), 0.6, {}),
+        ((8,), 0.9, {}),
+        ((2, 3, 6), 0.5, {"temperature": 0.7}),
+        ((1, 5), 0.05, {}),
+    )
     for shape, p, kw in cases:
         logits = _away_from_edges(g, p, shape, kw.get("temperature", 1.0))
         c = Call("top_p_probs", logits, p, **kw)
-        expect(run(c, sub, TOPP_MUTANTS), top_p(logits.double(), p, **kw), c, TOPP_MUTANTS,
-               what="the probabilities", dtype=torch.float32)
+        expect(
+            run(c, sub, TOPP_MUTANTS),
+            top_p(logits.double(), p, **kw),
+            c,
+            TOPP_MUTANTS,
+            what="the probabilities",
+            dtype=torch.float32,
+        )

@@ -35,8 +35,14 @@ def rms_mutants(w, eps):
         ("rmsnorm-subtracts-mean", lambda x: layer(x, w, 0.0, eps)),
         ("norm-eps-outside-sqrt", lambda x: x / (x.pow(2).mean(-1, keepdim=True).sqrt() + eps) * w),
         ("norm-weight-ignored", lambda x: rms(x, 1.0, eps)),
-        ("rmsnorm-root-of-sum", lambda x: x * torch.rsqrt(x.pow(2).sum(-1, keepdim=True) + eps) * w),
-        ("norm-over-wrong-dim", lambda x: x * torch.rsqrt(x.pow(2).mean(-2, keepdim=True) + eps) * w),
+        (
+            "rmsnorm-root-of-sum",
+            lambda x: x * torch.rsqrt(x.pow(2).sum(-1, keepdim=True) + eps) * w,
+        ),
+        (
+            "norm-over-wrong-dim",
+            lambda x: x * torch.rsqrt(x.pow(2).mean(-2, keepdim=True) + eps) * w,
+        ),
     )
 
 
@@ -48,7 +54,10 @@ def layer_mutants(w, b, eps):
         ("layernorm-bias-ignored", lambda x: layer(x, w, 0.0, eps)),
         ("layernorm-bias-before-scale", lambda x: (layer(x, 1.0, 0.0, eps) + b) * w),
         ("norm-over-wrong-dim", lambda x: layer(x, w, b, eps, dim=-2)),
-        ("layernorm-no-centring", lambda x: x / torch.sqrt(x.var(-1, keepdim=True, unbiased=False) + eps) * w + b),
+        (
+            "layernorm-no-centring",
+            lambda x: x / torch.sqrt(x.var(-1, keepdim=True, unbiased=False) + eps) * w + b,
+        ),
     )
 
 
@@ -73,11 +82,16 @@ def _check_norm(sub, name: str, with_bias: bool) -> None:
     weights = randn(g, 2, 3, d)
     got = flat_gradients(gradients(sub, obj, weights, x))
     if with_bias:
-        want = float64_gradients(lambda x, weight, bias: layer(x, weight, bias, eps), weights, x,
-                                 params={"weight": state["weight"], "bias": state["bias"]})
+        want = float64_gradients(
+            lambda x, weight, bias: layer(x, weight, bias, eps),
+            weights,
+            x,
+            params={"weight": state["weight"], "bias": state["bias"]},
+        )
     else:
-        want = float64_gradients(lambda x, weight: rms(x, weight, eps), weights, x,
-                                 params={"weight": state["weight"]})
+        want = float64_gradients(
+            lambda x, weight: rms(x, weight, eps), weights, x, params={"weight": state["weight"]}
+        )
     expect_gradients(got, want, f"{label} (backward)")
     obj.to(torch.float16)  # a half-precision model on half-precision inputs stays half
     x = randn(g, 2, 3, d, dtype=torch.float16)

@@ -50,17 +50,23 @@ def human(file: str, results: list[Result]) -> str:
     width = max(len(r.exercise) for r in results)
     lines = [printable(file)]
     for r in results:
-        lines.append(f"  {'PASS' if r.passed else 'FAIL'}  {r.exercise:<{width}}  "
-                     f"{r.points:g}/{r.max_points:g}")
+        lines.append(
+            f"  {'PASS' if r.passed else 'FAIL'}  {r.exercise:<{width}}  "
+            f"{r.points:g}/{r.max_points:g}"
+        )
         if r.passed:
             continue
         lines.append(textwrap.indent(printable(r.message), "      "))
         entry = title_and_hint(r.mistake)
         if r.mistake:
-            text = (f"Looks like: {entry.title} [{r.mistake}]. {entry.hint}" if entry
-                    else f"Looks like: [{r.mistake}]")
+            text = (
+                f"Looks like: {entry.title} [{r.mistake}]. {entry.hint}"
+                if entry
+                else f"Looks like: [{r.mistake}]"
+            )
             lines.append(textwrap.indent(textwrap.fill(text, 92, break_on_hyphens=False), "      "))
     score, total = sum(r.points for r in results), sum(r.max_points for r in results)
-    lines.append(f"Score: {score:g}/{total:g} ({sum(r.passed for r in results)} of "
-                 f"{len(results)} passed)")
+    lines.append(
+        f"Score: {score:g}/{total:g} ({sum(r.passed for r in results)} of {len(results)} passed)"
+    )
     return "\n".join(lines)

@@ -139,14 +139,19 @@ def float64_gradients(fn, weights, *args, params: dict | None = None) -> dict:
     """The float64 gradients ``gradients`` should return: of float ``args`` ("x0", "x1"...) and of
     ``params`` (name -> float64 tensor the function uses)."""
     args = [
-        a.detach().double().requires_grad_() if isinstance(a, torch.Tensor) and a.is_floating_point()
+        a.detach().double().requires_grad_()
+        if isinstance(a, torch.Tensor) and a.is_floating_point()
         else a
         for a in args
     ]
     ps = {n: p.detach().double().requires_grad_() for n, p in (params or {}).items()}
     out = fn(*args, **ps)
     (out * weights.double()).sum().backward()
-    found = {f"x{i}": a.grad for i, a in enumerate(args) if isinstance(a, torch.Tensor) and a.grad is not None}
+    found = {
+        f"x{i}": a.grad
+        for i, a in enumerate(args)
+        if isinstance(a, torch.Tensor) and a.grad is not None
+    }
     return found | {n: p.grad for n, p in ps.items()}
 
 
