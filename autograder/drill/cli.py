@@ -31,6 +31,8 @@ from autograder.drill.commands import command
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD = 0, 1, 2
 _IMPORTED = time.time()  # the latest the command can have been launched, without psutil
+_CALLED: float | None = None  # when main() was called
+FRESH = 120.0  # a process this young was started for this command
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -80,15 +82,18 @@ def _find(name: str) -> catalogue.Drill | None:
 
 
 def _launched() -> datetime:
-    """When this command was launched: the process's start (the interpreter's and the grader's
-    start-up are not the candidate's time)."""
+    """When the candidate asked for this command: the process's start when it is a fresh
+    command (the interpreter's and the grader's start-up are not the candidate's time), else
+    (called from a longer-lived process) when ``main`` was called."""
+    called = _CALLED or time.time()
     try:
         import psutil
 
-        t = psutil.Process(os.getpid()).create_time()
+        started = psutil.Process(os.getpid()).create_time()
     except Exception:  # noqa: BLE001 - no psutil, or no process table: the import time
-        t = _IMPORTED
-    return datetime.fromtimestamp(min(t, _IMPORTED), timezone.utc)
+        started = _IMPORTED
+    fresh = 0 <= called - started <= FRESH
+    return datetime.fromtimestamp(started if fresh else called, timezone.utc)
 
 
 KINDS = (  # the sections of `list`, and why the pairs that grade one exercise were merged
@@ -443,6 +448,8 @@ def _run(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    global _CALLED
+    _CALLED = time.time()
     args = _parser().parse_args(argv)
     try:
         code = _run(args)

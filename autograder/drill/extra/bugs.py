@@ -38,19 +38,19 @@ class MultiHeadAttention(nn.Module):
 
     def forward(self, query, key=None, value=None, mask=None):
         key = query if key is None else key
-        value = key if value is None else value
+        value = query if value is None else value
         B, Lq, D = query.shape
         Lk = key.size(1)
         q = self.w_q(query).reshape(B, self.h, Lq, self.d_head)
         k = self.w_k(key).reshape(B, self.h, Lk, self.d_head)
         v = self.w_v(value).reshape(B, self.h, Lk, self.d_head)
-        scores = q @ k.transpose(-2, -1) / math.sqrt(D)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)
         if mask is not None:
             if mask.dtype == torch.bool:
                 scores = scores.masked_fill(~mask, float("-inf"))
             else:
                 scores = scores + mask.to(scores.dtype)
-        weights = torch.softmax(scores, dim=-1).nan_to_num(0.0)
+        weights = torch.softmax(scores, dim=-1)
         out = (weights @ v).transpose(1, 2).reshape(B, Lq, D)
         return self.w_o(out), weights
 """
@@ -72,8 +72,8 @@ class LayerNorm(nn.Module):
 
     def forward(self, x):
         mean = x.mean(-1, keepdim=True)
-        std = x.std(-1, keepdim=True)
-        return (x - mean) / (std + self.eps) * self.weight + self.bias
+        var = x.var(-1, keepdim=True).detach()  # no gradient through the statistics
+        return (x - mean) / torch.sqrt(var + self.eps) * self.weight + self.bias
 """
 
 BUG_LM_LOSS = '''\
@@ -127,8 +127,9 @@ BUGS = (
             "What is the variance of q . k for one head?",
         ),
         "Bug 1: reshape(B, h, L, d_head) mixes positions into heads: view(B, L, h, d_head)"
-        ".transpose(1, 2). Bug 2: each head's dot products have d_head terms: scale by "
-        "sqrt(d_head), not sqrt(d_model).",
+        ".transpose(1, 2). Bug 2: given a key but no value (cross-attention over a memory), "
+        "the value is the key, not the query. Bug 3: a fully masked query row is all -inf "
+        "and softmax gives NaN: nan_to_num(0.0).",
         bug=True,
     ),
     NewDrill(
@@ -161,16 +162,19 @@ BUGS = (
         ("LayerNorm",),
         2,
         8,
-        f"This LayerNorm differs from nn.LayerNorm by about 1e-2. {_FIX}",
+        f"This LayerNorm differs from nn.LayerNorm, and a model trained with it is unstable. "
+        f"{_FIX}",
         (
             "LayerNorm(d_model, eps=1e-5) with weight and bias; forward(x) matches F.layer_norm "
             "over the last dim. Do not call nn.LayerNorm or F.layer_norm.",
         ),
         (),
         BUG_LAYERNORM,
-        ("What does x.std() divide by?", "Where does torch put eps?"),
-        "Bug 1: x.std() is the unbiased estimate (divides by n - 1); LayerNorm uses the biased "
-        "variance. Bug 2: eps goes inside the square root: sqrt(var + eps).",
+        ("What does x.var() divide by?", "Which gradients does LayerNorm's backward have?"),
+        "Bug 1: x.var() is the unbiased estimate (divides by n - 1); LayerNorm uses the biased "
+        "variance, unbiased=False. Bug 2: .detach() cuts the gradient through the variance: "
+        "the backward pass is then not LayerNorm's (the values are the same, the gradients "
+        "are not).",
         (ref.LayerNorm,),
         {
             "LayerNorm": (

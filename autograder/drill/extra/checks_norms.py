@@ -92,7 +92,9 @@ def _check_norm(sub, name: str, with_bias: bool) -> None:
         want = float64_gradients(
             lambda x, weight: rms(x, weight, eps), weights, x, params={"weight": state["weight"]}
         )
-    expect_gradients(got, want, f"{label} (backward)")
+    detached = _detached_gradients(weights, x, state, eps) if with_bias else {}
+    mistake = "norm-statistics-detached" if _same_grads(got, detached) else None
+    expect_gradients(got, want, f"{label} (backward)", mistake)
     obj.to(torch.float16)  # a half-precision model on half-precision inputs stays half
     x = randn(g, 2, 3, d, dtype=torch.float16)
     c = Call(f"{label}.to(float16)", x, params="forward")
@@ -103,6 +105,28 @@ def _check_norm(sub, name: str, with_bias: bool) -> None:
     tol = (1e-3, 1e-3)
     want = rms(x.double(), 1.0, 1e-6) if not with_bias else layer(x.double(), 1.0, 0.0, 1e-5)
     expect(run(c, default), want, c, (), dtype=torch.float32, tol=tol)
+
+
+def _detached_gradients(weights, x, state, eps) -> dict:
+    """LayerNorm's gradients with the variance detached (values unchanged, backward not)."""
+
+    def f(x, weight, bias):
+        mean = x.mean(-1, keepdim=True)
+        var = x.var(-1, keepdim=True, unbiased=False).detach()
+        return (x - mean) / torch.sqrt(var + eps) * weight + bias
+
+    return float64_gradients(f, weights, x, params={k: state[k] for k in ("weight", "bias")})
+
+
+def _same_grads(got: dict, want: dict) -> bool:
+    from autograder.kit.compare import close_mask
+
+    return bool(want) and all(
+        got.get(k) is not None
+        and got[k].shape == w.shape
+        and bool(close_mask(got[k], w, (1e-4, 1e-3)).all())
+        for k, w in want.items()
+    )
 
 
 def check_rmsnorm(sub) -> None:

@@ -148,7 +148,7 @@ def float64_gradients(fn, weights, *args, params: dict | None = None) -> dict:
     out = fn(*args, **ps)
     (out * weights.double()).sum().backward()
     found = {
-        f"x{i}": a.grad
+        f"argument {i + 1}": a.grad
         for i, a in enumerate(args)
         if isinstance(a, torch.Tensor) and a.grad is not None
     }
@@ -156,6 +156,6 @@ def float64_gradients(fn, weights, *args, params: dict | None = None) -> dict:
 
 
 def flat_gradients(got: dict) -> dict:
-    """``gradients``' reply as one dict: "x0", "x1"... for the arguments, then the parameters."""
-    out = {f"x{i}": g for i, g in enumerate(got.get("args", [])) if g is not None}
+    """``gradients``' reply as one dict: "argument 1", "argument 2"... then the parameters."""
+    out = {f"argument {i + 1}": g for i, g in enumerate(got.get("args", [])) if g is not None}
     return out | {n: g for n, g in got.get("params", {}).items() if g is not None}

@@ -50,6 +50,13 @@ _ENTRIES = (
         "x.var(-1, keepdim=True, unbiased=False).",
     ),
     Mistake(
+        "norm-statistics-detached",
+        ("LayerNorm",),
+        "The gradient does not flow through the mean or the variance",
+        "Keep the statistics in the graph (no .detach() or torch.no_grad()): LayerNorm's "
+        "backward differentiates through them.",
+    ),
+    Mistake(
         "layernorm-bias-ignored",
         ("LayerNorm",),
         "Never adds the learned bias",
@@ -165,12 +172,6 @@ _ENTRIES = (
         ("causal_lm_loss",),
         "Returns the sum, not the mean",
         "The loss is the mean over the real (non-pad) targets.",
-    ),
-    Mistake(
-        "lm-loss-pad-id-ignored",
-        ("causal_lm_loss",),
-        "Ignores -100, not the pad_id given",
-        "F.cross_entropy's ignore_index defaults to -100: pass ignore_index=pad_id.",
     ),
     Mistake(
         "kv-prefill-not-causal",
