@@ -26,7 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from autograder import contract
-from autograder.drill import catalogue, files, history, schedule, session, stats
+from autograder.drill import catalogue, files, history, schedule, session, stats, verbs
 from autograder.drill.commands import command
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD = 0, 1, 2
@@ -227,16 +227,8 @@ def _check(h: history.History, args) -> int:
     else:
         print(f"\nNot yet{timing}. Fix it and check again, or: {command('hint', drill.name)}")
     if in_session:
-        _session_line(h, current)
+        verbs.session_line(h, current)
     return EXIT_OK if passed else EXIT_FAILED
-
-
-def _session_line(h: history.History, s: dict) -> None:
-    rows = session.status(h, s)
-    done = sum(state == "passed" for _, state, _ in rows)
-    following = session.next_drill(h, s)
-    then = f"; next: {following}" if following else f"; all done: {command('session', '--end')}"
-    print(f"Session: {done}/{len(rows)} passed{then}")
 
 
 def _hints(drill) -> list[str]:
@@ -310,62 +302,6 @@ def _reveal(h: history.History, args) -> int:
     return EXIT_OK
 
 
-def _session(h: history.History, args) -> int:
-    at = history.now()
-    if args.end:
-        s = session.end(h, at)
-        h.save()
-        if s is None:
-            print("No session in progress.")
-            return EXIT_OK
-        print("Session ended.")
-        _session_summary(h, s)
-        return EXIT_OK
-    if args.focus or args.due:
-        if args.due:
-            names = session.due(h, at)
-            if not names:
-                print(
-                    f"Nothing is due now. Choose drills: {command('session', '--focus', 'NAME')}"
-                    f" (or see {command('next')})"
-                )
-                return EXIT_OK
-        else:
-            names = []
-            for word in args.focus:
-                for n in filter(None, word.split(",")):
-                    drill = _find(n)
-                    if drill is None:
-                        return EXIT_BAD
-                    names.append(drill.name)
-            names = list(dict.fromkeys(names))
-        s = session.begin(h, names, "due" if args.due else "focus", at)
-        h.save()
-        print(
-            f"Session started: {', '.join(names)}. Each drill gets one rating for the whole "
-            "session, however many checks it takes."
-        )
-        print(f"First: {command('start', session.next_drill(h, s))}   (`next` follows the session)")
-        return EXIT_OK
-    s = session.current(h, at)
-    if s is None:
-        print(
-            "No session in progress. Start one: "
-            f"{command('session', '--focus', 'sdpa-mask', 'mha')}"
-            f" or {command('session', '--due')}"
-        )
-        return EXIT_OK
-    _session_summary(h, s)
-    return EXIT_OK
-
-
-def _session_summary(h: history.History, s: dict) -> None:
-    print(f"Session of {s['started'][:16].replace('T', ' ')} UTC ({s['how']}):")
-    for name, state, review in session.status(h, s):
-        rating = f"  rated {review.rating.name}: {review.why}" if review else ""
-        print(f"  {name:<16} {state:<14}{rating}")
-
-
 def _next(h: history.History) -> int:
     at = history.now()
     s = session.current(h, at)
@@ -379,14 +315,14 @@ def _next(h: history.History) -> int:
             print(f"Start it: {command('start', name)}")
             return EXIT_OK
         print("Your session is complete:")
-        _session_summary(h, s)
+        verbs.summary(h, s)
         session.end(h, at)
         h.save()
     first = schedule.plan(h, at)[0]
     d = first.drill
     print(f"Next: {d.name} ({d.title}, target {d.minutes} min): {first.reason}.")
     print(f"Start it: {command('start', d.name)}")
-    due_questions = [q for q, state in _quiz_order(h, at) if state == "due"]
+    due_questions = [q for q, state in verbs.quiz_order(h, at) if state == "due"]
     if due_questions:
         print(f"{len(due_questions)} quiz question(s) due: {command('quiz')}")
     return EXIT_OK
@@ -403,48 +339,20 @@ def _stats(h: history.History, args) -> int:
     return EXIT_OK
 
 
-def _quiz_order(h, at):
-    from autograder.drill import quiz
-
-    return quiz.order(h, at)
-
-
-def _quiz(h: history.History, args) -> int:
-    from autograder.drill import quiz
-
-    at = history.now()
-    qs = quiz.questions()
-    if args.id is None:
-        for qid, state in quiz.order(h, at):
-            print(f"[{qid}] ({state}) {qs[qid].prompt}\n")
-        print(f"Answer one: {command('quiz', '10_1', 'b')}  (answers are recorded and scheduled)")
-        return EXIT_OK
-    if args.answer is None:
-        print(f"error: give an answer: {command('quiz', args.id, 'ANSWER')}", file=sys.stderr)
-        return EXIT_BAD
-    verdict = quiz.grade(args.id, args.answer)
-    if args.id in qs:
-        s = session.current(h, at)
-        quiz.record(h, args.id, args.answer, verdict, at, s["id"] if s else None)
-        h.save()
-    print(("✔ " if verdict.correct else "✘ ") + verdict.message)
-    return EXIT_OK if verdict.correct else EXIT_FAILED
-
-
 def _run(args) -> int:
     h = history.load()
-    verbs = {
+    table = {
         "list": lambda: _list(h),
         "start": lambda: _start(h, args),
         "check": lambda: _check(h, args),
         "hint": lambda: _hint(h, args),
         "reveal": lambda: _reveal(h, args),
-        "session": lambda: _session(h, args),
+        "session": lambda: verbs.run_session(h, args),
         "next": lambda: _next(h),
         "stats": lambda: _stats(h, args),
-        "quiz": lambda: _quiz(h, args),
+        "quiz": lambda: verbs.run_quiz(h, args),
     }
-    return verbs[args.verb]()
+    return table[args.verb]()
 
 
 def main(argv: list[str] | None = None) -> int:

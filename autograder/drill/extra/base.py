@@ -45,3 +45,15 @@ def _forbid(*names: str) -> tuple[str, ...]:
             continue
         kept.append(n)
     return tuple(kept)
+
+
+def _stub_class(name: str, init: str, forward: str) -> str:
+    return (
+        f"class {name}(nn.Module):\n    def __init__{init}:\n        super().__init__()\n"
+        f"        raise NotImplementedError\n\n    def forward{forward}:\n"
+        "        raise NotImplementedError\n"
+    )
+
+
+def _stub_def(name: str, params: str) -> str:
+    return f"def {name}{params}:\n    raise NotImplementedError\n"
