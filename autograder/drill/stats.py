@@ -68,9 +68,10 @@ def quiz_line(history: History) -> str | None:
         return None
     right = sum(a["correct"] for a in history.answers)
     asked = len({a["question"] for a in history.answers})
+    n = len(history.answers)
     return (
-        f"Quiz: {len(history.answers)} answers to {asked} questions, {right} right "
-        f"({right / len(history.answers):.0%})"
+        f"Quiz: {n} answer{'s' * (n != 1)} to {asked} question{'s' * (asked != 1)}, {right} "
+        f"right ({right / n:.0%})"
     )
 
 

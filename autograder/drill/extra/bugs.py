@@ -110,7 +110,7 @@ BUGS = (
     ),
     NewDrill(
         "bug-mha",
-        "find the bugs: multi-head attention (2 bugs)",
+        "find the bugs: multi-head attention (3 bugs)",
         ("MultiHeadAttention",),
         2,
         10,
