@@ -38,6 +38,27 @@ def test_at_least_15_new_drills_with_5_find_the_bug():
         compile(HEAD + d.stubs, d.name, "exec")
 
 
+def test_the_course_mistakes_a_new_drill_names_exist_and_its_hints_list_them(home_dir):
+    from autograder.drill.cli import _hints
+
+    for d in extra.DRILLS:
+        assert set(d.course_mistakes) <= set(COURSE), d.name
+        last = _hints(d)[-1]
+        for m in d.course_mistakes:
+            assert f"[{m}]" in last, (d.name, m)
+    covered = {m for _, m, _, _ in MUTATIONS}
+    for d in extra.DRILLS:  # each is shown named on this drill by a mutation
+        for m in d.course_mistakes:
+            if m != "no-value-error":
+                assert any(n == d.name and i == m for n, i, _, _ in MUTATIONS) or m in covered, m
+
+
+@pytest.fixture
+def home_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTENTION_DRILL_HOME", str(tmp_path / "home"))
+    return tmp_path
+
+
 def test_own_mistake_ids_are_new_kebab_case_with_title_and_hint():
     assert not set(OWN) & set(COURSE)
     for m in OWN.values():
@@ -219,6 +240,23 @@ MUTATIONS = [
         "return kept",
     ),
     ("top-p", "temperature-multiplied", "logits / temperature", "logits * temperature"),
+    (
+        "decoder-block",
+        "pre-post-ln-swapped",
+        "        h = self.norm1(x)\n"
+        "        x = x + self.self_attn(h, h, causal)\n"
+        "        x = x + self.cross_attn(self.norm2(x), memory, memory_mask)\n"
+        "        return x + self.linear2(torch.relu(self.linear1(self.norm3(x))))",
+        "        x = self.norm1(x + self.self_attn(x, x, causal))\n"
+        "        x = self.norm2(x + self.cross_attn(x, memory, memory_mask))\n"
+        "        return self.norm3(x + self.linear2(torch.relu(self.linear1(x))))",
+    ),
+    (
+        "mqa",
+        "missing-output-projection",
+        "return self.w_o(out.transpose(1, 2).reshape(B, L, -1))",
+        "return out.transpose(1, 2).reshape(B, L, -1)",
+    ),
     (
         "alibi",
         "alibi-same-slope-every-head",

@@ -246,3 +246,36 @@ def test_the_graders_time_is_not_the_candidates(home, capsys):
     # the second check's time: the wall time since the first, less the first check's grading
     assert second.seconds - first.seconds <= wall - grader_first + 0.5
     assert second.seconds - first.seconds >= wall - grader_first - 0.5
+
+
+def test_a_version_1_history_is_read_with_its_reveals_and_old_drill_names(home):
+    import json
+
+    home.mkdir()
+    at = T0.isoformat()
+    (home / "history.json").write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "attempts": [
+                    {
+                        "drill": "scaled_dot_product_attention",
+                        "at": at,
+                        "passed": True,
+                        "seconds": 60.0,
+                        "mistakes": [],
+                        "failed": [],
+                        "revealed": False,
+                    }
+                ],
+                "started": {},
+                "revealed": {"MultiHeadAttention": at},
+            }
+        )
+    )
+    h = history.load()
+    assert h.notice is None
+    assert [a.drill for a in h.attempts] == ["sdpa-mask"]
+    assert h.revealed == {"mha": at}
+    h.save()
+    assert json.loads((home / "history.json").read_text())["version"] == history.VERSION

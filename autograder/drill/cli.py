@@ -237,7 +237,8 @@ def _hints(drill) -> list[str]:
 
     levels = list(drill.hints)
     everything = list(MISTAKES.values()) + list(OWN.values())
-    known = [m for m in everything if set(m.exercises) & set(drill.exercises)]
+    named = set(getattr(drill, "course_mistakes", ()))  # the course's ids a new drill also names
+    known = [m for m in everything if set(m.exercises) & set(drill.exercises) or m.id in named]
     if known:
         levels.append(
             "The mistakes the checks name for this drill:\n"

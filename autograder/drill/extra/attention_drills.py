@@ -16,6 +16,8 @@ _NO_BUILTIN = (
 _LINEARS = "Layers are nn.Linear attributes named as stated: the checks load known weights by name."
 
 
+_ATTENTION_MISTAKES = ("scaled-by-d-model", "mask-polarity-inverted")
+
 DRILLS = (
     NewDrill(
         "gqa",
@@ -57,6 +59,7 @@ DRILLS = (
         "instead of h, for a small loss in quality (Ainslie et al., 2023).",
         (ref._attend, ref.GroupedQueryAttention),
         {"GroupedQueryAttention": (ca.check_gqa, ATTENTION_FORBID)},
+        course_mistakes=_ATTENTION_MISTAKES + ("missing-output-projection", "no-value-error"),
     ),
     NewDrill(
         "mqa",
@@ -88,6 +91,7 @@ DRILLS = (
         "One key/value head cuts the KV cache by num_heads times; GQA is the compromise.",
         (ref._attend, ref.GroupedQueryAttention, ref.MultiQueryAttention),
         {"MultiQueryAttention": (ca.check_mqa, ATTENTION_FORBID)},
+        course_mistakes=_ATTENTION_MISTAKES + ("missing-output-projection",),
     ),
     NewDrill(
         "cross-attention",
@@ -120,6 +124,7 @@ DRILLS = (
         "causal mask: the whole source is visible.",
         (ref._attend, ref.Attention, ref.CrossAttention),
         {"CrossAttention": (ca.check_cross_attention, ATTENTION_FORBID)},
+        course_mistakes=_ATTENTION_MISTAKES,
     ),
     NewDrill(
         "decoder-block",
@@ -170,5 +175,6 @@ DRILLS = (
                 ),
             )
         },
+        course_mistakes=("pre-post-ln-swapped",),
     ),
 )

@@ -22,6 +22,7 @@ class NewDrill:
     answer: tuple = ()  # the model answer's objects (references); () = course_lib's
     checks: dict = field(default_factory=dict)  # name -> (check, forbid); {} = the course's
     bug: bool = False
+    course_mistakes: tuple[str, ...] = ()  # the course's ids its checks also name
 
     @property
     def target_seconds(self) -> float:
