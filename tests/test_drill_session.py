@@ -279,3 +279,16 @@ def test_a_version_1_history_is_read_with_its_reveals_and_old_drill_names(home):
     assert h.revealed == {"mha": at}
     h.save()
     assert json.loads((home / "history.json").read_text())["version"] == history.VERSION
+
+
+def test_next_follows_the_drill_being_worked_on_outside_a_session(home, capsys):
+    assert main(["start", "mha"]) == 0
+    h = history.load()
+    now = datetime.now(timezone.utc)
+    h.attempts.append(history.Attempt("mha", now.isoformat(), False, 30.0))
+    h.save()
+    capsys.readouterr()
+    assert main(["next"]) == 0
+    out = capsys.readouterr().out
+    assert "Next: mha" in out and "you are on it" in out
+    assert "check drill_mha.py" in out  # its file exists: check it, not start it again

@@ -303,6 +303,16 @@ def _reveal(h: history.History, args) -> int:
     return EXIT_OK
 
 
+def _go(h: history.History, name: str) -> str:
+    """How to go on with a drill: check its file when its timer runs, else start it."""
+    running = [f for f, t in h.started.items() if t.get("drill") == name]
+    if running:
+        path = Path(running[-1])
+        shown = str(path.relative_to(Path.cwd())) if path.is_relative_to(Path.cwd()) else str(path)
+        return f"Keep going (its timer runs): {command('check', shown)}"
+    return f"Start it: {command('start', name)}"
+
+
 def _next(h: history.History) -> int:
     at = history.now()
     s = session.current(h, at)
@@ -313,16 +323,25 @@ def _next(h: history.History) -> int:
             rows = session.status(h, s)
             state = dict((n, st) for n, st, _ in rows)[name]
             print(f"Next in your session: {name} ({d.title}, target {d.minutes} min; {state}).")
-            print(f"Start it: {command('start', name)}")
+            print(_go(h, name))
             return EXIT_OK
         print("Your session is complete:")
         verbs.summary(h, s)
         session.end(h, at)
         h.save()
+    last = h.attempts[-1] if h.attempts else None
+    if last and not last.passed and at - datetime.fromisoformat(last.at) <= schedule.RUN_GAP:
+        d = catalogue.DRILLS[last.drill]
+        print(
+            f"Next: {d.name} ({d.title}): you are on it, its last check failed "
+            f"{(at - datetime.fromisoformat(last.at)).total_seconds() / 60:.0f} min ago."
+        )
+        print(_go(h, d.name))
+        return EXIT_OK
     first = schedule.plan(h, at)[0]
     d = first.drill
     print(f"Next: {d.name} ({d.title}, target {d.minutes} min): {first.reason}.")
-    print(f"Start it: {command('start', d.name)}")
+    print(_go(h, d.name))
     due_questions = [q for q, state in verbs.quiz_order(h, at) if state == "due"]
     if due_questions:
         print(f"{len(due_questions)} quiz question(s) due: {command('quiz')}")
