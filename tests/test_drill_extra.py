@@ -603,3 +603,10 @@ def alibi_bias(num_heads, seq_len):
 def test_real_code_passes(tmp_path, name):
     results = judged(tmp_path, name, HEAD + REAL_CODE[name])
     assert all(r.passed for r in results), grading.human(name, results)
+
+
+def test_the_model_answers_are_not_in_the_sandbox(tmp_path):
+    source = HEAD + "from autograder.drill.extra.references import RMSNorm  # noqa: F401\n"
+    (result,) = judged(tmp_path, "rmsnorm", source)
+    assert not result.passed
+    assert "not defined" in result.message or "No module named" in result.message, result.message
