@@ -1,35 +1,45 @@
 """``python -m autograder drill VERB``: the interview trainer's command line.
 
-    list                      every drill, its difficulty, target time and your history
-    start NAME [--dir DIR]    write a blank drill file and start its timer
-    check FILE                grade it (the same checks as `autograder check`), record the attempt
-    hint NAME [LEVEL]         hints, one level at a time
-    reveal NAME               the model answer and why (before a pass it counts as a fail)
-    next                      what to practise now (FSRS spaced repetition over your history)
-    stats [--png FILE]        attempts, pass rate, median time, recurring mistakes
-    quiz [ID ANSWER]          the conceptual interview questions; with ID ANSWER, grade an answer
+    list                         every drill, its difficulty, target time and your history
+    start NAME [--bare] [--dir]  write a blank drill file (--bare: the interface only) and start
+                                 its timer
+    check FILE                   grade it (the course's checks), record the attempt
+    hint NAME [LEVEL]            hints, one level at a time (recorded: they count in the rating)
+    reveal NAME                  the model answer and why (recorded: a revealed pass is no pass)
+    session [--focus NAME... | --due | --end]
+                                 a focused session: `next` follows it, one rating per drill
+    next                         what to practise now (the session's next drill, else FSRS)
+    stats [--png FILE]           attempts, clean and revealed passes, median time, mistakes
+    quiz [ID ANSWER]             conceptual questions, recorded and scheduled like drills
 
-Exit status: 0 ok (check: passed), 1 check failed or a wrong quiz answer, 2 bad input.
+Exit status: 0 ok (check: passed), 1 check failed or a wrong quiz answer, 2 bad input. A closed
+pipe (``reveal NAME | head``) ends the output quietly.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from datetime import datetime
+import time
+from datetime import datetime, timezone
 from pathlib import Path
 
-from autograder.drill import catalogue, files, history, schedule, stats
+from autograder import contract
+from autograder.drill import catalogue, files, history, schedule, session, stats, verbs
+from autograder.drill.commands import command
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD = 0, 1, 2
-CMD = ".venv/bin/python -m autograder drill"
+_IMPORTED = time.time()  # the latest the command can have been launched, without psutil
+_CALLED: float | None = None  # when main() was called
+FRESH = 120.0  # a process this young was started for this command
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m autograder drill",
         description="Interview practice: blank-page drills graded by the course's checks, with "
-        "hints, model answers, spaced repetition and conceptual questions.",
+        "hints, model answers, focused sessions, spaced repetition and conceptual questions.",
     )
     verbs = parser.add_subparsers(dest="verb", required=True)
     verbs.add_parser("list", help="every drill, with difficulty, target time and your history")
@@ -37,6 +47,11 @@ def _parser() -> argparse.ArgumentParser:
     start.add_argument("name", metavar="NAME")
     start.add_argument("--dir", default=".", help="where to write drill_<NAME>.py (default .)")
     start.add_argument("--force", action="store_true", help="overwrite an existing file")
+    start.add_argument(
+        "--bare",
+        action="store_true",
+        help="the interview setting: the signatures and interface only, no pitfalls named",
+    )
     check = verbs.add_parser("check", help="grade a drill file and record the attempt")
     check.add_argument("file", metavar="FILE")
     hint = verbs.add_parser("hint", help="hints for a drill, in levels")
@@ -44,6 +59,11 @@ def _parser() -> argparse.ArgumentParser:
     hint.add_argument("level", nargs="?", type=int, default=1, metavar="LEVEL")
     reveal = verbs.add_parser("reveal", help="the model answer, with its explanation")
     reveal.add_argument("name", metavar="NAME")
+    sess = verbs.add_parser("session", help="a focused session over chosen or due drills")
+    how = sess.add_mutually_exclusive_group()
+    how.add_argument("--focus", nargs="+", metavar="NAME", help="these drills (commas work too)")
+    how.add_argument("--due", action="store_true", help="the drills due now")
+    how.add_argument("--end", action="store_true", help="end the session in progress")
     verbs.add_parser("next", help="what to practise now")
     st = verbs.add_parser("stats", help="your history summarised")
     st.add_argument("--png", metavar="FILE", help="also write the summary as a PNG plot")
@@ -61,16 +81,59 @@ def _find(name: str) -> catalogue.Drill | None:
         return None
 
 
+def _launched() -> datetime:
+    """When the candidate asked for this command: the process's start when it is a fresh
+    command (the interpreter's and the grader's start-up are not the candidate's time), else
+    (called from a longer-lived process) when ``main`` was called."""
+    called = _CALLED or time.time()
+    try:
+        import psutil
+
+        started = psutil.Process(os.getpid()).create_time()
+    except Exception:  # noqa: BLE001 - no psutil, or no process table: the import time
+        started = _IMPORTED
+    fresh = 0 <= called - started <= FRESH
+    return datetime.fromtimestamp(started if fresh else called, timezone.utc)
+
+
+KINDS = (  # the sections of `list`, and why the pairs that grade one exercise were merged
+    ("The course's exercises, one drill each", lambda d: d.name in contract.BY_NAME),
+    (
+        "Whiteboard drills (each is also the drill of the exercise it grades: `start "
+        "MultiHeadAttention` is `start mha`)",
+        lambda d: d in catalogue.COMPOSITES,
+    ),
+    ("Beyond the course: what interviews also ask", lambda d: hasattr(d, "stubs") and not d.bug),
+    ("Find the bug: you get broken code to fix", lambda d: getattr(d, "bug", False)),
+)
+
+
 def _list(h: history.History) -> int:
     width = max(len(n) for n in catalogue.DRILLS)
-    print(f"{'drill':<{width}}  level   target  tries  passed  title")
-    for d in catalogue.DRILLS.values():
-        tries = h.of(d.name)
-        print(
-            f"{d.name:<{width}}  {'*' * d.difficulty:<5}  {d.minutes:>3} min  {len(tries):>5}  "
-            f"{sum(a.passed for a in tries):>6}  {d.title if d.title != d.name else ''}"
-        )
-    print(f"\nStart one: {CMD} start NAME   (or let the scheduler choose: {CMD} next)")
+    aliases = {v: k for k, v in catalogue.ALIASES.items()}
+    for heading, belongs in KINDS:
+        print(f"{heading}:")
+        print(f"  {'drill':<{width}}  level   target  tries  passed  title")
+        for d in catalogue.DRILLS.values():
+            if not belongs(d):
+                continue
+            tries = h.of(d.name)
+            title = d.title if d.title != d.name else ""
+            if d.name in aliases:
+                title += f" (grades {aliases[d.name]})"
+            print(
+                f"  {d.name:<{width}}  {'*' * d.difficulty:<5}  {d.minutes:>3} min  "
+                f"{len(tries):>5}  {sum(a.passed for a in tries):>6}  {title}"
+            )
+        print()
+    print(
+        "A whiteboard drill that grades one exercise is that exercise's drill, with a problem "
+        "statement, hints and an interview target time: sdpa-mask for "
+        "scaled_dot_product_attention (both mask forms), mha for MultiHeadAttention, rope, "
+        "tiled. `masks` grades three exercises at once."
+    )
+    print(f"\nStart one: {command('start', 'NAME')}   (--bare: the interview setting)")
+    print(f"Or a focused session: {command('session', '--focus', 'sdpa-mask', 'mha')}")
     return EXIT_OK
 
 
@@ -83,19 +146,29 @@ def _start(h: history.History, args) -> int:
         print(f"error: {path} exists; pass --force to start it again from blank", file=sys.stderr)
         return EXIT_BAD
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(files.blank(drill, str(path)), encoding="utf-8")
-    h.started[str(path.resolve())] = {"drill": drill.name, "at": history.now().isoformat()}
+    path.write_text(files.blank(drill, str(path), bare=args.bare, command=command), "utf-8")
+    h.started[str(path.resolve())] = {
+        "drill": drill.name,
+        "at": history.now().isoformat(),
+        "grader": 0.0,
+    }
+    current = session.current(h, history.now())
     h.save()
-    print(f"Wrote {path}: {drill.title}, target {drill.minutes} min. The timer is running.")
-    print(f"Check it:  {CMD} check {path}")
-    print(f"Stuck?     {CMD} hint {drill.name}")
+    level = "bare" if args.bare else "guided"
+    print(
+        f"Wrote {path} ({level}): {drill.title}, target {drill.minutes} min. The timer is running."
+    )
+    if current and drill.name not in current["drills"]:
+        print(f"Note: {drill.name} is not part of your session ({', '.join(current['drills'])}).")
+    print(f"Check it:  {command('check', str(path))}")
+    print(f"Stuck?     {command('hint', drill.name)}")
     return EXIT_OK
 
 
 def _check(h: history.History, args) -> int:
-    from autograder.check import report
     from autograder.core.extract import ExtractError
-    from autograder.core.judge import NothingToGrade, judge_file
+    from autograder.core.judge import NothingToGrade
+    from autograder.drill.extra import grading
     from autograder.sandbox.host.pool import warm_up
 
     path = Path(args.file)
@@ -104,8 +177,9 @@ def _check(h: history.History, args) -> int:
     except (OSError, UnicodeDecodeError) as e:
         print(f"error: cannot read {path}: {e}", file=sys.stderr)
         return EXIT_BAD
-    session = h.started.get(str(path.resolve()))
-    name = name or (session or {}).get("drill")
+    submitted = _launched()  # the candidate's time stops when they asked for the check
+    timer = h.started.get(str(path.resolve()))
+    name = name or (timer or {}).get("drill")
     drill = _find(name) if name else None
     if drill is None:
         print(
@@ -116,25 +190,31 @@ def _check(h: history.History, args) -> int:
         return EXIT_BAD
     warm_up()
     try:
-        results = judge_file(path, drill.exercises)
+        results = grading.judge(path, drill)
     except (ExtractError, NothingToGrade) as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD
-    print(report.human(str(path), results))
+    print(grading.human(str(path), results))
     passed = all(r.passed for r in results)
     seconds = None
-    if session and session.get("drill") == drill.name:
-        seconds = (history.now() - datetime.fromisoformat(session["at"])).total_seconds()
-    revealed = drill.name in h.revealed and not h.passed(drill.name)
+    if timer and timer.get("drill") == drill.name:
+        elapsed = (submitted - datetime.fromisoformat(timer["at"])).total_seconds()
+        seconds = max(0.0, elapsed - timer.get("grader", 0.0))
+        timer["grader"] = timer.get("grader", 0.0) + (history.now() - submitted).total_seconds()
+    hints, revealed = h.seen_before(drill.name, submitted)
+    current = session.current(h, submitted)
+    in_session = current["id"] if current and drill.name in current["drills"] else None
     h.attempts.append(
         history.Attempt(
             drill.name,
-            history.now().isoformat(),
+            submitted.isoformat(),
             passed,
             seconds,
             [r.mistake for r in results if r.mistake],
             [r.exercise for r in results if not r.passed],
             revealed,
+            hints,
+            in_session,
         )
     )
     if passed:
@@ -142,17 +222,23 @@ def _check(h: history.History, args) -> int:
     h.save()
     timing = "" if seconds is None else f" in {seconds / 60:.1f} min (target {drill.minutes})"
     if passed:
-        print(f"\nPassed{timing}. The model answer: {CMD} reveal {drill.name}")
+        note = " (after a reveal: not counted as a clean pass)" if revealed else ""
+        print(f"\nPassed{timing}{note}. The model answer: {command('reveal', drill.name)}")
     else:
-        print(f"\nNot yet{timing}. Fix it and check again, or: {CMD} hint {drill.name}")
+        print(f"\nNot yet{timing}. Fix it and check again, or: {command('hint', drill.name)}")
+    if in_session:
+        verbs.session_line(h, current)
     return EXIT_OK if passed else EXIT_FAILED
 
 
-def _hints(drill: catalogue.Drill) -> list[str]:
+def _hints(drill) -> list[str]:
     from autograder.core.mistakes import MISTAKES
+    from autograder.drill.extra.mistakes import MISTAKES as OWN
 
     levels = list(drill.hints)
-    known = [m for m in MISTAKES.values() if set(m.exercises) & set(drill.exercises)]
+    everything = list(MISTAKES.values()) + list(OWN.values())
+    named = set(getattr(drill, "course_mistakes", ()))  # the course's ids a new drill also names
+    known = [m for m in everything if set(m.exercises) & set(drill.exercises) or m.id in named]
     if known:
         levels.append(
             "The mistakes the checks name for this drill:\n"
@@ -163,18 +249,24 @@ def _hints(drill: catalogue.Drill) -> list[str]:
     return levels
 
 
-def _hint(args) -> int:
+def _hint(h: history.History, args) -> int:
     drill = _find(args.name)
     if drill is None:
         return EXIT_BAD
     levels = _hints(drill)
     level = max(1, min(args.level, len(levels)))
+    h.saw("hint", drill.name, history.now(), level)
+    h.save()
     for i, text in enumerate(levels[:level], 1):
         print(f"Hint {i}/{len(levels)}: {text}")
     if level < len(levels):
-        print(f"\nMore: {CMD} hint {drill.name} {level + 1}")
+        print(f"\nMore: {command('hint', drill.name, str(level + 1))}")
     else:
-        print(f"\nNo more hints. The model answer: {CMD} reveal {drill.name}")
+        print(f"\nNo more hints. The model answer: {command('reveal', drill.name)}")
+    print(
+        "(Hints count in the rating of your next pass: at most Good after one level, Hard "
+        "after two.)"
+    )
     return EXIT_OK
 
 
@@ -182,30 +274,82 @@ def _reveal(h: history.History, args) -> int:
     drill = _find(args.name)
     if drill is None:
         return EXIT_BAD
-    if not h.passed(drill.name):
+    at = history.now()
+    recent_pass = any(
+        a.passed and at - datetime.fromisoformat(a.at) <= history.SEEN_FOR for a in h.of(drill.name)
+    )
+    h.saw("reveal", drill.name, at)
+    h.save()
+    if recent_pass:
         print(
-            f"You have not passed {drill.name} yet: it is revealed now, and counts as a fail for "
-            "the scheduler (it will come back soon).\n"
+            f"You passed {drill.name}: the model answer is yours to compare. (A repeat within "
+            "24 h counts as revealed, not as a clean pass.)\n"
         )
-        h.revealed[drill.name] = history.now().isoformat()
-        h.save()
-    print(f"# Model answer for {drill.name} (the course's reference, course_lib)\n")
+    else:
+        print(
+            f"You have not passed {drill.name} today: it is revealed now, counts as a fail "
+            "for the scheduler (it will come back soon), and a pass within 24 h counts as "
+            "revealed, not clean.\n"
+        )
+    where = (
+        "the course's reference, course_lib"
+        if not getattr(drill, "answer", ())
+        else ("the drill's reference")
+    )
+    print(f"# Model answer for {drill.name} ({where})\n")
     print(files.model_answer(drill))
     if drill.explanation:
         print(f"\nWhy: {drill.explanation}")
     return EXIT_OK
 
 
+def _go(h: history.History, name: str) -> str:
+    """How to go on with a drill: check its file when its timer runs, else start it."""
+    running = [f for f, t in h.started.items() if t.get("drill") == name]
+    if running:
+        path = Path(running[-1])
+        shown = str(path.relative_to(Path.cwd())) if path.is_relative_to(Path.cwd()) else str(path)
+        return f"Keep going (its timer runs): {command('check', shown)}"
+    return f"Start it: {command('start', name)}"
+
+
 def _next(h: history.History) -> int:
-    first = schedule.plan(h, history.now())[0]
+    at = history.now()
+    s = session.current(h, at)
+    if s is not None:
+        name = session.next_drill(h, s)
+        if name is not None:
+            d = catalogue.DRILLS[name]
+            rows = session.status(h, s)
+            state = dict((n, st) for n, st, _ in rows)[name]
+            print(f"Next in your session: {name} ({d.title}, target {d.minutes} min; {state}).")
+            print(_go(h, name))
+            return EXIT_OK
+        print("Your session is complete:")
+        verbs.summary(h, s)
+        session.end(h, at)
+        h.save()
+    last = h.attempts[-1] if h.attempts else None
+    if last and not last.passed and at - datetime.fromisoformat(last.at) <= schedule.RUN_GAP:
+        d = catalogue.DRILLS[last.drill]
+        print(
+            f"Next: {d.name} ({d.title}): you are on it, its last check failed "
+            f"{(at - datetime.fromisoformat(last.at)).total_seconds() / 60:.0f} min ago."
+        )
+        print(_go(h, d.name))
+        return EXIT_OK
+    first = schedule.plan(h, at)[0]
     d = first.drill
     print(f"Next: {d.name} ({d.title}, target {d.minutes} min): {first.reason}.")
-    print(f"Start it: {CMD} start {d.name}")
+    print(_go(h, d.name))
+    due_questions = [q for q, state in verbs.quiz_order(h, at) if state == "due"]
+    if due_questions:
+        print(f"{len(due_questions)} quiz question(s) due: {command('quiz')}")
     return EXIT_OK
 
 
 def _stats(h: history.History, args) -> int:
-    print(stats.text(h))
+    print(stats.text(h, command("next")))
     if args.png:
         if not h.attempts:
             print("error: no attempts to plot yet", file=sys.stderr)
@@ -215,36 +359,31 @@ def _stats(h: history.History, args) -> int:
     return EXIT_OK
 
 
-def _quiz(args) -> int:
-    from autograder.questions import QUESTIONS, grade_answer
-
-    ours = {qid: q for qid, q in QUESTIONS.items() if qid.startswith("10_")}
-    if args.id is None:
-        for q in ours.values():
-            print(f"[{q.id}] {q.prompt}\n")
-        print(f'Answer one: {CMD} quiz 10_1 "b"')
-        return EXIT_OK
-    if args.answer is None:
-        print(f"error: give an answer: {CMD} quiz {args.id} ANSWER", file=sys.stderr)
-        return EXIT_BAD
-    verdict = grade_answer(args.id, args.answer)
-    print(("✔ " if verdict.correct else "✘ ") + verdict.message)
-    return EXIT_OK if verdict.correct else EXIT_FAILED
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    if args.verb == "quiz":
-        return _quiz(args)
-    if args.verb == "hint":
-        return _hint(args)
+def _run(args) -> int:
     h = history.load()
-    verbs = {
+    table = {
         "list": lambda: _list(h),
         "start": lambda: _start(h, args),
         "check": lambda: _check(h, args),
+        "hint": lambda: _hint(h, args),
         "reveal": lambda: _reveal(h, args),
+        "session": lambda: verbs.run_session(h, args),
         "next": lambda: _next(h),
         "stats": lambda: _stats(h, args),
+        "quiz": lambda: verbs.run_quiz(h, args),
     }
-    return verbs[args.verb]()
+    return table[args.verb]()
+
+
+def main(argv: list[str] | None = None) -> int:
+    global _CALLED
+    _CALLED = time.time()
+    args = _parser().parse_args(argv)
+    try:
+        code = _run(args)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:  # `reveal mha | head`: the reader has what it wanted
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so that the exit's own flush is quiet too
+        return EXIT_OK

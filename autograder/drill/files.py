@@ -40,31 +40,54 @@ def _stub(ex: contract.Exercise) -> str:
     )
 
 
-def blank(drill: Drill, filename: str = "FILE") -> str:
-    """The text of a drill's blank file."""
-    lines = [f"{HEADER}{drill.name}", f"# {drill.title}: target {drill.minutes} min", "#"]
+def blank(drill: Drill, filename: str = "FILE", bare: bool = False, command=None) -> str:
+    """The text of a drill's blank file: guided (the contract's text with its pitfalls) or
+    ``bare`` (the interface only, :mod:`levels`). ``command(*words)`` spells the trainer's
+    commands (:func:`commands.command`)."""
+    from autograder.drill import levels
+    from autograder.drill.commands import command as default_command
+    from autograder.drill.extra import files as extra_files
+
+    command = command or default_command
+    level = (
+        "bare, the interview setting: the interface only; the pitfalls are yours to know"
+        if bare
+        else "guided: the interface and its pitfalls (`start --bare` leaves the pitfalls out)"
+    )
+    lines = [
+        f"{HEADER}{drill.name}",
+        f"# {drill.title}: target {drill.minutes} min",
+        f"# Level: {level}",
+        "#",
+    ]
+    tail = [
+        "#",
+        f"# Check:  {command('check', filename)}",
+        f"# Hints:  {command('hint', drill.name)}   (then hint {drill.name} 2, 3...)",
+        "",
+        *extra_files.IMPORTS,
+    ]
+    if hasattr(drill, "stubs"):  # a drill beyond the course's exercises
+        head = extra_files.blank(drill, _comment, lines, bare)
+        return head + "\n" + "\n".join(tail) + "\n\n" + drill.stubs
+    spec = levels.bare if bare else (lambda text: text)
     if drill.statement:
-        lines += [_comment(drill.statement), "#"]
+        statement = (
+            levels.bare(drill.statement).split(". ")[0].rstrip(".") + "."
+            if bare
+            else drill.statement
+        )
+        lines += [_comment(statement), "#"]
     lines.append("# Write, from a blank page (no notebook, no course_lib):")
     for name in drill.exercises:
         ex = contract.BY_NAME[name]
-        lines.append(_comment(f"{name}{ex.signature}: {ex.spec}", indent="#   "))
+        lines.append(_comment(f"{name}{ex.signature}: {spec(ex.spec)}", indent="#   "))
+    rules = conventions(drill.exercises)
+    rules = levels.conventions(rules) if bare else rules
     lines += ["#", "# Conventions the checks rely on:"]
-    lines += [_comment(c, indent="#   - ") for c in conventions(drill.exercises)]
-    lines += [
-        "#",
-        f"# Check:  .venv/bin/python -m autograder drill check {filename}",
-        f"# Hints:  .venv/bin/python -m autograder drill hint {drill.name} [1, 2, 3...]",
-        "",
-        "import math",
-        "",
-        "import torch",
-        "import torch.nn.functional as F  # noqa: F401",
-        "from torch import nn  # noqa: F401",
-        "",
-    ]
+    lines += [_comment(c, indent="#   - ") for c in rules]
     stubs = [_stub(contract.BY_NAME[n]) for n in drill.exercises]
-    return "\n".join(lines) + "\n\n" + "\n\n".join(stubs)
+    return "\n".join(lines + tail) + "\n\n" + "\n\n".join(stubs)
 
 
 def drill_of(text: str) -> str | None:
@@ -96,6 +119,10 @@ def _course_objects(obj, seen: dict) -> None:
 
 def model_answer(drill: Drill) -> str:
     """The reference source of the drill's exercises, with the course functions they call."""
+    if getattr(drill, "answer", ()):  # a drill beyond the course's exercises: its own reference
+        from autograder.drill.extra import files as extra_files
+
+        return extra_files.model_answer(drill)
     seen: dict[str, str] = {}
     for name in drill.exercises:
         module, _, attr = contract.BY_NAME[name].reference.partition(":")

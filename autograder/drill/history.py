@@ -3,6 +3,11 @@
 ``ATTENTION_DRILL_HOME`` overrides the directory (tests use a temporary one). A file that cannot
 be read is renamed ``history.json.corrupt-<time>`` (reported, never deleted) and a fresh history
 starts; every write goes to a temporary file first, then replaces the old one at once.
+
+What it holds: the attempts (each ``check``), the running timers (``start``), what was seen
+(``hint`` and ``reveal``, with their times: they count against the attempts that follow,
+:func:`seen_before`), the sessions (``session``) and the quiz answers. Version 1 files (before
+sessions) are read as they are: their reveals become reveal events.
 """
 
 from __future__ import annotations
@@ -11,11 +16,13 @@ import json
 import os
 import sys
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 ENV = "ATTENTION_DRILL_HOME"
-VERSION = 1
+VERSION = 2
+READS = (1, 2)
+SEEN_FOR = timedelta(hours=24)  # a hint or a reveal counts against the attempts of the next day
 
 
 def home() -> Path:
@@ -35,18 +42,25 @@ class Attempt:
     drill: str
     at: str  # ISO time, UTC
     passed: bool
-    seconds: float | None  # since `start`; None when the file was not started by `start`
+    seconds: float | None  # since `start`, the grader's own time left out; None: no timer
     mistakes: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)  # the exercises that failed
-    revealed: bool = False  # the model answer had been shown before this attempt
+    revealed: bool = False  # the model answer was shown before it (seen_before)
+    hints: int = 0  # the most hint levels read before it (seen_before)
+    session: str | None = None  # the session it belongs to (its id), if any
 
 
 @dataclass
 class History:
     path: Path
     attempts: list[Attempt] = field(default_factory=list)
-    started: dict[str, dict] = field(default_factory=dict)  # file -> {"drill", "at"}
-    revealed: dict[str, str] = field(default_factory=dict)  # drill -> ISO time of the reveal
+    started: dict[str, dict] = field(default_factory=dict)  # file -> {"drill", "at", "grader"}
+    # what was seen: {"kind": "hint" | "reveal", "drill", "at", "level"?}
+    seen: list[dict] = field(default_factory=list)
+    sessions: list[dict] = field(
+        default_factory=list
+    )  # {"id", "started", "drills", "how", "ended"}
+    answers: list[dict] = field(default_factory=list)  # quiz: {"question", "at", "correct", ...}
     notice: str | None = None  # what happened to an unreadable file
 
     def of(self, drill: str) -> list[Attempt]:
@@ -55,13 +69,41 @@ class History:
     def passed(self, drill: str) -> bool:
         return any(a.passed for a in self.of(drill))
 
+    @property
+    def revealed(self) -> dict[str, str]:
+        """drill -> the time of its latest reveal."""
+        return {e["drill"]: e["at"] for e in self.seen if e["kind"] == "reveal"}
+
+    def saw(self, kind: str, drill: str, at: datetime, level: int = 0) -> None:
+        self.seen.append({"kind": kind, "drill": drill, "at": at.isoformat(), "level": level})
+
+    def seen_before(self, drill: str, at: datetime) -> tuple[int, bool]:
+        """(hint levels read, whether the answer was revealed) that count against an attempt at
+        ``drill`` at ``at``: those of the last 24 hours since the drill's last pass (a reveal
+        right after a pass, to read the model answer, counts against a quick repeat, not
+        against that pass)."""
+        since = at - SEEN_FOR
+        for a in self.of(drill):
+            t = datetime.fromisoformat(a.at)
+            if a.passed and since < t <= at:
+                since = t
+        events = [
+            e
+            for e in self.seen
+            if e["drill"] == drill and since < datetime.fromisoformat(e["at"]) <= at
+        ]
+        hints = max((e.get("level", 0) for e in events if e["kind"] == "hint"), default=0)
+        return hints, any(e["kind"] == "reveal" for e in events)
+
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         data = {
             "version": VERSION,
             "attempts": [asdict(a) for a in self.attempts],
             "started": self.started,
-            "revealed": self.revealed,
+            "seen": self.seen,
+            "sessions": self.sessions,
+            "answers": self.answers,
         }
         tmp = self.path.with_name(self.path.name + ".tmp")
         tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
@@ -69,16 +111,30 @@ class History:
 
 
 def _parse(path: Path, text: str) -> History:
+    from autograder.drill.catalogue import canonical
+
     data = json.loads(text)
-    if not isinstance(data, dict) or data.get("version") != VERSION:
-        raise ValueError(f"not a version-{VERSION} drill history")
+    if not isinstance(data, dict) or data.get("version") not in READS:
+        raise ValueError(f"not a drill history (version {' or '.join(map(str, READS))})")
     attempts = [Attempt(**a) for a in data.get("attempts", [])]
     for a in attempts:
         datetime.fromisoformat(a.at)
-    started, revealed = data.get("started", {}), data.get("revealed", {})
-    if not isinstance(started, dict) or not isinstance(revealed, dict):
-        raise ValueError("'started' and 'revealed' must be objects")
-    return History(path, attempts, started, revealed)
+        a.drill = canonical(a.drill)  # an exercise's name, from before its drill was merged
+    started = data.get("started", {})
+    seen = list(data.get("seen", []))
+    revealed = data.get("revealed", {})  # version 1: drill -> the time of the first reveal
+    sessions, answers = data.get("sessions", []), data.get("answers", [])
+    if not all(isinstance(x, dict) for x in (started, revealed)) or not all(
+        isinstance(x, list) for x in (seen, sessions, answers)
+    ):
+        raise ValueError(
+            "'started' and 'revealed' must be objects; 'seen', 'sessions', 'answers' lists"
+        )
+    seen += [{"kind": "reveal", "drill": d, "at": t, "level": 0} for d, t in revealed.items()]
+    for e in seen:
+        datetime.fromisoformat(e["at"])
+        e["drill"] = canonical(e["drill"])
+    return History(path, attempts, started, seen, sessions, answers)
 
 
 def load(directory: Path | None = None) -> History:

@@ -1,40 +1,135 @@
 """What to practise next: the FSRS spaced-repetition scheduler (the ``fsrs`` package) over the
-history.
+history, one review per drill per session.
 
-Each attempt is a review of its drill, rated from the result: a fail (or a pass after the model
-answer was revealed) is ``Again``, a pass slower than the drill's target time ``Hard``, a pass
-within it ``Good``, within half of it ``Easy``. FSRS turns the reviews into a due date per drill,
-so failed and slow drills come back sooner.
+A **review** is one go at a drill, however many checks it took: the attempts of one session
+(``drill session``), or, outside sessions, a run of attempts that ends at a pass (or after an
+hour without one). Iterating is not forgetting: fail, fail, pass in 90 s is one review.
+
+Its rating (:func:`review_rating`) comes from what happened up to the first pass:
+
+- ``Again``: not passed, or the model answer was shown first (``reveal``, within the day before:
+  a revealed pass is not recall);
+- by the time of the pass against the drill's target: ``Easy`` within half of it, ``Good``
+  within it, ``Hard`` beyond it (``Good`` when there was no timer);
+- at most ``Good`` after a failed check or a hint; at most ``Hard`` after 3 failed checks or 2
+  hint levels.
+
+A reveal with no attempt after it (and no pass just before it) is an ``Again`` review of its own.
+FSRS turns the reviews into a due date per drill, so failed and slow drills come back sooner.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from fsrs import Card, Rating, Scheduler
 
 from autograder.drill.catalogue import DRILLS, Drill
-from autograder.drill.history import Attempt, History
+from autograder.drill.history import SEEN_FOR, Attempt, History
+
+RUN_GAP = timedelta(hours=1)  # outside sessions, attempts further apart are separate reviews
+
+
+@dataclass(frozen=True)
+class Review:
+    drill: str
+    at: datetime  # when it was decided: the first pass, else the last attempt (or the reveal)
+    rating: Rating
+    why: str
+    attempts: tuple[Attempt, ...] = ()
+    session: str | None = None
+
+
+def review_rating(attempts: list[Attempt], drill) -> tuple[Rating, str]:
+    """The rating of one review: its attempts, in order (see the module's docstring)."""
+    first = next((i for i, a in enumerate(attempts) if a.passed), None)
+    upto = attempts if first is None else attempts[: first + 1]
+    if any(a.revealed for a in upto):
+        return Rating.Again, "the model answer was shown first"
+    if first is None:
+        return Rating.Again, f"not passed in {len(attempts)} check{'s' * (len(attempts) > 1)}"
+    fails, hints, seconds = first, max(a.hints for a in upto), upto[-1].seconds
+    if seconds is None:
+        rating, why = Rating.Good, "passed (no timer)"
+    elif seconds <= drill.target_seconds / 2:
+        rating, why = Rating.Easy, f"passed in {seconds / 60:.1f} min, within half the target"
+    elif seconds <= drill.target_seconds:
+        rating, why = Rating.Good, f"passed in {seconds / 60:.1f} min, within the target"
+    else:
+        rating, why = Rating.Hard, f"passed in {seconds / 60:.1f} min, over the target"
+    notes = []
+    if fails:
+        notes.append(f"after {fails} failed check{'s' * (fails > 1)}")
+    if hints:
+        notes.append(f"with {hints} hint level{'s' * (hints > 1)}")
+    if fails or hints:
+        rating = min(rating, Rating.Good)
+    if fails >= 3 or hints >= 2:
+        rating = min(rating, Rating.Hard)
+    return Rating(rating), ", ".join([why, *notes])
 
 
 def rating(attempt: Attempt, drill: Drill) -> Rating:
-    if not attempt.passed or attempt.revealed:
-        return Rating.Again
-    if attempt.seconds is None or attempt.seconds <= drill.target_seconds:
-        if attempt.seconds is not None and attempt.seconds <= drill.target_seconds / 2:
-            return Rating.Easy
-        return Rating.Good
-    return Rating.Hard
+    """The rating of a review made of this one attempt."""
+    return review_rating([attempt], drill)[0]
+
+
+def _groups(attempts: list[Attempt]) -> list[list[Attempt]]:
+    groups: list[list[Attempt]] = []
+    for a in sorted(attempts, key=lambda a: a.at):
+        if groups:
+            last = groups[-1][-1]
+            same_session = a.session is not None and a.session == last.session
+            gap = datetime.fromisoformat(a.at) - datetime.fromisoformat(last.at)
+            open_run = a.session is None and last.session is None and not last.passed
+            if same_session or (open_run and gap <= RUN_GAP):
+                groups[-1].append(a)
+                continue
+        groups.append([a])
+    return groups
+
+
+def _review(name: str, group: list[Attempt], drill) -> Review:
+    decided = next((a for a in group if a.passed), group[-1])
+    r, why = review_rating(group, drill)
+    return Review(name, datetime.fromisoformat(decided.at), r, why, tuple(group), group[0].session)
+
+
+def reviews(history: History, name: str) -> list[Review]:
+    """The drill's reviews, in time order."""
+    drill = DRILLS[name]
+    out = [_review(name, group, drill) for group in _groups(history.of(name))]
+    times = [datetime.fromisoformat(a.at) for a in history.of(name)]
+    passes = [datetime.fromisoformat(a.at) for a in history.of(name) if a.passed]
+    for e in history.seen:
+        if e["kind"] != "reveal" or e["drill"] != name:
+            continue
+        t = datetime.fromisoformat(e["at"])
+        followed = any(t < u <= t + SEEN_FOR for u in times)
+        after_pass = any(t - SEEN_FOR < u <= t for u in passes)
+        if not followed and not after_pass:
+            out.append(Review(name, t, Rating.Again, "revealed without an attempt"))
+    return sorted(out, key=lambda r: r.at)
+
+
+def _replay(rs: list[Review]) -> Card:
+    scheduler = Scheduler(enable_fuzzing=False)
+    c = Card()
+    for r in sorted(rs, key=lambda r: r.at):
+        c, _ = scheduler.review_card(c, r.rating, r.at)
+    return c
 
 
 def card(drill: Drill, attempts: list[Attempt]) -> Card:
-    """The drill's FSRS card after replaying its attempts in order."""
-    scheduler = Scheduler(enable_fuzzing=False)
-    c = Card()
-    for a in sorted(attempts, key=lambda a: a.at):
-        c, _ = scheduler.review_card(c, rating(a, drill), datetime.fromisoformat(a.at))
-    return c
+    """The drill's FSRS card after replaying the reviews these attempts make."""
+    return _replay([_review(drill.name, g, drill) for g in _groups(attempts)])
+
+
+def card_of(history: History, name: str) -> Card | None:
+    """The drill's card from all its reviews (reveals included), or None when it has none."""
+    rs = reviews(history, name)
+    return _replay(rs) if rs else None
 
 
 @dataclass(frozen=True)
@@ -49,13 +144,12 @@ def plan(history: History, at: datetime) -> list[Due]:
     most overdue first; then the untried ones, easiest first; then the rest by due date."""
     due, new, later = [], [], []
     for drill in DRILLS.values():
-        attempts = history.of(drill.name)
-        if not attempts:
+        rs = reviews(history, drill.name)
+        if not rs:
             new.append(Due(drill, None, "never tried"))
             continue
-        c = card(drill, attempts)
-        last = attempts[-1]
-        what = "failed last time" if not last.passed else "passed last time"
+        c = card_of(history, drill.name)
+        what = f"last review {rs[-1].rating.name} ({rs[-1].why})"
         if c.due <= at:
             due.append(Due(drill, c.due, f"{what}; due since {c.due:%Y-%m-%d %H:%M} UTC"))
         else:

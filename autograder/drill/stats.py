@@ -1,4 +1,7 @@
-"""The history summarised: attempts, pass rate, median time to a pass, recurring mistakes."""
+"""The history summarised: attempts, pass rate, median time to a pass, recurring mistakes.
+
+A pass after the model answer was shown (a *revealed* pass) is counted apart: the pass rate and
+the median time to pass are those of clean passes only."""
 
 from __future__ import annotations
 
@@ -6,8 +9,8 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass
 
-from autograder.core.mistakes import MISTAKES
 from autograder.drill.catalogue import DRILLS
+from autograder.drill.extra.judging import title_and_hint
 from autograder.drill.history import History
 
 
@@ -15,9 +18,11 @@ from autograder.drill.history import History
 class DrillStats:
     drill: str
     attempts: int
-    passes: int
-    median_seconds: float | None  # of the timed passing attempts
+    passes: int  # clean passes: the model answer was not shown first
+    median_seconds: float | None  # of the timed clean passes
     target_seconds: float
+    revealed_passes: int = 0  # passes after a reveal: in neither the rate nor the median
+    last_rating: str = ""  # the rating of the drill's latest review
 
     @property
     def pass_rate(self) -> float:
@@ -27,16 +32,22 @@ class DrillStats:
 def per_drill(history: History) -> list[DrillStats]:
     rows = []
     for name in dict.fromkeys(a.drill for a in history.attempts):
+        from autograder.drill.schedule import reviews
+
         attempts = history.of(name)
-        times = [a.seconds for a in attempts if a.passed and a.seconds is not None]
+        clean = [a for a in attempts if a.passed and not a.revealed]
+        times = [a.seconds for a in clean if a.seconds is not None]
         target = DRILLS[name].target_seconds if name in DRILLS else float("nan")
+        rs = reviews(history, name) if name in DRILLS else []
         rows.append(
             DrillStats(
                 name,
                 len(attempts),
-                sum(a.passed for a in attempts),
+                len(clean),
                 statistics.median(times) if times else None,
                 target,
+                sum(a.passed and a.revealed for a in attempts),
+                rs[-1].rating.name if rs else "",
             )
         )
     return rows
@@ -52,28 +63,51 @@ def _minutes(seconds: float | None) -> str:
     return "-" if seconds is None else f"{seconds / 60:.1f} min"
 
 
-def text(history: History) -> str:
+def quiz_line(history: History) -> str | None:
+    if not history.answers:
+        return None
+    right = sum(a["correct"] for a in history.answers)
+    asked = len({a["question"] for a in history.answers})
+    n = len(history.answers)
+    return (
+        f"Quiz: {n} answer{'s' * (n != 1)} to {asked} question{'s' * (asked != 1)}, {right} "
+        f"right ({right / n:.0%})"
+    )
+
+
+def text(history: History, start: str = "python -m autograder drill next") -> str:
     rows = per_drill(history)
+    quiz = quiz_line(history)
     if not rows:
-        return "No attempts yet. Start one: python -m autograder drill next"
+        return "\n".join(filter(None, [f"No attempts yet. Start one: {start}", quiz]))
     total = sum(r.attempts for r in rows)
     passes = sum(r.passes for r in rows)
+    revealed = sum(r.revealed_passes for r in rows)
     width = max(len(r.drill) for r in rows)
     lines = [
-        f"{total} attempts, {passes} passed ({passes / total:.0%}), {len(rows)} drills tried",
-        f"  {'drill':<{width}}  attempts  pass rate  median time to pass  target",
+        f"{total} attempts, {passes} passed ({passes / total:.0%}), {revealed} more passed "
+        f"after a reveal (not counted as passes), {len(rows)} drills tried",
+        f"  {'drill':<{width}}  attempts  passed  pass rate  revealed  median time to pass  "
+        "target    last review",
     ]
     for r in rows:
         lines.append(
-            f"  {r.drill:<{width}}  {r.attempts:>8}  {r.pass_rate:>9.0%}  "
-            f"{_minutes(r.median_seconds):>19}  {_minutes(r.target_seconds)}"
+            f"  {r.drill:<{width}}  {r.attempts:>8}  {r.passes:>6}  {r.pass_rate:>9.0%}  "
+            f"{r.revealed_passes:>8}  {_minutes(r.median_seconds):>19}  "
+            f"{_minutes(r.target_seconds):<8}  {r.last_rating}"
         )
+    lines.append(
+        "  (pass rate and median time: clean passes only; a pass after `reveal` is "
+        "counted under revealed)"
+    )
     recurring = recurring_mistakes(history)
     if recurring:
         lines.append("Recurring mistakes:")
         for mistake, n in recurring:
-            title = MISTAKES[mistake].title if mistake in MISTAKES else ""
-            lines.append(f"  {n}x [{mistake}] {title}")
+            entry = title_and_hint(mistake)
+            lines.append(f"  {n}x [{mistake}] {entry.title if entry else ''}")
+    if quiz:
+        lines.append(quiz)
     return "\n".join(lines)
 
 

@@ -19,6 +19,7 @@ from autograder.drill import catalogue, files, history, schedule, stats
 from autograder.drill.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
+COURSE_DRILLS = [d for d in catalogue.DRILLS.values() if not hasattr(d, "stubs")]
 WRONG = ROOT / "tests" / "submissions" / "wrong"
 
 CORRECT_SDPA = """\
@@ -73,32 +74,60 @@ def test_the_history_lives_in_the_users_data_dir_not_the_repo(monkeypatch):
     assert ROOT not in where.parents
 
 
-def test_every_contract_exercise_has_a_statement_and_a_drill():
+def test_every_contract_exercise_has_a_statement_and_one_drill():
     assert all(e.spec for e in contract.CONTRACT)
-    assert set(contract.NAMES) <= set(catalogue.DRILLS)
+    assert set(contract.NAMES) <= {n for d in COURSE_DRILLS for n in d.exercises}
+    for name in contract.NAMES:  # its own, or the whiteboard drill that grades it alone
+        assert catalogue.find(name).exercises == (name,) or name not in catalogue.ALIASES
+    graded_alone = [d.exercises[0] for d in COURSE_DRILLS if len(d.exercises) == 1]
+    assert len(graded_alone) == len(set(graded_alone))  # no two drills grade the same thing
     for drill in catalogue.COMPOSITES:
         assert drill.exercises and set(drill.exercises) <= set(contract.NAMES), drill.name
         assert drill.hints and drill.explanation and drill.statement, drill.name
 
 
-def test_list_shows_every_drill_with_its_history(home, capsys):
+def test_list_shows_every_drill_with_its_history_and_why_pairs_were_merged(home, capsys):
     assert main(["list"]) == 0
     out = capsys.readouterr().out
     for name in catalogue.DRILLS:
-        assert f"\n{name} " in out
+        assert f"\n  {name} " in out
+    assert "(grades scaled_dot_product_attention)" in out and "sdpa-mask for" in out
+    assert "Find the bug" in out and "Beyond the course" in out
     for title in ("SDPA with an additive or bool mask", "MHA from scratch", "RoPE"):
         assert title in out
 
 
 @pytest.mark.parametrize("name", sorted(catalogue.DRILLS))
-def test_every_blank_file_is_valid_python_with_the_contract_signatures(name):
+def test_every_blank_file_is_valid_python_at_both_levels(name):
     drill = catalogue.DRILLS[name]
-    text = files.blank(drill, "f.py")
-    compile(text, "f.py", "exec")
-    assert files.drill_of(text) == name
-    for ex in drill.exercises:
-        assert contract.BY_NAME[ex].spec in _flat(text)
-        assert f"{ex}{contract.BY_NAME[ex].signature}" in _flat(text)
+    for bare in (False, True):
+        text = files.blank(drill, "f.py", bare=bare)
+        compile(text, "f.py", "exec")
+        assert files.drill_of(text) == name
+        for ex in drill.exercises:
+            if ex in contract.BY_NAME and not hasattr(drill, "stubs"):
+                assert f"{ex}{contract.BY_NAME[ex].signature}" in _flat(text)
+                assert bare or contract.BY_NAME[ex].spec in _flat(text)
+            else:
+                assert f"def {ex}" in text or f"class {ex}" in text
+
+
+@pytest.mark.parametrize("name", sorted(catalogue.DRILLS))
+def test_a_bare_file_names_no_pitfall_a_guided_one_does(name):
+    from autograder.drill import levels
+
+    drill = catalogue.DRILLS[name]
+    if getattr(drill, "bug", False):
+        pytest.skip("a find-the-bug file states the behaviour the fixed code must have")
+    comments = _flat(files.blank(drill, "f.py", bare=True))
+    assert not levels.gives_away(comments), [p for p in levels.PITFALLS if p in comments]
+    if name == "sdpa-mask":
+        guided = _flat(files.blank(drill, "f.py"))
+        for pitfall in ("-1e9", "mask.to(scores.dtype)", "all-zero weights"):
+            assert pitfall in guided and pitfall not in comments
+        # the interface stays: both mask forms, their meaning, the return value
+        for interface in ("bool (True = may attend)", "float (added to the scores", "(output"):
+            assert interface in comments
 
 
 def test_start_writes_the_signatures_and_the_conventions_and_starts_the_timer(home, capsys):
@@ -159,7 +188,7 @@ def test_a_wrong_then_a_correct_attempt_leave_a_history_whose_stats_are_right(ho
 
     assert main(["stats", "--png", "s.png"]) == 0
     out = capsys.readouterr().out
-    assert "2 attempts, 1 passed (50%)" in out
+    assert "2 attempts, 1 passed (50%), 0 more passed after a reveal" in out
     assert Path("s.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -242,11 +271,16 @@ def test_reveal_shows_the_course_reference_and_counts_as_a_fail_before_a_pass(ho
 
 
 @pytest.mark.parametrize("name", sorted(catalogue.DRILLS))
-def test_every_model_answer_is_the_course_reference(name):
+def test_every_model_answer_is_the_course_reference_or_the_drills(name):
     import importlib
 
-    answer = files.model_answer(catalogue.DRILLS[name])
-    for ex in catalogue.DRILLS[name].exercises:
+    drill = catalogue.DRILLS[name]
+    answer = files.model_answer(drill)
+    if getattr(drill, "answer", ()):  # beyond the course: the drill's own reference
+        for obj in drill.answer:
+            assert inspect.getsource(obj) in answer
+        return
+    for ex in drill.exercises:
         module, _, attr = contract.BY_NAME[ex].reference.partition(":")
         assert inspect.getsource(getattr(importlib.import_module(module), attr)) in answer
 

@@ -63,3 +63,26 @@ def fit(model, tokens: torch.Tensor, steps: int, lr: float) -> list[float]:
         losses.append(float(loss))
     model.eval()
     return losses
+
+
+def gradients(fn, weights, *args, **kwargs) -> dict:
+    """The gradients of ``(fn(*args, **kwargs) * weights).sum()`` (of its first element when it
+    returns a tuple) with respect to the float tensors among ``args`` (by position, None for the
+    others) and to ``fn``'s parameters when it is an ``nn.Module`` (by name; None when unused)."""
+    args = tuple(
+        a.detach().clone().requires_grad_()
+        if isinstance(a, torch.Tensor) and a.is_floating_point()
+        else a
+        for a in args
+    )
+    out = fn(*args, **kwargs)
+    if isinstance(out, (tuple, list)):
+        out = out[0]
+    if isinstance(fn, torch.nn.Module):
+        fn.zero_grad(set_to_none=True)
+    (out * weights).sum().backward()
+    params = dict(fn.named_parameters()) if isinstance(fn, torch.nn.Module) else {}
+    return {
+        "args": [a.grad if isinstance(a, torch.Tensor) and a.requires_grad else None for a in args],
+        "params": {n: p.grad for n, p in params.items()},
+    }

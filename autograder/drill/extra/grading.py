@@ -1,0 +1,74 @@
+"""Grading a drill file: the course's checks for course exercises (:func:`judge.judge_file`),
+this package's checks for the new drills, with the same engine (:func:`judge.judge_one`) in the
+same sandbox, and the report with both catalogues' titles and hints."""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import replace
+
+from autograder.core.judge import judge_file, judge_one
+from autograder.core.registry import Gradable
+from autograder.core.result import Result, printable
+from autograder.drill.extra.base import NewDrill
+from autograder.drill.extra.judging import title_and_hint
+
+POINTS = 1.0
+TIME_LIMIT = 30.0  # seconds of CPU time for all the calls of one check
+
+
+def exercises(drill: NewDrill) -> list[Gradable]:
+    return [
+        Gradable(name, "drill", check, POINTS, tuple(forbid), TIME_LIMIT)
+        for name, (check, forbid) in drill.checks.items()
+    ]
+
+
+def judge(path, drill) -> list[Result]:
+    """The results of the drill's exercises on the file at ``path`` (ExtractError when it
+    cannot be read)."""
+    if not getattr(drill, "checks", None):
+        return judge_file(path, drill.exercises)
+    from autograder.core.extract import from_file
+    from autograder.core.judge import _explain
+    from autograder.sandbox.host.replies import LearnerProblem
+    from autograder.sandbox.host.submission import Submission
+
+    code = from_file(path)
+    graded = exercises(drill)
+    forbid = {ex.name: list(ex.forbid) for ex in graded}
+    try:
+        sub = Submission([(c.label, c.source) for c in code.cells], forbid)
+    except LearnerProblem as problem:  # the definitions themselves hang or kill the sandbox
+        message, mistake = _explain(replace(graded[0], name="your code"), problem)
+        message = "Loading your code failed: " + message.split(": ", 1)[-1]
+        return [Result(ex.name, False, 0.0, ex.points, message, mistake) for ex in graded]
+    with sub:
+        return [judge_one(sub, ex) for ex in graded]
+
+
+def human(file: str, results: list[Result]) -> str:
+    """The report: as ``autograder.check.report.human``, with the titles of either catalogue."""
+    width = max(len(r.exercise) for r in results)
+    lines = [printable(file)]
+    for r in results:
+        lines.append(
+            f"  {'PASS' if r.passed else 'FAIL'}  {r.exercise:<{width}}  "
+            f"{r.points:g}/{r.max_points:g}"
+        )
+        if r.passed:
+            continue
+        lines.append(textwrap.indent(printable(r.message), "      "))
+        entry = title_and_hint(r.mistake)
+        if r.mistake:
+            text = (
+                f"Looks like: {entry.title} [{r.mistake}]. {entry.hint}"
+                if entry
+                else f"Looks like: [{r.mistake}]"
+            )
+            lines.append(textwrap.indent(textwrap.fill(text, 92, break_on_hyphens=False), "      "))
+    score, total = sum(r.points for r in results), sum(r.max_points for r in results)
+    lines.append(
+        f"Score: {score:g}/{total:g} ({sum(r.passed for r in results)} of {len(results)} passed)"
+    )
+    return "\n".join(lines)

@@ -1,0 +1,161 @@
+"""Judging the drills beyond the course's exercises: the kit's calls and comparisons, with this
+package's own catalogue of mistakes (:mod:`.mistakes`), in the same sandbox as every check.
+
+These drills are not rows of the course contract, so they are not in the registry: each one is a
+list of :class:`autograder.core.registry.Gradable` built here (a name the candidate defines, its
+check, what it forbids), judged by :func:`autograder.core.judge.judge_one` in one sandbox per file.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from autograder.core.mistakes import MISTAKES as COURSE
+from autograder.drill.extra.mistakes import MISTAKES as OWN
+from autograder.kit.calling import Call, Mutants, diagnose_error
+from autograder.kit.compare import close_mask, diagnose, excerpt
+from autograder.kit.exercise import CheckFailure
+from autograder.kit.text import first_line, fmt_dtype, fmt_shape, fmt_type
+from autograder.sandbox.host.replies import LearnerError
+from autograder.sandbox.protocol import Request
+
+
+def title_and_hint(mistake: str | None):
+    """The catalogue entry of ``mistake``: this package's, else the course's (None if neither)."""
+    if mistake is None:
+        return None
+    return OWN.get(mistake) or COURSE.get(mistake)
+
+
+def fail(message: str, mistake: str | None = None) -> CheckFailure:
+    if mistake is not None and title_and_hint(mistake) is None:
+        raise KeyError(f"unknown mistake id {mistake!r}")  # a typo in a check
+    return CheckFailure(message, mistake=mistake)
+
+
+def run(c: Call, target: Any, mutants: Mutants = ()) -> Any:
+    """``c`` run on ``target`` (a Submission or a remote object); an error names its mistake."""
+    try:
+        return c.invoke(target)
+    except LearnerError as err:
+        mistake = diagnose_error(c, err, mutants)
+        where = ""
+        if not mistake and err.traceback:
+            where = "\n" + "\n".join(err.traceback.splitlines()[-3:])
+        raise fail(f"{c} raised {err.kind}: {first_line(err.message)}{where}", mistake) from None
+
+
+def _normalised(mutants: Mutants, norm) -> Mutants:
+    return tuple((m, lambda *a, fn=fn, **k: norm(fn(*a, **k))) for m, fn in mutants)
+
+
+def expect(
+    out: Any,
+    want: torch.Tensor,
+    c: Call,
+    mutants: Mutants = (),
+    *,
+    what: str = "the output",
+    dtype: torch.dtype | None = None,
+    tol: tuple[float, float] | None = None,
+    norm=None,
+) -> torch.Tensor:
+    """``out`` must be a tensor of ``want``'s shape (and ``dtype``) whose values match ``want``
+    (float64) within the dtype's tolerance. ``norm`` maps both sides (and the mutants) to what is
+    compared, for outputs fixed only up to something (ALiBi's per-row constant)."""
+    if not isinstance(out, torch.Tensor):
+        raise fail(
+            f"{c} returned {fmt_type(out)} for {what}; expected a tensor of shape "
+            f"{fmt_shape(want.shape)}.",
+            diagnose(out, c, mutants),
+        )
+    if tuple(out.shape) != tuple(want.shape):
+        raise fail(
+            f"{c}: {what} has shape {fmt_shape(out.shape)}, expected {fmt_shape(want.shape)}.",
+            diagnose(out, c, mutants),
+        )
+    if dtype is not None and out.dtype != dtype:
+        raise fail(
+            f"{c}: {what} has dtype {fmt_dtype(out.dtype)}, expected {fmt_dtype(dtype)} (the "
+            "inputs' dtype).",
+            "wrong-dtype",
+        )
+    yours, expected = (out, want) if norm is None else (norm(out), norm(want))
+    if bool(close_mask(yours, expected, tol).all()):
+        return out
+    named = mutants if norm is None else _normalised(mutants, norm)
+    mistake = diagnose(yours, c, named, tol=tol)
+    nan = yours.is_floating_point() and bool(yours.isnan().any())
+    head = f"{c}: {what} contains NaN" if nan else f"{c}: {what} is wrong"
+    raise fail(f"{head}; {excerpt(yours, expected, tol)}", mistake)
+
+
+def expect_raises(c: Call, target: Any, why: str) -> None:
+    """The call must raise ValueError (an ``assert``'s AssertionError is accepted too)."""
+    try:
+        c.invoke(target)
+    except LearnerError as err:
+        if err.kind in ("ValueError", "AssertionError"):
+            return
+        raise fail(
+            f"{c} raised {err.kind}: {first_line(err.message)}; expected a ValueError ({why})."
+        ) from None
+    raise fail(f"{c} returned without an error; expected a ValueError ({why}).", "no-value-error")
+
+
+def gradients(sub, target: Any, weights: torch.Tensor, *args, **kwargs) -> dict:
+    """The gradients of ``(target(*args) * weights).sum()``, computed in the sandbox next to the
+    candidate's code (``autograder.sandbox.inside.remote.gradients``). ``target``: a function's
+    name or a remote object."""
+    if isinstance(target, str):
+        req = Request("apply", target, args=(weights, *args), kwargs=kwargs, helper="gradients")
+        return sub._request(req)
+    return target.apply("gradients", weights, *args, **kwargs)
+
+
+def expect_gradients(got: dict, want: dict, label: str, mistake: str | None = None) -> None:
+    """Each expected gradient (float64) must be there and match; a missing one means the output
+    has no gradient path to it (a ``.detach()``, ``torch.no_grad()`` or ``.item()`` on the way)."""
+    for name, w in want.items():
+        g = got.get(name)
+        if g is None:
+            raise fail(
+                f"{label}: no gradient reaches {name}: something on the way cuts the graph "
+                "(.detach(), torch.no_grad(), .item(), a new tensor built from values).",
+                mistake,
+            )
+        if tuple(g.shape) != tuple(w.shape) or not bool(close_mask(g, w, (1e-4, 1e-3)).all()):
+            detail = (
+                excerpt(g, w, (1e-4, 1e-3))
+                if tuple(g.shape) == tuple(w.shape)
+                else f"shape {fmt_shape(g.shape)}, expected {fmt_shape(w.shape)}"
+            )
+            raise fail(f"{label}: the gradient of {name} is wrong; {detail}", mistake)
+
+
+def float64_gradients(fn, weights, *args, params: dict | None = None) -> dict:
+    """The float64 gradients ``gradients`` should return: of float ``args`` ("x0", "x1"...) and of
+    ``params`` (name -> float64 tensor the function uses)."""
+    args = [
+        a.detach().double().requires_grad_()
+        if isinstance(a, torch.Tensor) and a.is_floating_point()
+        else a
+        for a in args
+    ]
+    ps = {n: p.detach().double().requires_grad_() for n, p in (params or {}).items()}
+    out = fn(*args, **ps)
+    (out * weights.double()).sum().backward()
+    found = {
+        f"argument {i + 1}": a.grad
+        for i, a in enumerate(args)
+        if isinstance(a, torch.Tensor) and a.grad is not None
+    }
+    return found | {n: p.grad for n, p in ps.items()}
+
+
+def flat_gradients(got: dict) -> dict:
+    """``gradients``' reply as one dict: "argument 1", "argument 2"... then the parameters."""
+    out = {f"argument {i + 1}": g for i, g in enumerate(got.get("args", [])) if g is not None}
+    return out | {n: g for n, g in got.get("params", {}).items() if g is not None}

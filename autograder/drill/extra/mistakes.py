@@ -1,0 +1,236 @@
+"""The mistakes the new drills' checks name: each reproduced by a mutant in their checks.
+
+Ids are kebab-case and never collide with the course's catalogue (``autograder.core.mistakes``,
+whose ids the checks also use where the mistake is the same: ``scaled-by-d-model``,
+``mask-polarity-inverted``...). ``exercises`` lists the names the candidate defines.
+"""
+
+from __future__ import annotations
+
+from autograder.core.mistakes import Mistake
+
+_NORMS = ("RMSNorm", "LayerNorm")
+_ENTRIES = (
+    Mistake(
+        "rmsnorm-subtracts-mean",
+        ("RMSNorm",),
+        "Subtracts the mean: that is LayerNorm",
+        "RMSNorm divides x by sqrt(mean(x^2) + eps) and never centres it.",
+    ),
+    Mistake(
+        "norm-eps-outside-sqrt",
+        _NORMS,
+        "Adds eps after the square root",
+        "eps goes inside: rsqrt(mean(x^2) + eps) (RMSNorm), sqrt(var + eps) (LayerNorm), as "
+        "torch and LLaMA do.",
+    ),
+    Mistake(
+        "norm-weight-ignored",
+        _NORMS,
+        "Never multiplies by the learned weight",
+        "Scale the normalised x by self.weight (initialised to ones).",
+    ),
+    Mistake(
+        "rmsnorm-root-of-sum",
+        ("RMSNorm",),
+        "Uses the sum of squares, not their mean",
+        "The root mean square is sqrt(x.pow(2).mean(-1, keepdim=True)).",
+    ),
+    Mistake(
+        "norm-over-wrong-dim",
+        _NORMS,
+        "Normalises over the wrong dimension",
+        "Statistics are over the features, the last dim: mean(-1, keepdim=True).",
+    ),
+    Mistake(
+        "layernorm-unbiased-variance",
+        ("LayerNorm",),
+        "Uses the unbiased variance",
+        "x.var() divides by n - 1 by default; LayerNorm uses the biased variance: "
+        "x.var(-1, keepdim=True, unbiased=False).",
+    ),
+    Mistake(
+        "norm-statistics-detached",
+        ("LayerNorm",),
+        "The gradient does not flow through the mean or the variance",
+        "Keep the statistics in the graph (no .detach() or torch.no_grad()): LayerNorm's "
+        "backward differentiates through them.",
+    ),
+    Mistake(
+        "layernorm-bias-ignored",
+        ("LayerNorm",),
+        "Never adds the learned bias",
+        "Add self.bias after scaling by self.weight.",
+    ),
+    Mistake(
+        "layernorm-bias-before-scale",
+        ("LayerNorm",),
+        "Adds the bias before scaling",
+        "The affine step is normalised * weight + bias.",
+    ),
+    Mistake(
+        "layernorm-no-centring",
+        ("LayerNorm",),
+        "Never subtracts the mean",
+        "LayerNorm centres x: (x - mean) / sqrt(var + eps).",
+    ),
+    Mistake(
+        "alibi-sign-flipped",
+        ("alibi_bias",),
+        "The bias grows with distance",
+        "ALiBi penalises distant keys: bias[h, i, j] = -slope_h * (i - j) for j <= i.",
+    ),
+    Mistake(
+        "alibi-slopes-reversed",
+        ("alibi_bias",),
+        "The heads' slopes are in reverse order",
+        "Head 0 has the steepest slope, 2^(-8/n); they shrink geometrically.",
+    ),
+    Mistake(
+        "alibi-slopes-off-by-one",
+        ("alibi_bias",),
+        "The slopes start at 2^0 = 1",
+        "The slopes are 2^(-8 (h + 1) / n) for h = 0..n-1: the first is 2^(-8/n).",
+    ),
+    Mistake(
+        "alibi-slopes-not-interleaved",
+        ("alibi_bias",),
+        "Non-power-of-2 head counts use the power-of-2 formula",
+        "For n heads not a power of 2, take the slopes of the closest smaller power of 2, m, "
+        "then every other slope of 2m heads (the paper's code).",
+    ),
+    Mistake(
+        "alibi-same-slope-every-head",
+        ("alibi_bias",),
+        "Every head has the same slope",
+        "Each head gets its own slope, so heads see different ranges.",
+    ),
+    Mistake(
+        "gqa-kv-heads-tiled",
+        ("GroupedQueryAttention",),
+        "Query head i uses key/value head i % num_kv_heads",
+        "Query heads are grouped in order: head i uses key/value head i // (num_heads // "
+        "num_kv_heads); use repeat_interleave (LLaMA's repeat_kv), not repeat.",
+    ),
+    Mistake(
+        "cross-attention-kv-from-queries",
+        ("CrossAttention", "DecoderBlock"),
+        "Keys and values come from the queries' sequence",
+        "In cross-attention, k and v are projections of the memory (the encoder's output).",
+    ),
+    Mistake(
+        "cross-attention-queries-from-memory",
+        ("CrossAttention",),
+        "Queries come from the memory, keys and values from x",
+        "The decoder asks (queries from x); the memory answers (keys, values from memory).",
+    ),
+    Mistake(
+        "memory-mask-ignored",
+        ("CrossAttention", "DecoderBlock"),
+        "Padding in the memory is attended to",
+        "Apply memory_mask (B, Lk) to the keys: mask[:, None, None, :] broadcasts to "
+        "(B, h, Lq, Lk).",
+    ),
+    Mistake(
+        "memory-mask-on-queries",
+        ("CrossAttention",),
+        "The memory mask masks queries",
+        "memory_mask marks keys (columns): mask[:, None, None, :], not mask[:, None, :, None].",
+    ),
+    Mistake(
+        "decoder-self-attention-not-causal",
+        ("DecoderBlock",),
+        "The decoder's self-attention sees future tokens",
+        "Mask the self-attention with a causal (L, L) mask; cross-attention needs none.",
+    ),
+    Mistake(
+        "lm-loss-not-shifted",
+        ("causal_lm_loss",),
+        "Predicts each token from itself",
+        "Position t predicts token t + 1: logits[:, :-1] against tokens[:, 1:].",
+    ),
+    Mistake(
+        "lm-loss-shifted-wrong-way",
+        ("causal_lm_loss",),
+        "Predicts the previous token",
+        "Drop the last logit and the first token: logits[:, :-1] vs tokens[:, 1:].",
+    ),
+    Mistake(
+        "lm-loss-pads-counted",
+        ("causal_lm_loss",),
+        "Padding targets count in the loss",
+        "Pass ignore_index=pad_id to F.cross_entropy (or mask the padded targets out).",
+    ),
+    Mistake(
+        "lm-loss-mean-over-pads",
+        ("causal_lm_loss",),
+        "Averages over every position, padding included",
+        "Divide by the number of real targets, not by B * (L - 1).",
+    ),
+    Mistake(
+        "lm-loss-summed",
+        ("causal_lm_loss",),
+        "Returns the sum, not the mean",
+        "The loss is the mean over the real (non-pad) targets.",
+    ),
+    Mistake(
+        "kv-prefill-not-causal",
+        ("decode_step",),
+        "New tokens attend to each other without a causal mask",
+        "Several new tokens (the prompt) still need a causal mask: query t sees keys up to "
+        "past + t, e.g. torch.ones(T, past + T).tril(diagonal=past).",
+    ),
+    Mistake(
+        "kv-positions-restart",
+        ("decode_step",),
+        "Positions restart at 0 every step",
+        "New tokens are at positions past..past + T - 1, past = the cache's length.",
+    ),
+    Mistake(
+        "greedy-drops-the-prompt",
+        ("greedy_decode",),
+        "Returns only the new tokens",
+        "Return the prompt followed by the generated tokens, (B, P + max_new_tokens).",
+    ),
+    Mistake(
+        "sampling-not-renormalised",
+        ("top_k_probs", "top_p_probs"),
+        "The kept probabilities do not sum to 1",
+        "Renormalise what is kept: softmax over the filtered logits (-inf elsewhere), or "
+        "divide by the kept mass.",
+    ),
+    Mistake(
+        "top-k-keeps-the-smallest",
+        ("top_k_probs",),
+        "Keeps the k least likely tokens",
+        "torch.topk returns the largest by default; keep those.",
+    ),
+    Mistake(
+        "top-k-off-by-one",
+        ("top_k_probs",),
+        "Keeps one token too many or too few",
+        "Keep exactly k tokens: those >= the k-th largest logit, topk(...).values[..., -1:].",
+    ),
+    Mistake(
+        "temperature-multiplied",
+        ("top_k_probs", "top_p_probs"),
+        "Multiplies the logits by the temperature",
+        "Divide: logits / temperature (a temperature below 1 sharpens the distribution).",
+    ),
+    Mistake(
+        "top-p-drops-the-crossing-token",
+        ("top_p_probs",),
+        "Drops the token that takes the mass past p",
+        "Keep the smallest set whose mass reaches p: a token stays when the mass ranked "
+        "above it is below p (the top token always stays).",
+    ),
+    Mistake(
+        "top-p-not-sorted",
+        ("top_p_probs",),
+        "Accumulates in vocabulary order",
+        "Sort the probabilities in descending order before the cumulative sum, then scatter "
+        "the kept ones back.",
+    ),
+)
+
+MISTAKES: dict[str, Mistake] = {m.id: m for m in _ENTRIES}

@@ -1,0 +1,67 @@
+"""The two levels of a blank file: *guided* (the contract's text, with the pitfalls the checks
+test) and *bare* (``start --bare``: the interface only, as an interviewer states it; knowing
+the pitfalls is the point). The bare text is the guided text less every clause that gives a
+pitfall away, so the two cannot drift apart; ``tests/drill/test_drill.py`` checks that no bare file
+mentions one.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Words that give a pitfall away: the fill value, the fully masked row, the dtype cast, overflow.
+PITFALLS = (
+    "1e9",
+    "-inf not",
+    "mask.to(",
+    "gives zeros",
+    "give zeros",
+    "all-zero",
+    "NaN",
+    "float16",
+    "bfloat16",
+    "overflow",
+    "huge finite",
+    "sqrt(d_head)",
+    "keepdim",
+    "unbiased",
+)
+# Conventions that are pitfalls, not interface (by their first words in catalogue.CONVENTIONS).
+PITFALL_CONVENTIONS = (
+    "A query whose keys are all masked",
+    "Block with -inf",
+    "Create every tensor",
+)
+
+
+def gives_away(text: str) -> bool:
+    return any(p.lower() in text.lower() for p in PITFALLS)
+
+
+def _clauses(text: str) -> list[str]:
+    return [c for c in re.split(r"(?<=[.;])\s+", text.strip()) if c]
+
+
+def bare(text: str) -> str:
+    """``text`` without the sentences and clauses that give a pitfall away. Within a sentence,
+    a trailing ", ..." part that gives one away is cut; a sentence that starts with one goes."""
+    kept = []
+    for clause in _clauses(text):
+        if not gives_away(clause):
+            kept.append(clause)
+            continue
+        parts = clause.split(", ")
+        head = []
+        for part in parts:
+            if gives_away(part):
+                break
+            head.append(part)
+        if head:
+            kept.append(", ".join(head).rstrip(";,.") + ".")
+    out = " ".join(kept).replace(";.", ".")
+    return out[:-1] + "." if out.endswith(";") else out
+
+
+def conventions(texts: list[str]) -> list[str]:
+    """The conventions a bare file states: the interface ones."""
+    return [t for t in texts if not t.startswith(PITFALL_CONVENTIONS)]

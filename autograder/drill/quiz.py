@@ -1,0 +1,96 @@
+"""``drill quiz``: lesson 10's conceptual questions and those of the new drills' topics, with
+every answer recorded and the questions scheduled like drills (FSRS: a wrong answer is
+``Again``, a right one after a wrong one in the same hour ``Hard``, a right one ``Good``)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from fsrs import Card, Rating, Scheduler
+
+from autograder.drill.history import History
+from autograder.questions import Question, Verdict, _matches, _normalise, _Unreadable
+
+SAME_GO = timedelta(hours=1)  # answers to one question this close together are one review
+
+
+def questions() -> dict[str, Question]:
+    from autograder.drill.extra.quiz import QUESTIONS as NEW
+    from autograder.questions import QUESTIONS
+
+    return {q: QUESTIONS[q] for q in QUESTIONS if q.startswith("10_")} | {q.id: q for q in NEW}
+
+
+def grade(qid: str, answer: str) -> Verdict:
+    """The verdict on ``answer`` (as the lessons' questions are judged)."""
+    from autograder.questions import grade_answer
+
+    qs = questions()
+    if qid not in qs:
+        return Verdict(qid, False, f'There is no question "{qid}". Questions: {", ".join(qs)}.')
+    q = qs[qid]
+    if not qid.startswith("x_"):
+        return grade_answer(qid, answer)
+    label = f"Question {qid}"
+    try:
+        given = _normalise(q, answer)
+    except _Unreadable as e:
+        return Verdict(qid, False, f"{label}: I expected {e}; you gave {answer!r}.")
+    if _matches(q, given, q.answer):
+        return Verdict(qid, True, f"{label}: correct. {q.why}".strip())
+    for wrong, meaning in q.known_wrong.items():
+        if _matches(q, given, wrong):
+            return Verdict(qid, False, f"{label}: not quite: {meaning}. Hint: {q.hint}")
+    return Verdict(qid, False, f"{label}: not quite. Hint: {q.hint}")
+
+
+def record(h: History, qid: str, answer: str, verdict: Verdict, at: datetime, session) -> None:
+    h.answers.append(
+        {
+            "question": qid,
+            "at": at.isoformat(),
+            "answer": answer,
+            "correct": verdict.correct,
+            "session": session,
+        }
+    )
+
+
+def card(h: History, qid: str) -> Card | None:
+    """The question's FSRS card, from its answers (None: never answered)."""
+    answers = sorted((a for a in h.answers if a["question"] == qid), key=lambda a: a["at"])
+    if not answers:
+        return None
+    groups: list[list[dict]] = []
+    for a in answers:
+        t = datetime.fromisoformat(a["at"])
+        if (
+            groups
+            and t - datetime.fromisoformat(groups[-1][0]["at"]) <= SAME_GO
+            and not groups[-1][-1]["correct"]
+        ):
+            groups[-1].append(a)
+        else:
+            groups.append([a])
+    scheduler, c = Scheduler(enable_fuzzing=False), Card()
+    for g in groups:
+        if not g[-1]["correct"]:
+            r = Rating.Again
+        else:
+            r = Rating.Good if len(g) == 1 else Rating.Hard
+        c, _ = scheduler.review_card(c, r, datetime.fromisoformat(g[-1]["at"]))
+    return c
+
+
+def order(h: History, at: datetime) -> list[tuple[str, str]]:
+    """(question id, its state) in the order to ask them: due, new, then the rest."""
+    due, new, later = [], [], []
+    for qid in questions():
+        c = card(h, qid)
+        if c is None:
+            new.append((qid, "new"))
+        elif c.due <= at:
+            due.append((c.due, qid, "due"))
+        else:
+            later.append((c.due, qid, f"next due {c.due:%Y-%m-%d}"))
+    return [(q, s) for _, q, s in sorted(due)] + new + [(q, s) for _, q, s in sorted(later)]

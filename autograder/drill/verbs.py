@@ -1,0 +1,111 @@
+"""The ``session`` and ``quiz`` verbs of ``python -m autograder drill``, and the session lines
+the other verbs print."""
+
+from __future__ import annotations
+
+import sys
+
+from autograder.drill import catalogue, history, session
+from autograder.drill.commands import command
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD = 0, 1, 2
+
+
+def _find(name: str):
+    try:
+        return catalogue.find(name)
+    except KeyError as e:
+        print(f"error: {e.args[0]}", file=sys.stderr)
+        return None
+
+
+def session_line(h: history.History, s: dict) -> None:
+    rows = session.status(h, s)
+    done = sum(state == "passed" for _, state, _ in rows)
+    following = session.next_drill(h, s)
+    then = f"; next: {following}" if following else f"; all done: {command('session', '--end')}"
+    print(f"Session: {done}/{len(rows)} passed{then}")
+
+
+def run_session(h: history.History, args) -> int:
+    at = history.now()
+    if args.end:
+        s = session.end(h, at)
+        h.save()
+        if s is None:
+            print("No session in progress.")
+            return EXIT_OK
+        print("Session ended.")
+        summary(h, s)
+        return EXIT_OK
+    if args.focus or args.due:
+        if args.due:
+            names = session.due(h, at)
+            if not names:
+                print(
+                    f"Nothing is due now. Choose drills: {command('session', '--focus', 'NAME')}"
+                    f" (or see {command('next')})"
+                )
+                return EXIT_OK
+        else:
+            names = []
+            for word in args.focus:
+                for n in filter(None, word.split(",")):
+                    drill = _find(n)
+                    if drill is None:
+                        return EXIT_BAD
+                    names.append(drill.name)
+            names = list(dict.fromkeys(names))
+        s = session.begin(h, names, "due" if args.due else "focus", at)
+        h.save()
+        print(
+            f"Session started: {', '.join(names)}. Each drill gets one rating for the whole "
+            "session, however many checks it takes."
+        )
+        print(f"First: {command('start', session.next_drill(h, s))}   (`next` follows the session)")
+        return EXIT_OK
+    s = session.current(h, at)
+    if s is None:
+        print(
+            "No session in progress. Start one: "
+            f"{command('session', '--focus', 'sdpa-mask', 'mha')}"
+            f" or {command('session', '--due')}"
+        )
+        return EXIT_OK
+    summary(h, s)
+    return EXIT_OK
+
+
+def summary(h: history.History, s: dict) -> None:
+    print(f"Session of {s['started'][:16].replace('T', ' ')} UTC ({s['how']}):")
+    for name, state, review in session.status(h, s):
+        rating = f"  rated {review.rating.name}: {review.why}" if review else ""
+        print(f"  {name:<16} {state:<14}{rating}")
+
+
+def quiz_order(h, at):
+    from autograder.drill import quiz
+
+    return quiz.order(h, at)
+
+
+def run_quiz(h: history.History, args) -> int:
+    from autograder.drill import quiz
+
+    at = history.now()
+    qs = quiz.questions()
+    if args.id is None:
+        for qid, state in quiz.order(h, at):
+            print(f"[{qid}] ({state}) {qs[qid].prompt}\n")
+        print(f"Answer one: {command('quiz', '10_1', 'b')}  (answers are recorded and scheduled)")
+        return EXIT_OK
+    if args.answer is None:
+        print(f"error: give an answer: {command('quiz', args.id, 'ANSWER')}", file=sys.stderr)
+        return EXIT_BAD
+    verdict = quiz.grade(args.id, args.answer)
+    if args.id in qs:
+        s = session.current(h, at)
+        quiz.record(h, args.id, args.answer, verdict, at, s["id"] if s else None)
+        h.save()
+    print(("✔ " if verdict.correct else "✘ ") + verdict.message)
+    return EXIT_OK if verdict.correct else EXIT_FAILED
