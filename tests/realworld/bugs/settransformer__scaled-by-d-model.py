@@ -24,9 +24,10 @@ class MultiHeadAttention(nn.Module):
         self.w_v = nn.Linear(d_model, d_model, bias=bias)
         self.w_o = nn.Linear(d_model, d_model, bias=bias)
 
-    def forward(self, Q, K=None, V=None, mask=None):
-        K = Q if K is None else K
-        V = K if V is None else V
+    def forward(self, query, key=None, value=None, mask=None):
+        Q = query
+        K = Q if key is None else key
+        V = K if value is None else value
         Q, K, V = self.w_q(Q), self.w_k(K), self.w_v(V)
         dim_split = self.dim_V // self.num_heads
         Q_ = torch.stack(Q.split(dim_split, 2), 1)

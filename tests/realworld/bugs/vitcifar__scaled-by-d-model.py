@@ -1,4 +1,4 @@
-# Source: omihub777/ViT-CIFAR, vit.py / layers.py, MultiHeadSelfAttention (self.sqrt_d =
+# Source: omihub777/ViT-CIFAR, layers.py, MultiHeadSelfAttention (self.sqrt_d =
 # self.feats**0.5); bug report https://github.com/omihub777/ViT-CIFAR/pull/11 (closes #9): the
 # scores are divided by sqrt(feats) = sqrt(d_model) instead of sqrt(feats // head).
 # Reproduced in the contract's terms: MultiHeadAttention with q/k/v/o Linears renamed w_*,
@@ -23,7 +23,8 @@ class MultiHeadAttention(nn.Module):
         self.w_v = nn.Linear(d_model, d_model, bias=bias)
         self.w_o = nn.Linear(d_model, d_model, bias=bias)
 
-    def forward(self, x, key=None, value=None, mask=None):
+    def forward(self, query, key=None, value=None, mask=None):
+        x = query
         key = x if key is None else key
         value = key if value is None else value
         b, n, f = x.size()
