@@ -5,7 +5,9 @@ project (nanoGPT, the Annotated Transformer, d2l, Hugging Face, ...), adapted on
 contract's names, signatures and mask polarity: it must pass every exercise its ``# grade:``
 line names. ``tests/realworld/bugs/<source>__<short>.py`` reproduces a bug reported in a public
 issue tracker in the contract's terms: it must fail its exercise with the mistake id of its
-``# expect:`` line. Each file's header names its source (and, for a bug, the issue).
+``# expect:`` line (``unnamed-failure`` where no catalogue id fits yet: it must still be caught
+and named, so it stays an xfail until an id exists and the header names it). Each file's header
+names its source (and, for a bug, the issue) and what was adapted.
 
 Both are judged as ``tests/test_grader_mutations.py`` judges its wrong files: after
 ``correct/plain.py``, as a later notebook cell overrides an earlier one, so a file holds only its
