@@ -19,14 +19,31 @@ def _type_name(obj) -> str:
     return f"{type(obj).__module__}.{type(obj).__qualname__}"
 
 
-def describe(obj) -> dict:
-    """The object's type and, for an ``nn.Module``, its direct children and parameters."""
+def describe(obj, names=()) -> dict:
+    """The object's type and, for an ``nn.Module``, its direct children and parameters.
+
+    ``names`` are attribute names the contract gives layers: one that is no registered child but
+    an attribute holding an ``nn.Module`` (a property over a ModuleList) is described too, and
+    ``shared`` lists the names that reach the very same layer as an earlier one."""
     info = {"type": _type_name(obj)}
     info["is_module"] = isinstance(obj, torch.nn.Module)
     if not info["is_module"]:
         return info
     children = {}
-    for name, child in obj.named_children():
+    layers = dict(obj.named_children())
+    seen, shared = {}, []
+    for name in names:
+        child = layers.get(name)
+        if child is None:
+            child = getattr(obj, name, None)
+            if not isinstance(child, torch.nn.Module):
+                continue
+            layers[name] = child
+        if id(child) in seen:
+            shared.append(name)
+        seen[id(child)] = name
+    info["shared"] = shared
+    for name, child in layers.items():
         c = {"type": _type_name(child)}
         for attr in ("in_features", "out_features", "num_embeddings", "embedding_dim"):
             if hasattr(child, attr):
@@ -43,8 +60,35 @@ def describe(obj) -> dict:
 
 
 def load_state_dict(obj, state_dict: dict) -> None:
-    """``obj.load_state_dict(state_dict, strict=True)``."""
-    obj.load_state_dict(state_dict, strict=True)
+    """``obj.load_state_dict(state_dict, strict=True)``, or, where the module registers its
+    layers under other names (properties ``w_q`` over a ModuleList, as the Annotated
+    Transformer's ``clones``), through the attribute names: each key's tensor is copied into the
+    parameter or buffer its dotted path reaches, and every parameter must be reached once."""
+    try:
+        obj.load_state_dict(state_dict, strict=True)
+        return
+    except (RuntimeError, KeyError) as err:
+        strict_error = err
+    targets = {}
+    for key in state_dict:
+        *path, last = key.split(".")
+        owner = obj
+        try:
+            for attr in path:
+                owner = getattr(owner, attr)
+            tensor = getattr(owner, last)
+        except AttributeError:
+            raise strict_error from None
+        if not isinstance(tensor, torch.Tensor) or tensor.shape != state_dict[key].shape:
+            raise strict_error
+        targets[key] = tensor
+    reached = {id(t) for t in targets.values()}
+    every = [p for p in obj.parameters()]
+    if len(reached) != len(targets) or any(id(p) not in reached for p in every):
+        raise strict_error
+    with torch.no_grad():
+        for key, tensor in targets.items():
+            tensor.copy_(state_dict[key])
 
 
 def fit(model, tokens: torch.Tensor, steps: int, lr: float) -> list[float]:
@@ -63,3 +107,82 @@ def fit(model, tokens: torch.Tensor, steps: int, lr: float) -> list[float]:
         losses.append(float(loss))
     model.eval()
     return losses
+
+
+def _peak_rss() -> int:
+    """The process's peak resident memory so far (VmHWM), in bytes; 0 where /proc lacks it."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def peak_memory(fn, *args, **kwargs) -> tuple:
+    """``fn(*args, **kwargs)`` and by how many bytes it raised the process's peak resident
+    memory: whatever library allocates it (torch, numpy, a C extension), memory is counted."""
+    before = _peak_rss()
+    out = fn(*args, **kwargs)
+    return out, max(0, _peak_rss() - before)
+
+
+def _float_leaves(value, prefix):
+    if isinstance(value, torch.Tensor) and value.is_floating_point():
+        yield prefix, value
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            yield from _float_leaves(v, f"{prefix}[{i}]")
+
+
+def gradients(fn, args: tuple, kwargs: dict, names: tuple, output: int | None = None) -> list:
+    """Which float inputs (and, for a module, parameters) get no gradient from ``fn``'s output:
+    ``names`` label the positional args. Each float input tensor is made to require a gradient,
+    ``fn`` is called, the sum of its float output (``output``: which item of a tuple) times fixed
+    weights is backpropagated. Returns the labels that got no gradient, or ``["<output>"]`` when
+    the output itself has no gradient path at all."""
+    torch.manual_seed(0)
+    args = [
+        a.detach().clone().requires_grad_(True)
+        if isinstance(a, torch.Tensor) and a.is_floating_point()
+        else a
+        for a in args
+    ]
+    kwargs = {
+        k: (
+            v.detach().clone().requires_grad_(True)
+            if isinstance(v, torch.Tensor) and v.is_floating_point()
+            else v
+        )
+        for k, v in kwargs.items()
+    }
+    params = []
+    if isinstance(fn, torch.nn.Module):
+        params = list(fn.named_parameters())
+        fn.zero_grad(set_to_none=True)
+    out = fn(*args, **kwargs)
+    if output is not None and isinstance(out, (list, tuple)):
+        out = out[output]
+    leaves = [t for _, t in _float_leaves(out, "out")]
+    if not leaves or not any(t.requires_grad for t in leaves):
+        return ["<output>"]
+    total = sum(
+        (t * torch.linspace(0.5, 1.5, t.numel(), dtype=t.dtype).reshape(t.shape)).sum()
+        for t in leaves
+        if t.requires_grad
+    )
+    total.backward()
+    missing = []
+    labelled = [(names[i] if i < len(names) else f"arg{i}", a) for i, a in enumerate(args)]
+    labelled += list(kwargs.items())
+    for label, a in labelled:
+        if isinstance(a, torch.Tensor) and a.requires_grad and a.grad is None:
+            missing.append(label)
+    for label, p in params:
+        if p.grad is None:
+            missing.append(label)
+    if isinstance(fn, torch.nn.Module):
+        fn.zero_grad(set_to_none=True)
+    return missing

@@ -1,6 +1,18 @@
 """Lesson 01's known mistakes (projections) (see autograder/mistakes.py)."""
 
+from autograder.contract import CONTRACT
 from autograder.mistakes import Mistake
+
+# Exercises without a float input to differentiate, or without a tensor output.
+_NO_FLOAT_INPUTS = {
+    "dot_product_variance",
+    "causal_mask",
+    "padding_mask",
+    "sinusoidal_positional_encoding",
+    "mha_num_parameters",
+    "sliding_window_mask",
+    "KVCache",
+}
 
 # The modules whose layers the grader finds by the contract's attribute names.
 _NAMED_LAYERS = (
@@ -73,5 +85,18 @@ MISTAKES = (
         _NAMED_LAYERS + ("TinyTransformer",),
         "The module does not call super().__init__() first",
         "An nn.Module must call super().__init__() before it assigns any layer to self.",
+    ),    Mistake(
+        "breaks-autograd",
+        tuple(e.name for e in CONTRACT if e.name not in _NO_FLOAT_INPUTS),
+        "No gradient reaches an input or a parameter",
+        "Drop the torch.no_grad(), .detach() or requires_grad_(False) on the way from the inputs "
+        "and weights to the output: the model must be able to train.",
+    ),
+    Mistake(
+        "squeezed-output",
+        tuple(e.name for e in CONTRACT if e.name not in _NO_FLOAT_INPUTS) + ("KVCache",),
+        "A dimension of size 1 is dropped from the output",
+        "Don't .squeeze() the result: a batch, a head or a sequence of length 1 keeps its "
+        "dimension.",
     ),
 )

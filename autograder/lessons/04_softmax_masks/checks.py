@@ -24,6 +24,7 @@ from autograder.kit import (
     ref_softmax,
 )
 from autograder.kit.expected import masked, padding, tril, triu
+from autograder.kit.gradients import expect_contract_rules, with_rules
 
 INF = float("inf")
 
@@ -244,3 +245,17 @@ def check_masked_scores(sub) -> None:
             torch.empty(3, 4, dtype=torch.bool, device="meta"),
         )
         expect_meta(c.run(sub), c, (2, 3, 4), torch.float32)
+
+
+def _rules_softmax(sub) -> None:
+    c = Call("softmax", randn(generator(106), 1, 1, 1))
+    expect_contract_rules(sub, c, (1, 1, 1), output=None)
+
+
+def _rules_masked_scores(sub) -> None:
+    scores, mask = randn(generator(107), 1, 1, 2), torch.ones(1, 2, dtype=torch.bool)
+    expect_contract_rules(sub, Call("masked_scores", scores, mask), (1, 1, 2), output=None)
+
+
+check_softmax = with_rules(check_softmax, _rules_softmax)
+check_masked_scores = with_rules(check_masked_scores, _rules_masked_scores)

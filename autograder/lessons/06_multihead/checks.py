@@ -37,6 +37,7 @@ from autograder.kit import (
     split,
 )
 from autograder.kit.expected import num_parameters
+from autograder.kit.gradients import expect_contract_rules, with_rules
 
 # ---- split_heads / merge_heads ------------------------------------------------------------------
 
@@ -261,3 +262,24 @@ def check_mha_num_parameters(sub) -> None:
         if value != want:
             mistake = next((m for m, fn in PARAM_MUTANTS if fn(d, h, bool(bias)) == value), None)
             raise fail(f"{c} returned {value}; expected {want}.", mistake)
+
+
+def _rules_split_heads(sub) -> None:
+    c = Call("split_heads", randn(generator(110), 1, 1, 4), 1)
+    expect_contract_rules(sub, c, (1, 1, 1, 4), output=None)
+
+
+def _rules_merge_heads(sub) -> None:
+    c = Call("merge_heads", randn(generator(111), 1, 1, 1, 4))
+    expect_contract_rules(sub, c, (1, 1, 4), output=None)
+
+
+def _rules_mha(sub) -> None:
+    obj, label = construct(sub, "MultiHeadAttention", 4, 1, bias=True)
+    c = Call(label, randn(generator(112), 1, 1, 4), params="mha.forward")
+    expect_contract_rules(obj, c, ((1, 1, 4), (1, 1, 1, 1)))
+
+
+check_split_heads = with_rules(check_split_heads, _rules_split_heads)
+check_merge_heads = with_rules(check_merge_heads, _rules_merge_heads)
+check_multi_head_attention = with_rules(check_multi_head_attention, _rules_mha)

@@ -28,6 +28,7 @@ from autograder.kit import (
     randn,
 )
 from autograder.kit.expected import rope, sinusoid
+from autograder.kit.gradients import expect_contract_rules, with_rules
 
 # ---- sinusoidal_positional_encoding -------------------------------------------------------------
 
@@ -155,3 +156,18 @@ def check_apply_rope(sub) -> None:
     with on_meta():  # meta tensors have shapes but no data
         c = Call("apply_rope", torch.empty(2, 5, 8, device="meta"))
         expect_meta(c.run(sub), c, (2, 5, 8), torch.float32)
+
+
+def _rules_learned(sub) -> None:
+    obj, label = construct(sub, "LearnedPositionalEmbedding", 4, 3)
+    c = Call(label, randn(generator(113), 1, 1, 3), params="forward")
+    expect_contract_rules(obj, c, (1, 1, 3), output=None)
+
+
+def _rules_rope(sub) -> None:
+    c = Call("apply_rope", randn(generator(114), 1, 1, 1, 4))
+    expect_contract_rules(sub, c, (1, 1, 1, 4), output=None)
+
+
+check_learned_positional_embedding = with_rules(check_learned_positional_embedding, _rules_learned)
+check_apply_rope = with_rules(check_apply_rope, _rules_rope)

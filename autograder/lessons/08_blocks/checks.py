@@ -33,7 +33,9 @@ from autograder.kit import (
     on_meta,
     randn,
 )
+from autograder.kit.dropout import dropout_problem, fraction_zero
 from autograder.kit.expected import block, feed_forward
+from autograder.kit.gradients import expect_contract_rules, with_rules
 
 # ---- FeedForward --------------------------------------------------------------------------------
 
@@ -88,7 +90,7 @@ def check_feed_forward(sub) -> None:
             expect_deterministic(obj, c, out, want)
         expect_close(out, want, c, dtype=x.dtype, mutants=ff_mutants(state))
         if dropout:
-            _check_dropout_place(obj, label, g, d, dropout, state)
+            _check_dropout_place(sub, g, dropout)
     for dtype in low_precision_dtypes():
         obj.to(dtype)
         x = randn(g, 2, 3, d, dtype=dtype)
@@ -102,24 +104,47 @@ def check_feed_forward(sub) -> None:
         expect_meta(c.run(obj), c, (2, 3, d), torch.float32)
 
 
-def _check_dropout_place(obj, label, g, d, p, state) -> None:
-    """In training, dropout zeroes some of linear2's *inputs*, so no output is exactly 0; dropout
-    after linear2 zeroes outputs, and scales the others by 1 / (1 - p)."""
-    obj.train()
-    x = randn(g, 8, d)
-    c = Call(label + ".train()", x, params="forward")
-    out = c.run(obj)
-    obj.eval()
-    if not isinstance(out, torch.Tensor) or out.shape != x.shape:
+def _check_dropout_place(sub, g, p) -> None:
+    """Dropout in training, by its statistics. With linear2 the identity (d_ff = d_model) and
+    linear1's bias large (every ReLU active), dropout after the ReLU and after linear2 give the same
+    output: a fraction ≈ p of eval's values are 0 and the others are scaled by 1 / (1 - p). Both
+    placements are the contract's; dropout ignored or on the input is not."""
+    n = 16
+    obj2, label2 = construct(sub, "FeedForward", n, n, p)
+    known = {
+        "linear1.weight": randn(g, n, n) * n**-0.5,
+        "linear1.bias": torch.full((n,), 12.0),
+        "linear2.weight": torch.eye(n),
+        "linear2.bias": torch.zeros(n),
+    }
+    load_weights(obj2, known, label2)
+    obj2.train()
+    x = randn(g, 64, n)
+    c = Call(label2 + ".train()", x, params="forward")
+    out = expect_tensor(c.run(obj2), c, shape=x.shape, dtype=x.dtype)
+    clean = feed_forward(known, x)
+    problem = dropout_problem(out, clean, p)
+    if problem is None:
         return
-    zero = out == 0
-    kept = feed_forward(state, x)[~zero] / (1 - p)
-    if bool(zero.any()) and torch.allclose(out[~zero].double(), kept, atol=1e-4, rtol=1e-4):
+    zero = fraction_zero(out, clean)
+    if problem == "ignored":
         raise fail(
-            f"{c}: {int(zero.sum())} of the {out.numel()} outputs are exactly 0 and the others "
-            f"are the eval output / (1 - {p}): dropout acts on linear2's output, not on its input.",
-            "ffn-dropout-after-output",
+            f"{c}: the output equals eval's, so dropout={p} does nothing in training mode.",
+            "ffn-dropout-ignored",
         )
+    z = (out.double() - known["linear1.bias"].double()) @ torch.linalg.inv(
+        known["linear1.weight"].double()
+    ).T  # what linear1 was given
+    if bool(((z.abs() < 1e-3) | ((z - x.double() / (1 - p)).abs() < 1e-3)).all()):
+        raise fail(
+            f"{c}: linear1 was given x with {zero:.0%} of its values zeroed and the others "
+            f"scaled by 1/(1-{p}): dropout acts on the input.",
+            "ffn-dropout-on-input",
+        )
+    raise fail(
+        f"{c}: {zero:.0%} of the hidden values are 0 in training mode, and the others are not the "
+        f"eval values / (1 - {p}); dropout with p={p} acts once, after the ReLU or after linear2."
+    )
 
 
 # ---- TransformerBlock --------------------------------------------------------------------------
@@ -366,3 +391,28 @@ def _check_pre_ln(obj, label, info, g, tokens) -> None:
             "(Post-LN), where the model's blocks must be Pre-LN (norm_first=True).",
             "lm-post-ln-blocks",
         )
+
+
+def _rules_feed_forward(sub) -> None:
+    obj, label = construct(sub, "FeedForward", 4, 8)
+    c = Call(label, randn(generator(115), 1, 1, 4), params="forward")
+    expect_contract_rules(obj, c, (1, 1, 4), output=None)
+
+
+def _rules_block(sub) -> None:
+    obj, label = construct(sub, "TransformerBlock", 4, 1, 8)
+    obj.eval()
+    c = Call(label, randn(generator(116), 1, 1, 4), params="forward")
+    expect_contract_rules(obj, c, (1, 1, 4), output=None)
+
+
+def _rules_tiny(sub) -> None:
+    obj, label = construct(sub, "TinyTransformer", 5, 8, 1, 1, 16, 4)
+    obj.eval()
+    c = Call(label, torch.zeros(1, 1, dtype=torch.long), params="lm.forward")
+    expect_contract_rules(obj, c, (1, 1, 5), output=None)
+
+
+check_feed_forward = with_rules(check_feed_forward, _rules_feed_forward)
+check_transformer_block = with_rules(check_transformer_block, _rules_block)
+check_tiny_transformer = with_rules(check_tiny_transformer, _rules_tiny)

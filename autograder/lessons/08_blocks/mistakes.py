@@ -23,11 +23,18 @@ MISTAKES = (
         "linear2 stops the block from ever subtracting from the residual stream.",
     ),
     Mistake(
-        "ffn-dropout-after-output",
+        "ffn-dropout-ignored",
         ("FeedForward",),
-        "Dropout applied after linear2 instead of before it",
-        "Drop the hidden activations: linear2(dropout(relu(linear1(x)))), as "
-        "nn.TransformerEncoderLayer does; the block drops the sublayer's output itself.",
+        "The dropout argument does nothing in training mode",
+        "Keep an nn.Dropout(dropout) and apply it to the ReLU's output (or to linear2's output): "
+        "linear2(self.dropout(relu(linear1(x)))).",
+    ),
+    Mistake(
+        "ffn-dropout-on-input",
+        ("FeedForward",),
+        "Dropout applied to the feed-forward network's input",
+        "Drop the ReLU's output (or linear2's output), not x: "
+        "linear2(self.dropout(relu(linear1(x)))).",
     ),
     Mistake(
         "dropout-always-on",

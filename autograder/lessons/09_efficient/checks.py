@@ -26,6 +26,7 @@ from autograder.kit import (
     randn,
 )
 from autograder.kit.expected import online, tiled_reference, window_mask
+from autograder.kit.gradients import expect_contract_rules, expect_kept_dims, with_rules
 
 INF = float("inf")
 
@@ -206,3 +207,20 @@ def check_kv_cache(sub) -> None:
     with on_meta():  # meta tensors have shapes but no data
         meta = [(torch.empty(1, 2, n, 4, device="meta"),) * 2 for n in (3, 1)]
         _expect_appends(sub, meta)
+
+
+def _rules_tiled(sub) -> None:
+    g = generator(117)
+    q, k, v = randn(g, 1, 1, 1, 4), randn(g, 1, 1, 1, 4), randn(g, 1, 1, 1, 3)
+    expect_contract_rules(sub, Call("tiled_attention", q, k, v), (1, 1, 1, 3), output=None)
+
+
+def _rules_kv_cache(sub) -> None:
+    obj, label = construct(sub, "KVCache")
+    k = randn(generator(118), 1, 1, 1, 2)
+    c = Call(label + ".append", k, k, params="append")
+    expect_kept_dims(c.run(method(obj, "append")), c, ((1, 1, 1, 2), (1, 1, 1, 2)))
+
+
+check_tiled_attention = with_rules(check_tiled_attention, _rules_tiled)
+check_kv_cache = with_rules(check_kv_cache, _rules_kv_cache)

@@ -1,0 +1,80 @@
+"""Gradients flow (COURSE_SPEC, Conventions): a function's output has a gradient path to its float
+inputs, and a module's to its inputs and every parameter. One check for every exercise."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autograder.kit.calling import Call, fail, learner_failed
+from autograder.sandbox import LearnerError, RemoteObject
+
+
+def expect_gradients(target: Any, c: Call, *, output: int | None = None) -> None:
+    """``c`` run on ``target`` (a Submission: the function ``c.name``; a remote module: its
+    forward) must let a gradient reach every float input and every parameter (``output``: which
+    item of a returned tuple is differentiated)."""
+    if isinstance(target, RemoteObject):
+        remote = target
+    else:
+        remote = RemoteObject(target, c.name, c.name)
+    try:
+        missing = remote.apply("gradients", c.args, dict(c.kwargs), tuple(c.params), output)
+    except LearnerError as err:
+        raise learner_failed(c, err) from None
+    if not isinstance(missing, list) or not missing:
+        return
+    if missing == ["<output>"]:
+        raise fail(
+            f"{c}: the output has no gradient (requires_grad is False), so nothing before it can "
+            "train.",
+            "breaks-autograd",
+        )
+    shown = ", ".join(str(m) for m in missing[:4]) + (" ..." if len(missing) > 4 else "")
+    raise fail(
+        f"{c}: no gradient reaches {shown} from the output, so it cannot train.",
+        "breaks-autograd",
+    )
+
+
+def expect_kept_dims(out: Any, c: Call, shapes: tuple) -> None:
+    """Size-1 dimensions are kept (COURSE_SPEC): ``out`` (a tensor, or a tuple of them) has
+    ``shapes`` (one shape, or one per item); a batch, head or sequence of 1 squeezed away is
+    named."""
+    items = out if isinstance(out, (tuple, list)) else (out,)
+    wanted = shapes if shapes and isinstance(shapes[0], tuple) else (shapes,)
+    for got, want in zip(items, wanted, strict=False):
+        shape = tuple(getattr(got, "shape", ()))
+        if shape != tuple(want) and hasattr(got, "numel") and got.numel() == _numel(want):
+            raise fail(
+                f"{c} returned shape {shape}; expected {tuple(want)}: a dimension of size 1 was "
+                "dropped.",
+                "squeezed-output",
+            )
+
+
+def _numel(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def expect_contract_rules(target: Any, c: Call, shapes: tuple, *, output: int | None = 0) -> None:
+    """Run ``c`` (inputs with sizes of 1) on ``target``: its output keeps every dimension
+    (``shapes``), then a gradient reaches every float input and parameter."""
+    expect_kept_dims(c.run(target), c, shapes)
+    expect_gradients(target, c, output=output)
+
+
+def with_rules(check, rules):
+    """The check ``check``, then ``rules(sub)`` (the contract's rules for every exercise, once
+    its values are right), marked for the same exercise."""
+
+    def both(sub) -> None:
+        check(sub)
+        rules(sub)
+
+    both.__exercise__ = check.__exercise__
+    both.__name__, both.__doc__ = check.__name__, check.__doc__
+    both.__module__ = check.__module__
+    return both
