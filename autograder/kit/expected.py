@@ -328,6 +328,9 @@ def online(
     normalise=True,
     drop_last=False,
     local=None,
+    offset=0,
+    strict=False,
+    inverted=False,
 ):
     """FlashAttention's online softmax over key blocks (queries tiled too when ``local`` is
     "both"), with knobs for the known mistakes."""
@@ -348,13 +351,17 @@ def online(
             if causal:
                 i = torch.arange(qs, qe)[:, None] - (qs if local == "both" else 0)
                 j = torch.arange(ks, ke)[None, :] - (ks if local else 0)
-                s = s.masked_fill(j > i, -INF)
+                s = s.masked_fill((j >= i + offset) if strict else (j > i + offset), -INF)
             m_new = torch.maximum(m, s.amax(-1, keepdim=True))
             safe = torch.where(m_new.isneginf(), 0.0, m_new)
             p = (s - safe).exp()
             alpha = (m - safe).exp()  # rescales what was summed under the old max
+            if inverted:  # exp(m_new - m): the correction upside down
+                alpha = torch.where(m.isneginf(), 0.0, (safe - m).exp())
             s_sum = (alpha if rescale_sum else 1.0) * s_sum + p.sum(-1, keepdim=True)
             acc = (alpha if rescale_acc else 1.0) * acc + p @ v[..., ks:ke, :]
             m = m_new
         out[..., qs:qe, :] = acc / s_sum if normalise else acc
+        if normalise and not strict:  # a fully masked row (bottom-right alignment) is zeros
+            out[..., qs:qe, :] = out[..., qs:qe, :].nan_to_num(0.0)
     return out

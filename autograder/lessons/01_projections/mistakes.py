@@ -85,7 +85,8 @@ MISTAKES = (
         _NAMED_LAYERS + ("TinyTransformer",),
         "The module does not call super().__init__() first",
         "An nn.Module must call super().__init__() before it assigns any layer to self.",
-    ),    Mistake(
+    ),
+    Mistake(
         "breaks-autograd",
         tuple(e.name for e in CONTRACT if e.name not in _NO_FLOAT_INPUTS),
         "No gradient reaches an input or a parameter",

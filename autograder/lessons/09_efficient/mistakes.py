@@ -65,4 +65,31 @@ MISTAKES = (
         "New keys/values put before the old ones",
         "Order matters for positions: torch.cat([old, new], dim=-2), old first.",
     ),
+    Mistake(
+        "tiled-causal-bottom-right",
+        ("tiled_attention",),
+        "The causal mask aligned bottom-right when Lq != Lk",
+        "causal=True is top-left aligned, as SDPA's is_causal: query i sees keys 0..i whatever "
+        "Lk - Lq is, so mask key j where j > i.",
+    ),
+    Mistake(
+        "tiled-causal-strict",
+        ("tiled_attention",),
+        "The causal mask hides the query's own position",
+        "Query i sees keys 0..i, itself included: mask key j only where j > i, not j >= i.",
+    ),
+    Mistake(
+        "online-softmax-inverted-correction",
+        ("tiled_attention",),
+        "The running sums rescaled by exp(m_new - m) instead of exp(m - m_new)",
+        "When the running max grows from m to m_new, what was summed under m shrinks: multiply "
+        "the sum and the accumulator by exp(m - m_new), at most 1.",
+    ),
+    Mistake(
+        "tiled-half-accumulation",
+        ("tiled_attention",),
+        "Half-precision inputs accumulated in half precision",
+        "Do the arithmetic in float32 (q, k, v = q.float(), k.float(), v.float()) and return "
+        "out.to(q.dtype): sums of exponentials over many key blocks lose digits in float16.",
+    ),
 )

@@ -4,7 +4,7 @@
 # is_causal is top-left; they agree only when Lq = Lk.
 # Reproduced in the contract's terms: tiled_attention (online softmax over key blocks, float32
 # accumulators) whose causal mask lets query i see keys 0..i + (Lk - Lq).
-# expect: unnamed-failure
+# expect: tiled-causal-bottom-right
 # grade: tiled_attention
 import torch
 

@@ -197,6 +197,8 @@ def sliding_window_mask(seq_len, window):
 
 
 def tiled_attention(q, k, v, block_size=64, causal=False):
+    dtype = q.dtype  # half inputs: the arithmetic in float32, as FlashAttention
+    q, k, v = (t.to(torch.promote_types(dtype, torch.float32)) for t in (q, k, v))
     *batch, Lq, d = q.shape
     Lk = k.shape[-2]
     o = q.new_zeros(*batch, Lq, v.shape[-1])
@@ -216,7 +218,7 @@ def tiled_attention(q, k, v, block_size=64, causal=False):
         l.mul_(corr).add_(p.sum(-1, keepdim=True))
         o.mul_(corr).add_(p @ v[..., j0:j1, :])
         m = torch.maximum(m, m_blk)
-    return o / l
+    return (o / l).to(dtype)
 
 
 class KVCache:

@@ -1,5 +1,4 @@
 # grade: TinyTransformer
-import torch
 import torch.nn as nn
 import torch.nn.functional as F
 

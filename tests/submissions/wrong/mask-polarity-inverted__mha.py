@@ -1,7 +1,6 @@
 # grade: MultiHeadAttention
 import math
 
-import torch
 import torch.nn as nn
 
 

@@ -1,5 +1,4 @@
 # grade: scaled_dot_product_attention
-import torch
 
 
 def scaled_dot_product_attention(q, k, v, mask=None):

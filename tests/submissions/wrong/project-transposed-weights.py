@@ -1,5 +1,4 @@
 # grade: project_qkv
-import torch
 
 
 def project_qkv(x, w_q, w_k, w_v):
