@@ -1,6 +1,8 @@
 # grade: scaled_dot_product_attention
 import math
 
+import torch
+
 
 def scaled_dot_product_attention(q, k, v, mask=None):
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])

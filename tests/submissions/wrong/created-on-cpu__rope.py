@@ -10,10 +10,7 @@ def apply_rope(x, positions=None, base=10000.0):
     angles = torch.outer(positions.float(), freqs).to(x.dtype)
     x_even, x_odd = x[..., ::2], x[..., 1::2]
     rotated = torch.stack(
-        [
-            x_even * angles.cos() - x_odd * angles.sin(),
-            x_even * angles.sin() + x_odd * angles.cos(),
-        ],
+        [x_even * angles.cos() - x_odd * angles.sin(), x_even * angles.sin() + x_odd * angles.cos()],
         dim=-1,
     )
     return rotated.flatten(-2)

@@ -12,10 +12,7 @@ def tiled_attention(q, k, v, block_size=64, causal=False):
         end = min(Lk, start + block_size)
         s = (q @ k[..., start:end, :].transpose(-2, -1)) * scale
         if causal:
-            keep = (
-                torch.arange(start, end, device=q.device)[None]
-                <= torch.arange(Lq, device=q.device)[:, None]
-            )
+            keep = torch.arange(start, end, device=q.device)[None] <= torch.arange(Lq, device=q.device)[:, None]
             s = s.masked_fill(~keep, float("-inf"))
         m_new = torch.maximum(m, s.amax(-1, keepdim=True))
         p = torch.exp(s - m_new)

@@ -1,6 +1,7 @@
 # grade: MultiHeadAttention
 import math
 
+import torch
 import torch.nn as nn
 
 

@@ -1,4 +1,5 @@
 # grade: scaled_dot_product_attention
+import torch
 
 
 def scaled_dot_product_attention(q, k, v, mask=None):

@@ -1,4 +1,5 @@
 # grade: project_qkv
+import torch
 
 
 def project_qkv(x, w_q, w_k, w_v):

@@ -18,11 +18,7 @@ class MultiHeadAttention(nn.Module):
     def forward(self, query, key=None, value=None, mask=None):
         key = query if key is None else key
         value = key if value is None else value
-        q, k, v = (
-            self._split(self.w_q(query)),
-            self._split(self.w_k(key)),
-            self._split(self.w_v(value)),
-        )
+        q, k, v = self._split(self.w_q(query)), self._split(self.w_k(key)), self._split(self.w_v(value))
         out, weights = scaled_dot_product_attention(q, k, v, mask)
         B, H, L, E = out.shape
         return self.w_o(out.reshape(B, L, H * E)), weights
