@@ -91,6 +91,16 @@ SOFTMAX_FORBID = (
     "torch.Tensor.logsumexp",
     "torch.special.logsumexp",
     "aten.logsumexp",
+    # the rest of the normaliser family: a running logsumexp, or log-softmax then exp
+    "torch.logcumsumexp",
+    "torch.Tensor.logcumsumexp",
+    "aten.logcumsumexp",
+    "aten._logcumsumexp",
+    "torch.special.log_softmax",
+    "torch.nn.Softmax",
+    "torch.nn.LogSoftmax",
+    "torch.nn.Softmin",
+    "torch.nn.functional.softmin",
 )
 
 
@@ -103,7 +113,9 @@ _LOGSUMEXP = (
 @exercise(
     "softmax",
     forbid=SOFTMAX_FORBID,
-    forbid_why={name: _LOGSUMEXP for name in SOFTMAX_FORBID if name.endswith("logsumexp")},
+    forbid_why={
+        name: _LOGSUMEXP for name in SOFTMAX_FORBID if "logsumexp" in name or "logcumsumexp" in name
+    },
 )
 def check_softmax(sub) -> None:
     g = generator(5)
