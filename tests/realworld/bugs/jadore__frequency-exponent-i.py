@@ -5,7 +5,7 @@
 # where columns 2i and 2i+1 must share the exponent 2i / d_model.
 # Reproduced in the contract's terms: the same table (numpy, then torch), sin on even columns,
 # cos on odd ones.
-# expect: frequency-exponent-i
+# expect: pe-wrong-frequencies
 # grade: sinusoidal_positional_encoding
 import numpy as np
 import torch

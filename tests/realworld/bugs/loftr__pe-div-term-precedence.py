@@ -3,7 +3,7 @@
 # ((-log(10000) / d_model) // 2) = -1.0, so every frequency is e^(-2i) instead of 10000^(-2i/d).
 # Reproduced in the contract's terms: the 1-D table with the same div_term expression (the
 # arange over all pairs, as in the 1-D encoding).
-# expect: unnamed-failure
+# expect: pe-wrong-frequencies
 # grade: sinusoidal_positional_encoding
 import math
 

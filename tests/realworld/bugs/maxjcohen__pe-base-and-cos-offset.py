@@ -2,7 +2,7 @@
 # https://github.com/maxjcohen/transformer/issues/62: the base is 1000 instead of 10000 and the
 # cos columns take their exponent from arange(1, d_model, 2) instead of the pair's even index.
 # Reproduced in the contract's terms (the function already has the contract's shape).
-# expect: unnamed-failure
+# expect: pe-wrong-frequencies
 # grade: sinusoidal_positional_encoding
 import torch
 

@@ -4,7 +4,7 @@
 # (2 * i) / d_model for sin and (2 * (i + 1)) / d_model for cos, so the frequencies are squared
 # and sin/cos of a pair use different frequencies.
 # Reproduced in the contract's terms: the table as sinusoidal_positional_encoding.
-# expect: frequency-exponent-i
+# expect: pe-wrong-frequencies
 # grade: sinusoidal_positional_encoding
 import math
 
