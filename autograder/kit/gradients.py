@@ -9,14 +9,17 @@ from autograder.kit.calling import Call, fail, learner_failed
 from autograder.sandbox import LearnerError, RemoteObject
 
 
+def remote_function(target: Any, name: str) -> RemoteObject:
+    """The learner's global ``name`` as a remote object, for ``apply`` (a helper of
+    :mod:`autograder.kit.remote` given the function itself)."""
+    return target if isinstance(target, RemoteObject) else RemoteObject(target, name, name)
+
+
 def expect_gradients(target: Any, c: Call, *, output: int | None = None) -> None:
     """``c`` run on ``target`` (a Submission: the function ``c.name``; a remote module: its
     forward) must let a gradient reach every float input and every parameter (``output``: which
     item of a returned tuple is differentiated)."""
-    if isinstance(target, RemoteObject):
-        remote = target
-    else:
-        remote = RemoteObject(target, c.name, c.name)
+    remote = remote_function(target, c.name)
     try:
         missing = remote.apply("gradients", c.args, dict(c.kwargs), tuple(c.params), output)
     except LearnerError as err:

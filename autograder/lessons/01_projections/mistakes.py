@@ -1,18 +1,28 @@
 """Lesson 01's known mistakes (projections) (see autograder/mistakes.py)."""
 
-from autograder.contract import CONTRACT
 from autograder.mistakes import Mistake
 
-# Exercises without a float input to differentiate, or without a tensor output.
-_NO_FLOAT_INPUTS = {
-    "dot_product_variance",
-    "causal_mask",
-    "padding_mask",
-    "sinusoidal_positional_encoding",
-    "mha_num_parameters",
-    "sliding_window_mask",
-    "KVCache",
-}
+# The exercises with float inputs to differentiate and a tensor output (COURSE_SPEC's rules).
+_DIFFERENTIABLE = (
+    "project_qkv",
+    "QKVProjection",
+    "attention_scores",
+    "scaled_attention_scores",
+    "softmax_entropy",
+    "softmax",
+    "masked_scores",
+    "scaled_dot_product_attention",
+    "SelfAttention",
+    "split_heads",
+    "merge_heads",
+    "MultiHeadAttention",
+    "LearnedPositionalEmbedding",
+    "apply_rope",
+    "FeedForward",
+    "TransformerBlock",
+    "TinyTransformer",
+    "tiled_attention",
+)
 
 # The modules whose layers the grader finds by the contract's attribute names.
 _NAMED_LAYERS = (
@@ -88,14 +98,14 @@ MISTAKES = (
     ),
     Mistake(
         "breaks-autograd",
-        tuple(e.name for e in CONTRACT if e.name not in _NO_FLOAT_INPUTS),
+        _DIFFERENTIABLE,
         "No gradient reaches an input or a parameter",
         "Drop the torch.no_grad(), .detach() or requires_grad_(False) on the way from the inputs "
         "and weights to the output: the model must be able to train.",
     ),
     Mistake(
         "squeezed-output",
-        tuple(e.name for e in CONTRACT if e.name not in _NO_FLOAT_INPUTS) + ("KVCache",),
+        _DIFFERENTIABLE + ("KVCache",),
         "A dimension of size 1 is dropped from the output",
         "Don't .squeeze() the result: a batch, a head or a sequence of length 1 keeps its "
         "dimension.",

@@ -10,6 +10,7 @@ import torch
 from autograder.kit import (
     ATTENTION_FORBID,
     Call,
+    LearnerError,
     attend,
     construct,
     exercise,
@@ -29,8 +30,12 @@ from autograder.kit import (
 )
 from autograder.kit.calling import learner_failed
 from autograder.kit.expected import online, tiled_reference, window_mask
-from autograder.kit.gradients import expect_contract_rules, expect_kept_dims, with_rules
-from autograder.sandbox import LearnerError, RemoteObject
+from autograder.kit.gradients import (
+    expect_contract_rules,
+    expect_kept_dims,
+    remote_function,
+    with_rules,
+)
 
 INF = float("inf")
 
@@ -157,7 +162,7 @@ def _check_process_memory(sub, g) -> None:
     n = MEMORY_N
     q, k, v = (randn(g, 1, n, 16) for _ in range(3))
     c = Call("tiled_attention", q, k, v, block_size=64)
-    remote = RemoteObject(sub, c.name, c.name)
+    remote = remote_function(sub, c.name)
     try:
         reply = remote.apply("peak_memory", q, k, v, block_size=64)
     except LearnerError as err:
