@@ -324,7 +324,9 @@ def check_tiny_transformer(sub) -> None:
             f"{label} does not learn to count (each token is the previous one + 1): the loss went "
             f"{shown} in 40 AdamW steps. Check that every layer is registered and used."
         )
+    _check_copies(sub, g, (vocab, d, h, layers, d_ff, max_len))
     _check_final_norm(info, label, d)  # the lesson's architecture, once the model works
+    _check_final_norm_used(obj, label, info, d, tokens)
     _check_pre_ln(obj, label, info, g, tokens)
     c.run(obj)  # the tensors it makes must follow the tokens' device
     with on_meta():  # meta tensors have shapes but no data
@@ -360,6 +362,56 @@ def _check_final_norm(info, label, d) -> None:
         raise fail(
             f"{label} has no parameter of shape {fmt_shape((d,))} outside its blocks: no "
             "LayerNorm(d_model) between the last block and the output layer.",
+            "lm-no-final-norm",
+        )
+
+
+COPY_BACK = 3  # the token to predict is the one 3 positions back
+
+
+def _periodic(g, n, length, vocab):
+    """n sequences of COPY_BACK random tokens repeated: each later token is the one COPY_BACK
+    back, which only attention to earlier positions can find (its predecessor says nothing)."""
+    start = torch.randint(0, vocab, (n, COPY_BACK), generator=g)
+    return start.repeat(1, -(-length // COPY_BACK))[:, :length]
+
+
+def _check_copies(sub, g, args) -> None:
+    """The model must use attention: trained on sequences where each token repeats the one
+    COPY_BACK positions back, it must predict new such sequences. A model of the current token
+    and its position alone (a bigram table plus positions, no attention) stays near chance, 1/V
+    (measured: 0.06-0.10 against 0.85-0.97 for the course's model, 150 AdamW steps)."""
+    vocab, max_len = args[0], args[-1]
+    obj, label = construct(sub, "TinyTransformer", *args)
+    losses = obj.apply("fit", _periodic(g, 64, max_len, vocab), 150, 1e-2)
+    obj.eval()
+    test = _periodic(g, 64, max_len, vocab)
+    c = Call(label, test, params="lm.forward")
+    logits = expect_tensor(c.run(obj, devices=False), c, shape=(64, max_len, vocab), what="logits")
+    hits = logits.argmax(-1)[:, COPY_BACK - 1 : -1] == test[:, COPY_BACK:]
+    accuracy = float(hits.double().mean())
+    if accuracy < 0.5:
+        shown = " → ".join(fmt_num(v) for v in (losses[:1] + losses[-1:])) if losses else "?"
+        raise fail(
+            f"{label}, trained 150 steps on sequences where each token repeats the one "
+            f"{COPY_BACK} positions back (loss {shown}), predicts {accuracy:.0%} of such new "
+            f"sequences' repeated tokens; attention to earlier tokens gets most of them.",
+            "lm-ignores-context",
+        )
+
+
+def _check_final_norm_used(obj, label, info, d, tokens) -> None:
+    """The final LayerNorm must be used, not only defined: a gradient reaches it."""
+    c = Call(label, tokens, params="lm.forward")
+    missing = obj.apply("gradients", (tokens,), {}, ("tokens",), None)
+    if not isinstance(missing, list) or not missing:
+        return
+    params = info.get("parameters", {})
+    outside = [n for n in missing if not BLOCK_PARAM.match(str(n)) and params.get(n) == [d]]
+    if outside and _blocks(info):
+        raise fail(
+            f"{c}: no gradient reaches {', '.join(outside[:2])}: the final LayerNorm is defined "
+            "but the logits are not computed through it.",
             "lm-no-final-norm",
         )
 

@@ -119,4 +119,11 @@ MISTAKES = (
         "Blocks stored in a plain Python list: their parameters are not registered",
         "Use nn.ModuleList (or nn.Sequential) so the blocks' weights are trained and saved.",
     ),
+    Mistake(
+        "lm-ignores-context",
+        ("TinyTransformer",),
+        "The model predicts from the current token and its position only",
+        "Each block's attention must see the earlier tokens: pass the embeddings through the "
+        "blocks under a causal mask, so a token can be copied from an earlier position.",
+    ),
 )
