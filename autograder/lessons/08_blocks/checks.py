@@ -244,6 +244,7 @@ def check_transformer_block(sub) -> None:
         if "dropout" in kwargs:
             expect_deterministic(obj, c, out, want)
         expect_close(out, want, c, dtype=x.dtype, mutants=mutants)
+    _check_block_dropout(sub, g, d, h, d_ff, 0.5)
     for dtype in low_precision_dtypes():
         obj.to(dtype)
         x = randn(g, 2, 3, d, dtype=dtype)
@@ -258,6 +259,47 @@ def check_transformer_block(sub) -> None:
             label + ".to('meta')", torch.empty(2, 3, d, device="meta"), mask=mask, params="forward"
         )
         expect_meta(c.run(obj), c, (2, 3, d), torch.float32)
+
+
+def _check_block_dropout(sub, g, d, h, d_ff, p) -> None:
+    """Training mode, by statistics: with the feed-forward's linear2 at zero the block is
+    x + dropout(attn(norm1(x))), so out - x is the attention output with a fraction ≈ p zeroed and
+    the rest scaled by 1 / (1 - p); with attention's w_o at zero, the feed-forward sublayer must
+    be dropped somewhere too (in the block or in FeedForward). The residual stream x itself is
+    never dropped: out has no zero where x has none."""
+    obj, label = construct(sub, "TransformerBlock", d, h, d_ff, dropout=p)
+    x = randn(g, 4, 16, d)
+    for silent, sublayer in (("ff.linear2", "attention"), ("attn.w_o", "feed-forward")):
+        state = block_state(g, d, d_ff)
+        state[f"{silent}.weight"] = torch.zeros_like(state[f"{silent}.weight"])
+        state[f"{silent}.bias"] = torch.zeros_like(state[f"{silent}.bias"])
+        load_weights(obj, state, label)
+        obj.train()
+        c = Call(label + ".train()", x, params="forward")
+        out = expect_tensor(c.run(obj), c, shape=x.shape, dtype=x.dtype)
+        obj.eval()
+        clean = block(state, h, x) - x.double()  # the sublayer's eval output
+        if bool((out == 0).any()):
+            raise fail(
+                f"{c}: {int((out == 0).sum())} of the {out.numel()} outputs are exactly 0: dropout "
+                "acts on the residual stream, where it must act on each sublayer's output before "
+                "the add.",
+                "block-dropout-on-residual",
+            )
+        moved = out.double() - x.double()
+        problem = dropout_problem(moved, clean, p)
+        if problem == "ignored":
+            raise fail(
+                f"{c}: the {sublayer} sublayer's output is the same as in eval mode: "
+                f"dropout={p} is never applied to it.",
+                "block-dropout-ignored",
+            )
+        if problem is not None and sublayer == "attention":
+            raise fail(
+                f"{c}: {fraction_zero(moved, clean):.0%} of the attention sublayer's outputs "
+                f"are 0 and the others are not its eval values / (1 - {p}); dropout with "
+                f"p={p} acts once on it, before the residual add."
+            )
 
 
 # ---- TinyTransformer ---------------------------------------------------------------------------

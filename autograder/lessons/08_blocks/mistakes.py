@@ -126,4 +126,18 @@ MISTAKES = (
         "Each block's attention must see the earlier tokens: pass the embeddings through the "
         "blocks under a causal mask, so a token can be copied from an earlier position.",
     ),
+    Mistake(
+        "block-dropout-ignored",
+        ("TransformerBlock",),
+        "The block's dropout is never applied to a sublayer's output",
+        "In training mode drop each sublayer's output before adding it: "
+        "x = x + self.dropout1(self.attn(self.norm1(x), mask=mask)), and the same with ff.",
+    ),
+    Mistake(
+        "block-dropout-on-residual",
+        ("TransformerBlock",),
+        "Dropout applied to the residual stream itself",
+        "Drop only the sublayer's output, then add: x = x + self.dropout1(sublayer), never "
+        "x = self.dropout(x + sublayer).",
+    ),
 )
