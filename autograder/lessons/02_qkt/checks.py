@@ -20,6 +20,10 @@ SCORE_MUTANTS = (
     *transpose_mutants(),
     ("scaled-too-early", lambda q, k: scores(q, k) * q.shape[-1] ** -0.5),
     ("scaled-too-early", lambda q, k: scores(q, k) / q.shape[-1]),
+    (
+        "transpose-by-view",
+        lambda q, k: q.double() @ k.double().reshape(*k.shape[:-2], k.shape[-1], k.shape[-2]),
+    ),
 )
 
 # (q shape, k shape), smallest first: 2-D with Lq, Lk and d_k all different (so every transpose

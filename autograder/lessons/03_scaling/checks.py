@@ -132,6 +132,12 @@ def _check_generator_used(sub) -> None:
             "the same way: the samples must come from the generator you are given.",
             "generator-ignored",
         )
+    if first == other and first == float(8):
+        raise fail(
+            f"{calls[0]} and {calls[2]} both returned exactly {fmt_num(first)}, d_k itself: the "
+            "exercise measures the variance of sampled dot products, it does not return d_k.",
+            "variance-returns-d-k",
+        )
     if first == other:
         raise fail(
             f"{calls[0]} and {calls[2]} both returned {fmt_num(first)}: two generators seeded "

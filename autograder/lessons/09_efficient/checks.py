@@ -48,6 +48,8 @@ WINDOW_MUTANTS = (
     ("window-off-by-one", lambda n, w: window_mask(n, w, width=w - 1)),
     ("window-off-by-one", lambda n, w: window_mask(n, w, lo=1, width=w + 1)),
     ("window-not-causal", lambda n, w: window_mask(n, w, both_ways=True)),
+    ("window-no-lower-bound", lambda n, w: torch.ones(n, n, dtype=torch.bool).tril()),
+    ("window-looks-ahead", lambda n, w: window_mask(n, w).T),
 )
 
 
@@ -199,6 +201,11 @@ def cache_mutants(history, k, v):
         *(("kv-cache-wrong-dim", cat_all(d)) for d in (-1, 0, 1)),
         ("kv-cache-not-stored", lambda *_: (k.double(), v.double())),
         ("kv-cache-prepends", cat_all(-2, reverse=True)),
+        ("kv-cache-values-not-stored", lambda *_: (torch.cat(ks, -2).double(), v.double())),
+        (
+            "kv-cache-returns-v-k",
+            lambda *_: (torch.cat(vs, -2).double(), torch.cat(ks, -2).double()),
+        ),
     )
 
 

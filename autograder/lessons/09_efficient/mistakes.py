@@ -92,4 +92,28 @@ MISTAKES = (
         "Do the arithmetic in float32 (q, k, v = q.float(), k.float(), v.float()) and return "
         "out.to(q.dtype): sums of exponentials over many key blocks lose digits in float16.",
     ),
+    Mistake(
+        "window-no-lower-bound",
+        ("sliding_window_mask",),
+        "The window has no lower bound: every earlier key is allowed",
+        "Query i sees only the last `window` keys: 0 <= i - j < window, not just j <= i.",
+    ),
+    Mistake(
+        "window-looks-ahead",
+        ("sliding_window_mask",),
+        "The window looks ahead: j - i where i - j is meant",
+        "Query i sees keys i - window + 1 .. i, behind it: True where 0 <= i - j < window.",
+    ),
+    Mistake(
+        "kv-cache-values-not-stored",
+        ("KVCache",),
+        "The cache keeps the keys but not the values",
+        "Concatenate and store both: self.v = torch.cat([self.v, v], dim=-2) as for self.k.",
+    ),
+    Mistake(
+        "kv-cache-returns-v-k",
+        ("KVCache",),
+        "append returns (v_all, k_all) instead of (k_all, v_all)",
+        "Return the keys first: return self.k, self.v.",
+    ),
 )
