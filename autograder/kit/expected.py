@@ -77,6 +77,8 @@ def _additive(s, mask, mode):
     """Apply a float mask as ``mode`` says; returns ``(scores, bool mask or None, mode)``."""
     if mode == "as-bool":  # mask.bool() or mask != 0: True wherever the entry is non-zero
         return s, mask != 0, "ok"
+    if mode == "as-bool-eq0":  # mask == 0: right for 0/-inf masks, wrong for any other bias
+        return s, mask == 0, "ok"
     if mode == "as-bool-where":
         torch.where(mask, s, -INF)  # raises on a float condition, as the learner's code did
     if mode == "as-bool-not":
@@ -237,6 +239,8 @@ def rope(x, positions=None, base=10000.0, *, how="ok", exponent=2.0, sign=1.0):
         a, b = x[..., : d // 2], x[..., d // 2 :]
         return torch.cat([a * cos - b * sin, a * sin + b * cos], -1)
     a, b = x[..., 0::2], x[..., 1::2]  # (..., P, I) each
+    if how == "concat-output":  # the rotated pairs written as two halves, not interleaved
+        return torch.cat([a * cos - b * sin, a * sin + b * cos], -1)
     return torch.stack([a * cos - b * sin, a * sin + b * cos], -1).flatten(-2)  # (..., P, D)
 
 
@@ -281,6 +285,10 @@ def block(state, h, x, mask=None, norm_first=True, knobs=()):
 
     keep1 = 0.0 if "no-residual-1" in knobs else 1.0
     keep2 = 0.0 if "no-residual-2" in knobs else 1.0
+    if "one-residual" in knobs:  # one residual around both sublayers: x + ff(attn(x))
+        if norm_first:
+            return x + ff(ln(attn(ln(x, norms[0])), norms[1]))
+        return ln(x + ff(ln(attn(x), norms[0])), norms[1])
     if norm_first != ("swapped" in knobs):  # Pre-LN
         if "residual-normed" in knobs:
             x = ln(x, norms[0])

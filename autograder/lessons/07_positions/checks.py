@@ -140,6 +140,7 @@ ROPE_MUTANTS = (  # base ignored first: 100^(-4i/d) is 10000^(-2i/d), an exponen
     ("rope-base-ignored", lambda x, positions=None, base=10000.0: rope(x, positions)),
     ("rope-half-split", _rope_mutant(how="halves")),
     ("rope-half-split", _rope_halves_pair_frequencies),
+    ("rope-output-concatenated", _rope_mutant(how="concat-output")),
     ("rope-wrong-direction", _rope_mutant(sign=-1.0)),
     ("rope-positions-ignored", _rope_mutant(how="ignore-positions")),
     ("frequency-exponent-i", _rope_mutant(exponent=1.0)),

@@ -173,6 +173,7 @@ BLOCK_KNOBS = (
     ("mask-polarity-inverted", {"mask-inverted"}),
     ("ffn-missing-activation", {"no-activation"}),
     ("post-ln-norm-then-add", {"norm-then-add"}),
+    ("one-residual-around-both", {"one-residual"}),
 )
 
 

@@ -140,4 +140,10 @@ MISTAKES = (
         "Drop only the sublayer's output, then add: x = x + self.dropout1(sublayer), never "
         "x = self.dropout(x + sublayer).",
     ),
+    Mistake(
+        "one-residual-around-both",
+        ("TransformerBlock",),
+        "One residual around both sublayers instead of one around each",
+        "Each sublayer gets its own residual: x = x + attn(norm1(x)), then x = x + ff(norm2(x)).",
+    ),
 )
