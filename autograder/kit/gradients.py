@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import torch
+
 from autograder.kit.calling import Call, fail, learner_failed
+from autograder.kit.exercise import CheckFailure
 from autograder.sandbox import LearnerError, RemoteObject
 
 
@@ -81,3 +84,39 @@ def with_rules(check, rules):
     both.__name__, both.__doc__ = check.__name__, check.__doc__
     both.__module__ = check.__module__
     return both
+
+
+def naming_randomness(check, make):
+    """The check ``check``; when it fails with no mistake named, ``make(sub)`` gives a
+    ``(target, Call)`` that is called twice: different outputs for the same inputs are dropout
+    that is always on (``F.dropout`` defaults to training=True)."""
+
+    def named(sub) -> None:
+        try:
+            check(sub)
+        except CheckFailure as failure:
+            if failure.mistake is None:
+                try:
+                    target, c = make(sub)
+                    a, b = c.invoke(target), c.invoke(target)
+                except Exception:  # the failure already said what went wrong
+                    raise failure from None
+                if not _same(a, b):
+                    failure.mistake = "dropout-always-on"
+                    failure.message += (
+                        f" {c} gave different outputs on two calls with the same inputs."
+                    )
+            raise
+
+    named.__exercise__ = check.__exercise__
+    named.__name__, named.__doc__ = check.__name__, check.__doc__
+    named.__module__ = check.__module__
+    return named
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        return a.shape == b.shape and bool(torch.equal(a, b))
+    return True

@@ -40,7 +40,7 @@ from autograder.kit import (
     transpose_mutants,
 )
 from autograder.kit.expected import ref_attention64, self_attention
-from autograder.kit.gradients import expect_contract_rules, with_rules
+from autograder.kit.gradients import expect_contract_rules, naming_randomness, with_rules
 
 
 def _sdpa_variant(q, k, v, mask=None, *, knobs):
@@ -273,5 +273,20 @@ def _rules_self_attention(sub) -> None:
     expect_contract_rules(obj, c, ((1, 1, 2), (1, 1, 1)))
 
 
-check_scaled_dot_product_attention = with_rules(check_scaled_dot_product_attention, _rules_sdpa)
-check_self_attention = with_rules(check_self_attention, _rules_self_attention)
+def _twice_sdpa(sub):
+    g = generator(119)
+    return sub, Call("scaled_dot_product_attention", *(randn(g, 2, 3, 4) for _ in range(3)))
+
+
+def _twice_self_attention(sub):
+    obj, label = construct(sub, "SelfAttention", 4, 3, 2)
+    obj.eval()
+    return obj, Call(label + ".eval()", randn(generator(120), 2, 3, 4), params="forward")
+
+
+check_scaled_dot_product_attention = with_rules(
+    naming_randomness(check_scaled_dot_product_attention, _twice_sdpa), _rules_sdpa
+)
+check_self_attention = with_rules(
+    naming_randomness(check_self_attention, _twice_self_attention), _rules_self_attention
+)

@@ -52,4 +52,18 @@ MISTAKES = (
         "A float32 tensor you created (angles, cos/sin, a scale) promoted the result: create it "
         "with dtype=x.dtype or cast it with .to(x.dtype).",
     ),
+    Mistake(
+        "dropout-always-on",
+        (
+            "scaled_dot_product_attention",
+            "SelfAttention",
+            "MultiHeadAttention",
+            "FeedForward",
+            "TransformerBlock",
+            "TinyTransformer",
+        ),
+        "Dropout still active in eval mode, or where the exercise has none",
+        "F.dropout(x, p) defaults to training=True: use an nn.Dropout module (or pass "
+        "training=self.training); scaled_dot_product_attention takes no dropout at all.",
+    ),
 )

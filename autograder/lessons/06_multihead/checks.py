@@ -36,7 +36,7 @@ from autograder.kit import (
     split,
 )
 from autograder.kit.expected import num_parameters
-from autograder.kit.gradients import expect_contract_rules, with_rules
+from autograder.kit.gradients import expect_contract_rules, naming_randomness, with_rules
 
 # ---- split_heads / merge_heads ------------------------------------------------------------------
 
@@ -276,4 +276,14 @@ def _rules_mha(sub) -> None:
 
 check_split_heads = with_rules(check_split_heads, _rules_split_heads)
 check_merge_heads = with_rules(check_merge_heads, _rules_merge_heads)
-check_multi_head_attention = with_rules(check_multi_head_attention, _rules_mha)
+
+
+def _twice_mha(sub):
+    obj, label = construct(sub, "MultiHeadAttention", 4, 2)
+    obj.eval()
+    return obj, Call(label + ".eval()", randn(generator(121), 2, 3, 4), params="mha.forward")
+
+
+check_multi_head_attention = with_rules(
+    naming_randomness(check_multi_head_attention, _twice_mha), _rules_mha
+)

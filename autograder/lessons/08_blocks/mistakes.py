@@ -37,13 +37,6 @@ MISTAKES = (
         "linear2(self.dropout(relu(linear1(x)))).",
     ),
     Mistake(
-        "dropout-always-on",
-        ("FeedForward", "TransformerBlock", "TinyTransformer"),
-        "Dropout still active in eval mode",
-        "F.dropout(x, p) defaults to training=True; use an nn.Dropout module (or pass "
-        "training=self.training).",
-    ),
-    Mistake(
         "pre-post-ln-swapped",
         ("TransformerBlock",),
         "Pre-LN and Post-LN mixed up (norm_first)",
