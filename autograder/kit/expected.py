@@ -44,6 +44,7 @@ def attend(
     nan_rows=False,
     unstable=False,
     scores=None,
+    output_nan_to_num=False,
 ):
     """Attention as the contract says (mode "ok"), or as a known mistake does.
 
@@ -54,7 +55,8 @@ def attend(
     (bool-only code that raises on a float mask) or "minus" (subtracted); the bool-only modes
     apply a float mask correctly. ``nan_rows``: a softmax that gives NaN for fully masked rows;
     ``unstable``: a softmax without the max subtracted, whose exp overflows float32 to inf (and
-    inf / inf is NaN) once a score passes 88.7; ``dim``: the dim the softmax normalises over.
+    inf / inf is NaN) once a score passes 88.7; ``dim``: the dim the softmax normalises over;
+    ``output_nan_to_num``: the output's NaN replaced by 0, the weights' left.
     """
     scale = q.shape[-1] ** -0.5 if scale is None else scale
     s = (q @ k.transpose(-2, -1) if scores is None else scores(q, k)) * scale
@@ -70,7 +72,8 @@ def attend(
     w = _softmax(
         s.masked_fill(mask if mode == "inverted" else ~mask, fill), dim, nan_rows, unstable
     )
-    return w @ v, unmasked if mode == "weights-before" else w
+    out = (w @ v).nan_to_num(0.0) if output_nan_to_num else w @ v
+    return out, unmasked if mode == "weights-before" else w
 
 
 def _additive(s, mask, mode):

@@ -72,6 +72,7 @@ def attention_mutants(run, ids):
         ("multiplied-by-sqrt-dk", {"scale_power": 0.5}),
         ("softmax-wrong-dim", {"dim": -2}),
         ("fully-masked-nan", {"nan_rows": True}),
+        ("fully-masked-nan", {"nan_rows": True, "output_nan_to_num": True}),
         ("softmax-unstable", {"unstable": True}),
         *((mistake, {"mode": mode}) for mistake, mode in MASK_MODES.items()),
         *((mistake, {"mode": mode, "nan_rows": True}) for mistake, mode in MASK_MODES.items()),

@@ -45,6 +45,12 @@ def _guarded_global_max(x, dim):
     return e / torch.where(s == 0, 1.0, s)
 
 
+def _guarded(e, dim):
+    """e / its sum along dim, with rows that sum to 0 kept at 0 (a zero-sum guard)."""
+    total = e.sum(dim, keepdim=True)
+    return e / torch.where(total == 0, 1.0, total)
+
+
 def _no_keepdim(x, dim, shift):
     """exp(x - max) / sum taken without keepdim, with the max taken with, without, or no max."""
     if shift == "keepdim":
@@ -58,6 +64,7 @@ def _no_keepdim(x, dim, shift):
 SOFTMAX_MUTANTS = (  # the first that reproduces the learner's output names the mistake
     ("fully-masked-nan", lambda x, dim=-1: _plain_softmax(x, dim)),
     ("softmax-unstable", lambda x, dim=-1: _plain_softmax(x, dim, shift=0.0)),
+    ("softmax-unstable", lambda x, dim=-1: _guarded(x.exp(), dim)),  # exp(x), rows of 0 kept
     ("softmax-global-max", lambda x, dim=-1: _plain_softmax(x, dim, shift=x.max())),
     ("softmax-global-max", lambda x, dim=-1: _guarded_global_max(x, dim)),
     *(
