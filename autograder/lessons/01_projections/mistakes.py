@@ -53,7 +53,8 @@ MISTAKES = (
         "qkv-order-swapped",
         ("project_qkv", "QKVProjection", "SelfAttention"),
         "q, k and v come back in the wrong order or from the wrong weights",
-        "Return exactly (x @ w_q, x @ w_k, x @ w_v), in that order.",
+        "Queries come from w_q, keys from w_k, values from w_v, returned (or used) in that "
+        "order: q, k, v.",
     ),
     Mistake(
         "projection-has-bias",
