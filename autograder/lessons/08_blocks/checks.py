@@ -423,7 +423,8 @@ def _check_copies(sub, g, args) -> None:
     """The model must use attention: trained on sequences where each token repeats the one
     COPY_BACK positions back, it must predict new such sequences. A model of the current token
     and its position alone (a bigram table plus positions, no attention) stays near chance, 1/V
-    (measured: 0.06-0.10 against 0.85-0.97 for the course's model, 150 AdamW steps)."""
+    (measured: 6-10%, against 85-97% for the course's model and 34-56% for one with sinusoidal
+    positions, 150 AdamW steps)."""
     vocab, max_len = args[0], args[-1]
     obj, label = construct(sub, "TinyTransformer", *args)
     losses = obj.apply("fit", _periodic(g, 64, max_len, vocab), 150, 1e-2)
@@ -433,7 +434,9 @@ def _check_copies(sub, g, args) -> None:
     logits = expect_tensor(c.run(obj, devices=False), c, shape=(64, max_len, vocab), what="logits")
     hits = logits.argmax(-1)[:, COPY_BACK - 1 : -1] == test[:, COPY_BACK:]
     accuracy = float(hits.double().mean())
-    if accuracy < 0.5:
+    if (
+        accuracy < 0.25
+    ):  # chance is 1/V = 9%; course models reach 35-95% (sinusoidal positions learn slowest)
         shown = " → ".join(fmt_num(v) for v in (losses[:1] + losses[-1:])) if losses else "?"
         raise fail(
             f"{label}, trained 150 steps on sequences where each token repeats the one "

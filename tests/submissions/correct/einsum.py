@@ -174,9 +174,10 @@ class TransformerBlock(nn.Module):
         self.norm1 = nn.LayerNorm(d_model)
         self.norm2 = nn.LayerNorm(d_model)
         self.norm_first = norm_first
+        self.drop = nn.Dropout(dropout)
 
     def _sa(self, x, mask):
-        return self.attn(x, x, x, mask=mask)[0]
+        return self.drop(self.attn(x, x, x, mask=mask)[0])
 
     def forward(self, x, mask=None):
         if not self.norm_first:

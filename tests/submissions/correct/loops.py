@@ -143,6 +143,8 @@ class MultiHeadAttention(nn.Module):
     def forward(self, query, key=None, value=None, mask=None):
         if key is None and value is None:
             key = value = query
+        elif value is None:
+            value = key
         q, k, v = self.w_q(query), self.w_k(key), self.w_v(value)
         d_head = q.shape[-1] // self.num_heads
         outs, weights = [], []
