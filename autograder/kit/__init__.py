@@ -17,6 +17,11 @@ Split by job, one module each:
                      (``obj.apply("fit", ...)``: a training loop, a look at its layers);
 - ``invariants``     what must not change when an input the output ignores changes;
 - ``shared_checks``  whole checks several exercises share;
+- ``gradients``      the contract's rules for every exercise: gradients reach every input and
+                     parameter, size-1 dimensions are kept (``with_rules``); naming randomness;
+- ``dropout``        dropout judged by its statistics in training mode (FFN, block);
+- ``lm``             a task only attention solves, for the language model;
+- ``notes``          notes on a passing result (an ``assert`` accepted where ValueError is asked);
 - ``text``           formatting shapes, dtypes, numbers.
 
 Lessons use the kit and never each other's helpers; a helper a second lesson needs moves here.

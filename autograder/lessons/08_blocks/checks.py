@@ -33,9 +33,10 @@ from autograder.kit import (
     on_meta,
     randn,
 )
-from autograder.kit.dropout import dropout_problem, fraction_zero
+from autograder.kit.dropout import expect_block_dropout, expect_ffn_dropout
 from autograder.kit.expected import block, feed_forward
 from autograder.kit.gradients import expect_contract_rules, with_rules
+from autograder.kit.lm import expect_copies
 
 # ---- FeedForward --------------------------------------------------------------------------------
 
@@ -90,7 +91,7 @@ def check_feed_forward(sub) -> None:
             expect_deterministic(obj, c, out, want)
         expect_close(out, want, c, dtype=x.dtype, mutants=ff_mutants(state))
         if dropout:
-            _check_dropout_place(sub, g, dropout)
+            expect_ffn_dropout(sub, g, dropout)
     for dtype in low_precision_dtypes():
         obj.to(dtype)
         x = randn(g, 2, 3, d, dtype=dtype)
@@ -102,49 +103,6 @@ def check_feed_forward(sub) -> None:
         obj.to("meta")
         c = Call(label + ".to('meta')", torch.empty(2, 3, d, device="meta"), params="forward")
         expect_meta(c.run(obj), c, (2, 3, d), torch.float32)
-
-
-def _check_dropout_place(sub, g, p) -> None:
-    """Dropout in training, by its statistics. With linear2 the identity (d_ff = d_model) and
-    linear1's bias large (every ReLU active), dropout after the ReLU and after linear2 give the same
-    output: a fraction ≈ p of eval's values are 0 and the others are scaled by 1 / (1 - p). Both
-    placements are the contract's; dropout ignored or on the input is not."""
-    n = 16
-    obj2, label2 = construct(sub, "FeedForward", n, n, p)
-    known = {
-        "linear1.weight": randn(g, n, n) * n**-0.5,
-        "linear1.bias": torch.full((n,), 12.0),
-        "linear2.weight": torch.eye(n),
-        "linear2.bias": torch.zeros(n),
-    }
-    load_weights(obj2, known, label2)
-    obj2.train()
-    x = randn(g, 64, n)
-    c = Call(label2 + ".train()", x, params="forward")
-    out = expect_tensor(c.run(obj2), c, shape=x.shape, dtype=x.dtype)
-    clean = feed_forward(known, x)
-    problem = dropout_problem(out, clean, p)
-    if problem is None:
-        return
-    zero = fraction_zero(out, clean)
-    if problem == "ignored":
-        raise fail(
-            f"{c}: the output equals eval's, so dropout={p} does nothing in training mode.",
-            "ffn-dropout-ignored",
-        )
-    z = (out.double() - known["linear1.bias"].double()) @ torch.linalg.inv(
-        known["linear1.weight"].double()
-    ).T  # what linear1 was given
-    if bool(((z.abs() < 1e-3) | ((z - x.double() / (1 - p)).abs() < 1e-3)).all()):
-        raise fail(
-            f"{c}: linear1 was given x with {zero:.0%} of its values zeroed and the others "
-            f"scaled by 1/(1-{p}): dropout acts on the input.",
-            "ffn-dropout-on-input",
-        )
-    raise fail(
-        f"{c}: {zero:.0%} of the hidden values are 0 in training mode, and the others are not the "
-        f"eval values / (1 - {p}); dropout with p={p} acts once, after the ReLU or after linear2."
-    )
 
 
 # ---- TransformerBlock --------------------------------------------------------------------------
@@ -245,7 +203,7 @@ def check_transformer_block(sub) -> None:
         if "dropout" in kwargs:
             expect_deterministic(obj, c, out, want)
         expect_close(out, want, c, dtype=x.dtype, mutants=mutants)
-    _check_block_dropout(sub, g, d, h, d_ff, 0.5)
+    expect_block_dropout(sub, g, block_state(g, d, d_ff), h, 0.5)
     for dtype in low_precision_dtypes():
         obj.to(dtype)
         x = randn(g, 2, 3, d, dtype=dtype)
@@ -260,47 +218,6 @@ def check_transformer_block(sub) -> None:
             label + ".to('meta')", torch.empty(2, 3, d, device="meta"), mask=mask, params="forward"
         )
         expect_meta(c.run(obj), c, (2, 3, d), torch.float32)
-
-
-def _check_block_dropout(sub, g, d, h, d_ff, p) -> None:
-    """Training mode, by statistics: with the feed-forward's linear2 at zero the block is
-    x + dropout(attn(norm1(x))), so out - x is the attention output with a fraction ≈ p zeroed and
-    the rest scaled by 1 / (1 - p); with attention's w_o at zero, the feed-forward sublayer must
-    be dropped somewhere too (in the block or in FeedForward). The residual stream x itself is
-    never dropped: out has no zero where x has none."""
-    obj, label = construct(sub, "TransformerBlock", d, h, d_ff, dropout=p)
-    x = randn(g, 4, 16, d)
-    for silent, sublayer in (("ff.linear2", "attention"), ("attn.w_o", "feed-forward")):
-        state = block_state(g, d, d_ff)
-        state[f"{silent}.weight"] = torch.zeros_like(state[f"{silent}.weight"])
-        state[f"{silent}.bias"] = torch.zeros_like(state[f"{silent}.bias"])
-        load_weights(obj, state, label)
-        obj.train()
-        c = Call(label + ".train()", x, params="forward")
-        out = expect_tensor(c.run(obj), c, shape=x.shape, dtype=x.dtype)
-        obj.eval()
-        clean = block(state, h, x) - x.double()  # the sublayer's eval output
-        if bool((out == 0).any()):
-            raise fail(
-                f"{c}: {int((out == 0).sum())} of the {out.numel()} outputs are exactly 0: dropout "
-                "acts on the residual stream, where it must act on each sublayer's output before "
-                "the add.",
-                "block-dropout-on-residual",
-            )
-        moved = out.double() - x.double()
-        problem = dropout_problem(moved, clean, p)
-        if problem == "ignored":
-            raise fail(
-                f"{c}: the {sublayer} sublayer's output is the same as in eval mode: "
-                f"dropout={p} is never applied to it.",
-                "block-dropout-ignored",
-            )
-        if problem is not None and sublayer == "attention":
-            raise fail(
-                f"{c}: {fraction_zero(moved, clean):.0%} of the attention sublayer's outputs "
-                f"are 0 and the others are not its eval values / (1 - {p}); dropout with "
-                f"p={p} acts once on it, before the residual add."
-            )
 
 
 # ---- TinyTransformer ---------------------------------------------------------------------------
@@ -367,7 +284,7 @@ def check_tiny_transformer(sub) -> None:
             f"{label} does not learn to count (each token is the previous one + 1): the loss went "
             f"{shown} in 40 AdamW steps. Check that every layer is registered and used."
         )
-    _check_copies(sub, g, (vocab, d, h, layers, d_ff, max_len))
+    expect_copies(sub, g, (vocab, d, h, layers, d_ff, max_len))
     _check_final_norm(info, label, d)  # the lesson's architecture, once the model works
     _check_final_norm_used(obj, label, info, d, tokens)
     _check_pre_ln(obj, label, info, g, tokens)
@@ -406,41 +323,6 @@ def _check_final_norm(info, label, d) -> None:
             f"{label} has no parameter of shape {fmt_shape((d,))} outside its blocks: no "
             "LayerNorm(d_model) between the last block and the output layer.",
             "lm-no-final-norm",
-        )
-
-
-COPY_BACK = 3  # the token to predict is the one 3 positions back
-
-
-def _periodic(g, n, length, vocab):
-    """n sequences of COPY_BACK random tokens repeated: each later token is the one COPY_BACK
-    back, which only attention to earlier positions can find (its predecessor says nothing)."""
-    start = torch.randint(0, vocab, (n, COPY_BACK), generator=g)
-    return start.repeat(1, -(-length // COPY_BACK))[:, :length]
-
-
-def _check_copies(sub, g, args) -> None:
-    """The model must use attention: trained on sequences where each token repeats the one
-    COPY_BACK positions back, it must predict new such sequences. A model of the current token
-    and its position alone (a bigram table plus positions, no attention) stays near chance, 1/V
-    (measured: 6-10%, against 85-97% for the course's model and 34-56% for one with sinusoidal
-    positions, 150 AdamW steps)."""
-    vocab, max_len = args[0], args[-1]
-    obj, label = construct(sub, "TinyTransformer", *args)
-    losses = obj.apply("fit", _periodic(g, 64, max_len, vocab), 150, 1e-2)
-    obj.eval()
-    test = _periodic(g, 64, max_len, vocab)
-    c = Call(label, test, params="lm.forward")
-    logits = expect_tensor(c.run(obj, devices=False), c, shape=(64, max_len, vocab), what="logits")
-    hits = logits.argmax(-1)[:, COPY_BACK - 1 : -1] == test[:, COPY_BACK:]
-    accuracy = float(hits.double().mean())
-    if accuracy < 0.25:  # chance is 1/V = 9%; course models reach 34-97%
-        shown = " → ".join(fmt_num(v) for v in (losses[:1] + losses[-1:])) if losses else "?"
-        raise fail(
-            f"{label}, trained 150 steps on sequences where each token repeats the one "
-            f"{COPY_BACK} positions back (loss {shown}), predicts {accuracy:.0%} of such new "
-            f"sequences' repeated tokens; attention to earlier tokens gets most of them.",
-            "lm-ignores-context",
         )
 
 
