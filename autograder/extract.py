@@ -133,11 +133,17 @@ def _stored_names(node: ast.stmt) -> set[str]:
 
 
 def _used_by_definitions(tree: ast.Module) -> set[str]:
-    """The global names that the bodies of the module's functions and classes read."""
+    """The global names that the module's functions (methods included) read: names loaded in a
+    body that are neither its parameters nor assigned in it."""
     used: set[str] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            used |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            a = node.args
+            params = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
+            params |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
+            names = [n for n in ast.walk(node) if isinstance(n, ast.Name)]
+            local = {n.id for n in names if isinstance(n.ctx, ast.Store)}
+            used |= {n.id for n in names if isinstance(n.ctx, ast.Load)} - params - local
     return used
 
 
