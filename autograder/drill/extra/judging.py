@@ -106,13 +106,13 @@ def expect_raises(c: Call, target: Any, why: str) -> None:
 
 
 def gradients(sub, target: Any, weights: torch.Tensor, *args, **kwargs) -> dict:
-    """The gradients of ``(target(*args) * weights).sum()``, computed in the sandbox next to the
-    candidate's code (``autograder.sandbox.inside.remote.gradients``). ``target``: a function's
-    name or a remote object."""
+    """The gradients of ``(target(*args, **kwargs)[0 if a tuple] * weights).sum()``, computed in
+    the sandbox next to the candidate's code (``autograder.sandbox.inside.remote.gradients``,
+    which the course's checks share). ``target``: a function's name or a remote object."""
     if isinstance(target, str):
-        req = Request("apply", target, args=(weights, *args), kwargs=kwargs, helper="gradients")
+        req = Request("apply", target, args=(args, kwargs, weights, 0), helper="gradients")
         return sub._request(req)
-    return target.apply("gradients", weights, *args, **kwargs)
+    return target.apply("gradients", args, kwargs, weights, 0)
 
 
 def expect_gradients(got: dict, want: dict, label: str, mistake: str | None = None) -> None:
