@@ -331,6 +331,13 @@ def strong_isolation_available() -> bool:
         return _strong_isolation_available()
 
 
+def why_unavailable() -> str:
+    """Why the strong sandbox cannot run here, as the probe found it (after
+    :func:`strong_isolation_available` said False)."""
+    with _probe_lock:
+        return _probe.get("why") or "bubblewrap failed to start"
+
+
 def unprobed() -> bool:
     """Is bubblewrap installed here, but not yet probed?"""
     with _probe_lock:

@@ -57,6 +57,7 @@ from autograder._bwrap import (
     TMPFS_SIZE,
     WEAK_NOTE,
     strong_isolation_available,
+    why_unavailable,
 )
 from autograder._pool import (
     close_kept,
@@ -122,4 +123,5 @@ __all__ = [
     "strong_isolation_available",
     "wall_backstop",
     "warm_up",
+    "why_unavailable",
 ]

@@ -301,6 +301,13 @@ def test_as_root_files_nobody_cannot_read_are_refused_with_the_cause(tmp_path, m
     monkeypatch.setattr(_bwrap, "_libraries", lambda: [str(private)])
     with pytest.raises(_bwrap.NotReadable, match=r"nobody.*chmod -R o\+rX"):
         _bwrap._interpreter()
+    # grade says so (not "install bubblewrap"), and grades nothing
+    from autograder.grade import GradeError, grade_class
+
+    monkeypatch.setattr(_bwrap, "_probe", {})  # probe again, with the private folder
+    with pytest.raises(GradeError, match=r"cannot read .*venv-made-with-umask-077.*chmod -R o\+rX"):
+        grade_class(tmp_path / "submitted", tmp_path / "grades.csv")
+    assert not (tmp_path / "grades.csv").exists()
 
 
 @strong
