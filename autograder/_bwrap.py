@@ -107,7 +107,7 @@ def _ro_bind(src: str, dest: str) -> list[str]:
     ``mktemp -d``), the sandbox's user could not reach it: bubblewrap mounts it from a public
     staging folder instead, where :func:`launch` binds it first, in a mount namespace of the
     sandbox's own (the host's mounts are untouched)."""
-    if os.geteuid() != 0 or _readable_by_others(src):
+    if os.geteuid() != 0 or _readable_by_others(src) or not os.path.isdir(src):
         return ["--ro-bind", src, dest]
     with _stage_lock:
         if src not in _staged:
