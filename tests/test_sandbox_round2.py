@@ -154,7 +154,7 @@ VICTIM_PROBE = probe(
     """
 found += os.listdir("/dev/shm")
 names = [n for _, ds, fs in os.walk("/tmp") for n in ds + fs]
-found += [n for n in names if "note-from-a" in n or n == "ballast"]
+found += [n for n in names if "note-from-a" in n or n.startswith("ballast")]
 if len(names) > 50:  # its own working folder and matplotlib's cache, no more
     found.append(f"{len(names)} entries in /tmp")
 found += [p for p in os.listdir("/proc") if p.isdigit()

@@ -23,21 +23,22 @@ def causal_mask(seq_len, device=None):
                 f.write("student A was here")
         except OSError:
             pass
-    wrote = 0
-    try:
-        with open("/dev/shm/ballast", "wb", buffering=0) as f:
-            while wrote < 2**30:
-                wrote += f.write(b"x" * 2**20)
-    except OSError:
-        pass
+    wrote, stopped = 0, []
+    try:  # files of 8 MiB (under the 16 MiB cap of one file), up to 1 GiB in all
+        for i in range(128):
+            with open(f"/dev/shm/ballast{i}", "wb", buffering=0) as f:
+                for _ in range(8):
+                    wrote += f.write(b"x" * 2**20)
+    except OSError as e:
+        stopped.append(e.strerror)
     folders = 0
     try:
         while folders < 10**7:
             os.mkdir(f"d{folders}")
             folders += 1
-    except OSError:
-        pass
-    raise RuntimeError(f"made {folders} folders, wrote {wrote} bytes")
+    except OSError as e:
+        stopped.append(e.strerror)
+    raise RuntimeError(f"made {folders} folders, wrote {wrote} bytes ({'; '.join(stopped)})")
 
 
 _ = torch
