@@ -136,8 +136,9 @@ def from_plain(value, devices: set[str], depth: int = 0):
         return {one_line(k): from_plain(v, devices, depth + 1) for k, v in value.items()}
     if isinstance(value, tuple | list):
         return type(value)(from_plain(v, devices, depth + 1) for v in value)
-    if isinstance(value, str):
-        return one_line(value)  # learner text: shown on one line wherever a message quotes it
+    if isinstance(value, str):  # learner text: shown on one line wherever a message quotes it
+        # (around it, spaces and line breaks are dropped: an answer "B\n" is still "B")
+        return value if one_line(value) == value else one_line(value.strip())
     if isinstance(value, _ALLOWED_LEAVES):
         return value
     raise ProtocolError(f"a value of type {type(value).__name__}")

@@ -317,3 +317,11 @@ def test_as_root_the_sandbox_runs_as_nobody_on_the_host():
     with server(fresh=True) as s:
         assert s.wait_ready(300)
         assert os.stat(f"/proc/{s._proc.pid}").st_uid == _bwrap.NOBODY
+
+
+def test_a_returned_string_is_one_line_and_an_answer_keeps_its_meaning():
+    from autograder._replies import from_plain
+
+    assert from_plain("B\n", {"cpu"}) == "B"
+    assert from_plain("plain text", {"cpu"}) == "plain text"
+    assert from_plain({"k\nPASS": "a\nb"}, {"cpu"}) == {"k\\nPASS": "a\\nb"}
