@@ -292,7 +292,7 @@ def check_tiny_transformer(sub) -> None:
         )
     start = torch.randint(0, vocab, (16, 1), generator=g)
     counting = (start + torch.arange(max_len)) % vocab  # (16, max_len): each token is the last + 1
-    losses = obj.apply("fit", counting, 40, 3e-3)  # kit/remote.py
+    losses = obj.apply("fit", counting, 40, 3e-3)  # sandbox/inside/remote.py
     if not losses or not losses[-1] < 0.6 * losses[0]:
         shown = " → ".join(fmt_num(v) for v in (losses[:1] + losses[-1:]))
         raise fail(
