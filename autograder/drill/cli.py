@@ -118,7 +118,7 @@ def _list(h: history.History) -> int:
             if not belongs(d):
                 continue
             tries = h.of(d.name)
-            title = d.title if d.title != d.name else ""
+            title = d.title
             if d.name in aliases:
                 title += f" (grades {aliases[d.name]})"
             print(

@@ -20,11 +20,25 @@ def _find(name: str):
 
 
 def session_line(h: history.History, s: dict) -> None:
+    """How far the session is; the pass that completes it ends it, and says so."""
     rows = session.status(h, s)
     done = sum(state == "passed" for _, state, _ in rows)
     following = session.next_drill(h, s)
-    then = f"; next: {following}" if following else f"; all done: {command('session', '--end')}"
-    print(f"Session: {done}/{len(rows)} passed{then}")
+    if following:
+        print(f"Session: {done}/{len(rows)} passed; next: {following}")
+        return
+    session.end(h, history.now())
+    h.save()
+    print(f"Session: {done}/{len(rows)} passed: complete, and ended.")
+    summary(h, s)
+
+
+def _last_complete(h: history.History) -> dict | None:
+    """The last session, when it ended with every drill passed."""
+    if not h.sessions or not h.sessions[-1].get("ended"):
+        return None
+    s = h.sessions[-1]
+    return s if session.next_drill(h, s) is None else None
 
 
 def run_session(h: history.History, args) -> int:
@@ -33,7 +47,12 @@ def run_session(h: history.History, args) -> int:
         s = session.end(h, at)
         h.save()
         if s is None:
-            print("No session in progress.")
+            complete = _last_complete(h)
+            if complete is not None:
+                print("Your last session was already complete (it ended at its last pass):")
+                summary(h, complete)
+            else:
+                print("No session in progress.")
             return EXIT_OK
         print("Session ended.")
         summary(h, s)
@@ -103,6 +122,9 @@ def run_quiz(h: history.History, args) -> int:
         print(f"error: give an answer: {command('quiz', args.id, 'ANSWER')}", file=sys.stderr)
         return EXIT_BAD
     verdict = quiz.grade(args.id, args.answer)
+    if not verdict.readable:  # no verdict on an answer it could not read: nothing recorded
+        print(f"error: {verdict.message} Nothing was recorded.", file=sys.stderr)
+        return EXIT_BAD
     if args.id in qs:
         s = session.current(h, at)
         quiz.record(h, args.id, args.answer, verdict, at, s["id"] if s else None)

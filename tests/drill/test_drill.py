@@ -158,9 +158,21 @@ def test_the_sdpa_drill_states_both_mask_forms(home):
     assert "bool (True = may attend)" in text and "float (added to the scores" in text
 
 
-def test_an_unknown_drill_lists_the_drills(home, capsys):
-    assert main(["start", "attention"]) == 2
-    assert "sdpa-mask" in capsys.readouterr().err
+def test_an_unknown_drill_suggests_the_closest_names_not_all_of_them(home, capsys):
+    assert main(["hint", "rms-norm"]) == 2
+    err = capsys.readouterr().err
+    assert "did you mean rmsnorm?" in err and "sdpa-mask" not in err
+    assert main(["start", "zzzz"]) == 2
+    assert "drill list" in capsys.readouterr().err
+
+
+def test_every_drill_in_the_list_has_a_title(home, capsys):
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    for name in catalogue.DRILLS:
+        (row,) = [line for line in out.splitlines() if line.startswith(f"  {name} ")]
+        assert row.split(" min ")[1].split(maxsplit=2)[2:], row  # tries, passed, then a title
+    assert "numerically stable softmax" in out and "queries from x" in out
 
 
 def test_a_wrong_then_a_correct_attempt_leave_a_history_whose_stats_are_right(home, capsys):

@@ -200,6 +200,38 @@ MUTATIONS = [
         "return logits, (k, v)",
         "return logits, (k[:, past:], v[:, past:])",
     ),
+    (  # no cache at all: the whole sequence again at every step (right tokens, no cache)
+        "greedy-kv",
+        "kv-cache-not-used",
+        "logits, cache = decode_step(params, nxt, cache)",
+        "logits, cache = decode_step(params, out, None)",
+    ),
+    (
+        "lm-loss",
+        "lm-loss-pad-mask-from-inputs",
+        ", ignore_index=pad_id",
+        ", reduction='none').reshape(shift_targets.shape)[tokens[:, :-1] != pad_id].mean(",
+    ),
+    (
+        "lm-loss",
+        "lm-loss-mean-per-sequence",
+        "ignore_index=pad_id\n    )",
+        "ignore_index=pad_id, reduction='none'\n    ).reshape(shift_targets.shape).sum(1)"
+        ".div((shift_targets != pad_id).sum(1)).mean()",
+    ),
+    (
+        "top-k",
+        "temperature-ignored",
+        "logits = logits / temperature",
+        "logits = logits",
+    ),
+    ("top-p", "temperature-ignored", "logits / temperature", "logits"),
+    (
+        "top-p",
+        "top-p-drops-the-crossing-token",
+        "sorted_probs.masked_fill(before >= p, 0.0)",
+        "sorted_probs.masked_fill(sorted_probs.cumsum(-1) > p, 0.0)",
+    ),
     (
         "greedy-kv",
         "greedy-drops-the-prompt",

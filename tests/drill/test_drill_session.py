@@ -153,6 +153,37 @@ def test_a_focused_session_drives_next_and_rates_once(home, capsys):
     assert "Next in your session" not in capsys.readouterr().out
 
 
+def test_the_pass_that_completes_a_session_ends_it_and_says_so(home, capsys):
+    assert main(["session", "--focus", "sdpa-mask"]) == 0
+    assert main(["start", "sdpa-mask"]) == 0
+    path = Path("drill_sdpa-mask.py")
+    header = path.read_text().split("\nimport math")[0]
+    path.write_text(header + "\n" + CORRECT_SDPA)
+    capsys.readouterr()
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "Session: 1/1 passed: complete, and ended." in out and "session --end" not in out
+    assert session.current(history.load(), datetime.now(timezone.utc)) is None
+    assert main(["session", "--end"]) == 0
+    out = capsys.readouterr().out
+    assert "already complete" in out and "No session in progress" not in out
+
+
+@pytest.mark.parametrize("answer", ["327,680", "327 680", "327_680", "327680"])
+def test_integer_answers_take_thousands_separators(answer):
+    from autograder.questions import Question, verdict_on
+
+    q = Question("x_0", "How many?", "int", 327680, "hint")
+    assert verdict_on(q, answer, "Q").correct
+
+
+def test_an_unreadable_quiz_answer_is_not_recorded(home, capsys):
+    (qid,) = [q for q, v in quiz.questions().items() if v.kind == "choice"][:1]
+    assert main(["quiz", qid, "banana"]) == 2
+    assert "Nothing was recorded" in capsys.readouterr().err
+    assert history.load().answers == []
+
+
 def test_a_due_session_takes_the_overdue_drills(home, capsys):
     h = history.load()
     h.attempts += [attempt("softmax", 0, False), attempt("causal_mask", 0, True)]

@@ -23,7 +23,18 @@ from autograder.kit.text import fmt_value
 # ---- the causal LM loss ----------------------------------------------------------------------
 
 
-def lm_loss(logits, tokens, pad_id, *, shift=1, ignore=True, mean_over_all=False, total=False):
+def lm_loss(
+    logits,
+    tokens,
+    pad_id,
+    *,
+    shift=1,
+    ignore=True,
+    mean_over_all=False,
+    total=False,
+    mask_from_inputs=False,
+    per_sequence=False,
+):
     V = logits.shape[-1]
     if shift == 1:
         lg, tg = logits[:, :-1], tokens[:, 1:]
@@ -32,7 +43,11 @@ def lm_loss(logits, tokens, pad_id, *, shift=1, ignore=True, mean_over_all=False
     else:
         lg, tg = logits, tokens
     losses = F.cross_entropy(lg.reshape(-1, V), tg.reshape(-1), reduction="none")
-    keep = (tg.reshape(-1) != pad_id) if ignore else torch.ones_like(losses, dtype=torch.bool)
+    real = tokens[:, :-1] if mask_from_inputs else tg
+    keep = (real.reshape(-1) != pad_id) if ignore else torch.ones_like(losses, dtype=torch.bool)
+    if per_sequence:
+        rows, kept_rows = losses.reshape(tg.shape), keep.reshape(tg.shape)
+        return ((rows * kept_rows).sum(1) / kept_rows.sum(1)).mean()
     kept = losses[keep].sum()
     if total:
         return kept
@@ -45,6 +60,8 @@ LM_MUTANTS = (
     ("lm-loss-pads-counted", lambda lg, t, p: lm_loss(lg, t, p, ignore=False)),
     ("lm-loss-mean-over-pads", lambda lg, t, p: lm_loss(lg, t, p, mean_over_all=True)),
     ("lm-loss-summed", lambda lg, t, p: lm_loss(lg, t, p, total=True)),
+    ("lm-loss-pad-mask-from-inputs", lambda lg, t, p: lm_loss(lg, t, p, mask_from_inputs=True)),
+    ("lm-loss-mean-per-sequence", lambda lg, t, p: lm_loss(lg, t, p, per_sequence=True)),
 )
 
 
@@ -175,6 +192,38 @@ def greedy(params, prompt, n, *, drop_prompt=False, wrong_dim=False):
     return tokens[:, prompt.shape[1] :] if drop_prompt else tokens
 
 
+# Run in the sandbox after the candidate's code (the drill's probe): decode_step, wrapped, notes
+# how many tokens each call processes; nothing else changes.
+PROBE = """
+if callable(globals().get("decode_step")):
+    def _drill_probe(step, log):
+        def decode_step(*args, **kwargs):
+            given = list(args[1:2]) + [v for k, v in kwargs.items() if k != "cache"]
+            sizes = [int(t.shape[1]) for t in given if hasattr(t, "shape") and t.dim() == 2]
+            log.append(sizes[0] if sizes else -1)
+            return step(*args, **kwargs)
+        return decode_step
+    _drill_decode_steps = []
+    decode_step = _drill_probe(decode_step, _drill_decode_steps)
+"""
+
+
+def _expect_cache_used(sub, c, before: int, prompt_len: int, n: int) -> None:
+    """Behaviour, not the tokens: after the prompt, each decode_step call processes one token."""
+    steps = (sub.get("_drill_decode_steps") or [])[before:]
+    if not steps:
+        raise fail(
+            f"{c} never called decode_step: decode with it and its cache.", "kv-cache-not-used"
+        )
+    if sum(steps) > prompt_len + n:
+        raise fail(
+            f"{c} gave decode_step {', '.join(map(str, steps))} tokens in its {len(steps)} "
+            f"calls: after the prompt ({prompt_len} tokens) each call should process only the "
+            "new token, with the cache of the ones before.",
+            "kv-cache-not-used",
+        )
+
+
 def check_greedy_decode(sub) -> None:
     g = generator(61)
     params = make_params(g)
@@ -184,18 +233,28 @@ def check_greedy_decode(sub) -> None:
         (torch.randint(0, 11, (1, 1), generator=g), 4),
     ):
         c = Call("greedy_decode", params, prompt, n)
+        before = len(sub.get("_drill_decode_steps") or [])
         out = run(c, sub, mutants)
         want = greedy(params, prompt, n)
         if isinstance(out, torch.Tensor) and out.dtype != torch.int64:
             raise fail(f"{c} returned dtype {out.dtype}; token ids are torch.long.")
         expect(out, want, c, mutants, what="the tokens")
+        _expect_cache_used(sub, c, before, prompt.shape[1], n)
 
 
 # ---- top-k and top-p -------------------------------------------------------------------------
 
 
-def top_k(logits, k, temperature=1.0, *, renorm=True, largest=True, extra=0, multiply=False):
-    z = logits * temperature if multiply else logits / temperature
+def _tempered(logits, temperature, multiply=False, ignore=False):
+    if ignore:
+        return logits
+    return logits * temperature if multiply else logits / temperature
+
+
+def top_k(
+    logits, k, temperature=1.0, *, renorm=True, largest=True, extra=0, multiply=False, cold=False
+):
+    z = _tempered(logits, temperature, multiply, cold)
     k = min(k + extra, z.shape[-1])
     idx = torch.topk(z, k, dim=-1, largest=largest).indices
     probs = torch.softmax(z, -1)
@@ -206,9 +265,17 @@ def top_k(logits, k, temperature=1.0, *, renorm=True, largest=True, extra=0, mul
 
 
 def top_p(
-    logits, p, temperature=1.0, *, renorm=True, crossing=True, unsorted=False, multiply=False
+    logits,
+    p,
+    temperature=1.0,
+    *,
+    renorm=True,
+    crossing=True,
+    unsorted=False,
+    multiply=False,
+    cold=False,
 ):
-    z = logits * temperature if multiply else logits / temperature
+    z = _tempered(logits, temperature, multiply, cold)
     probs = torch.softmax(z, -1)
     if unsorted:
         before = probs.cumsum(-1) - probs
@@ -237,6 +304,7 @@ TOPK_MUTANTS = (
         "temperature-multiplied",
         lambda lg, k, temperature=1.0: top_k(lg, k, temperature, multiply=True),
     ),
+    ("temperature-ignored", lambda lg, k, temperature=1.0: top_k(lg, k, temperature, cold=True)),
 )
 TOPP_MUTANTS = (
     (
@@ -252,6 +320,7 @@ TOPP_MUTANTS = (
         "temperature-multiplied",
         lambda lg, p, temperature=1.0: top_p(lg, p, temperature, multiply=True),
     ),
+    ("temperature-ignored", lambda lg, p, temperature=1.0: top_p(lg, p, temperature, cold=True)),
 )
 
 

@@ -174,6 +174,20 @@ _ENTRIES = (
         "The loss is the mean over the real (non-pad) targets.",
     ),
     Mistake(
+        "lm-loss-pad-mask-from-inputs",
+        ("causal_lm_loss",),
+        "The padding mask is built from the inputs, not from the targets",
+        "What is ignored is a padded target: mask tokens[:, 1:] != pad_id (the shifted "
+        "targets), not tokens[:, :-1].",
+    ),
+    Mistake(
+        "lm-loss-mean-per-sequence",
+        ("causal_lm_loss",),
+        "Averages each sequence, then the sequences",
+        "The mean is over all real target tokens of the batch at once (as cross_entropy with "
+        "ignore_index does): a short sequence weighs less, not as much as a long one.",
+    ),
+    Mistake(
         "kv-prefill-not-causal",
         ("decode_step",),
         "New tokens attend to each other without a causal mask",
@@ -185,6 +199,13 @@ _ENTRIES = (
         ("decode_step",),
         "Positions restart at 0 every step",
         "New tokens are at positions past..past + T - 1, past = the cache's length.",
+    ),
+    Mistake(
+        "kv-cache-not-used",
+        ("greedy_decode",),
+        "Recomputes the whole sequence every step: the cache is not used",
+        "Prefill once with the prompt, then pass decode_step only the new token and the cache "
+        "it returned: decode_step(params, nxt, cache).",
     ),
     Mistake(
         "greedy-drops-the-prompt",
@@ -216,6 +237,13 @@ _ENTRIES = (
         ("top_k_probs", "top_p_probs"),
         "Multiplies the logits by the temperature",
         "Divide: logits / temperature (a temperature below 1 sharpens the distribution).",
+    ),
+    Mistake(
+        "temperature-ignored",
+        ("top_k_probs", "top_p_probs"),
+        "Ignores the temperature",
+        "Divide the logits by temperature before anything else (the softmax, the top-k cut and "
+        "the nucleus all see logits / temperature).",
     ),
     Mistake(
         "top-p-drops-the-crossing-token",
