@@ -220,7 +220,10 @@ def _check(h: history.History, args) -> int:
     if passed:
         h.started.pop(str(path.resolve()), None)  # the timer stops at a pass
     h.save()
-    timing = "" if seconds is None else f" in {seconds / 60:.1f} min (target {drill.minutes})"
+    took = (
+        "" if seconds is None else f"{seconds:.0f} s" if seconds < 60 else f"{seconds / 60:.1f} min"
+    )
+    timing = "" if seconds is None else f" after {took} (target {drill.minutes} min)"
     if passed:
         note = " (after a reveal: not counted as a clean pass)" if revealed else ""
         print(f"\nPassed{timing}{note}. The model answer: {command('reveal', drill.name)}")

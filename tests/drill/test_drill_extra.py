@@ -642,3 +642,10 @@ def test_the_model_answers_are_not_in_the_sandbox(tmp_path):
     (result,) = judged(tmp_path, "rmsnorm", source)
     assert not result.passed
     assert "not defined" in result.message or "No module named" in result.message, result.message
+
+
+def test_a_greedy_failure_shows_the_params_by_shape_and_agrees_in_number(tmp_path):
+    source = answer("greedy-kv").replace("    return out\n", "    return out[:, prompt.size(1):]\n")
+    (failed,) = [r for r in judged(tmp_path, "greedy-kv", source) if not r.passed]
+    assert "embed: (11, 6)" in failed.message and "tensor(" not in failed.message.split(":")[0]
+    assert len(failed.message.splitlines()) < 15, failed.message

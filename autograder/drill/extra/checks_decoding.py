@@ -9,6 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder.drill.extra.judging import (
+    BriefCall,
     expect,
     expect_gradients,
     fail,
@@ -166,19 +167,19 @@ def check_decode_step(sub) -> None:
     params = make_params(g)
     mutants = step_mutants()
     prompt = torch.randint(0, 11, (2, 4), generator=g)
-    c = Call("decode_step", params, prompt)
+    c = BriefCall("decode_step", params, prompt)
     cache = _expect_step(run(c, sub, mutants), model(params, prompt), c, mutants)
     full = prompt
     for _ in range(3):  # one new token at a time, after the cache
         nxt = torch.randint(0, 11, (2, 1), generator=g)
-        c = Call("decode_step", params, nxt, cache=tuple(cache))
+        c = BriefCall("decode_step", params, nxt, cache=tuple(cache))
         want = model(params, nxt, full.shape[1], past_kv=cache)
         everything = model(params, torch.cat([full, nxt], 1))[0][:, -1:]
         assert torch.allclose(want[0], everything)  # the check's own consistency
         cache = _expect_step(run(c, sub, mutants), want, c, mutants)
         full = torch.cat([full, nxt], 1)
     two = torch.randint(0, 11, (2, 2), generator=g)  # two new tokens: causal among themselves
-    c = Call("decode_step", params, two, cache=tuple(cache))
+    c = BriefCall("decode_step", params, two, cache=tuple(cache))
     _expect_step(run(c, sub, mutants), model(params, two, full.shape[1], past_kv=cache), c, mutants)
 
 
@@ -232,7 +233,7 @@ def check_greedy_decode(sub) -> None:
         (torch.randint(0, 11, (2, 3), generator=g), 5),
         (torch.randint(0, 11, (1, 1), generator=g), 4),
     ):
-        c = Call("greedy_decode", params, prompt, n)
+        c = BriefCall("greedy_decode", params, prompt, n)
         before = len(sub.get("_drill_decode_steps") or [])
         out = run(c, sub, mutants)
         want = greedy(params, prompt, n)

@@ -17,9 +17,41 @@ from autograder.drill.extra.mistakes import MISTAKES as OWN
 from autograder.kit.calling import Call, Mutants, diagnose_error
 from autograder.kit.compare import close_mask, diagnose, excerpt
 from autograder.kit.exercise import CheckFailure
-from autograder.kit.text import first_line, fmt_dtype, fmt_shape, fmt_type
+from autograder.kit.text import first_line, fmt_dtype, fmt_shape, fmt_type, fmt_value
 from autograder.sandbox.host.replies import LearnerError
 from autograder.sandbox.protocol import Request
+
+
+class _Shown:
+    def __init__(self, text: str):
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _brief(x: Any) -> Any:
+    """A dict or tuple of tensors shown by their shapes (a params dict is not 100 lines)."""
+    if isinstance(x, dict):
+        return _Shown("{" + ", ".join(f"{k}: {fmt_value(v)}" for k, v in x.items()) + "}")
+    if isinstance(x, tuple | list) and any(isinstance(v, torch.Tensor) for v in x):
+        return _Shown("(" + ", ".join(fmt_value(v) for v in x) + ")")
+    return x
+
+
+class BriefCall(Call):
+    """A Call whose message shows dicts and tuples of tensors by their shapes."""
+
+    def __str__(self) -> str:
+        shown = Call(
+            self.name, *map(_brief, self.args), **{k: _brief(v) for k, v in self.kwargs.items()}
+        )
+        shown.params = self.params
+        return str(shown)
+
+
+def _is(what: str) -> str:
+    return "are" if what.split()[-1] in ("probabilities", "logits", "tokens", "weights") else "is"
 
 
 def title_and_hint(mistake: str | None):
@@ -88,7 +120,7 @@ def expect(
     named = mutants if norm is None else _normalised(mutants, norm)
     mistake = diagnose(yours, c, named, tol=tol)
     nan = yours.is_floating_point() and bool(yours.isnan().any())
-    head = f"{c}: {what} contains NaN" if nan else f"{c}: {what} is wrong"
+    head = f"{c}: {what} contains NaN" if nan else f"{c}: {what} {_is(what)} wrong"
     raise fail(f"{head}; {excerpt(yours, expected, tol)}", mistake)
 
 
