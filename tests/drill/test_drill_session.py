@@ -231,7 +231,13 @@ def test_commands_work_from_where_the_candidate_is(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(Path(sys.executable).parent))  # an activated venv
     assert commands.command("next") == "python -m autograder drill next"
     monkeypatch.setenv("MAKELEVEL", "1")
+    monkeypatch.setenv("DRILL_FROM", str(tmp_path))
     assert commands.command("start", "mha") == 'make drill DRILL="start mha"'
+    course = tmp_path / "course"  # `make -C course drill` from tmp_path: make runs in course
+    course.mkdir()
+    monkeypatch.chdir(course)
+    assert commands.command("start", "mha") == 'make -C course drill DRILL="start mha"'
+    assert commands.command() == "make -C course drill"
 
 
 def test_the_blank_file_and_the_output_suggest_commands_that_exist(home, capsys, monkeypatch):
