@@ -9,6 +9,7 @@
     session [--focus NAME... | --due | --end]
                                  a focused session: `next` follows it, one rating per drill
     next                         what to practise now (the session's next drill, else FSRS)
+    schedule                     each tried drill's due date and last rating
     stats [--png FILE]           attempts, clean and revealed passes, median time, mistakes
     quiz [ID ANSWER]             conceptual questions, recorded and scheduled like drills
 
@@ -65,6 +66,7 @@ def _parser() -> argparse.ArgumentParser:
     how.add_argument("--due", action="store_true", help="the drills due now")
     how.add_argument("--end", action="store_true", help="end the session in progress")
     verbs.add_parser("next", help="what to practise now")
+    verbs.add_parser("schedule", help="each tried drill's due date and last rating")
     st = verbs.add_parser("stats", help="your history summarised")
     st.add_argument("--png", metavar="FILE", help="also write the summary as a PNG plot")
     quiz = verbs.add_parser("quiz", help="conceptual interview questions")
@@ -372,6 +374,7 @@ def _run(args) -> int:
         "reveal": lambda: _reveal(h, args),
         "session": lambda: verbs.run_session(h, args),
         "next": lambda: _next(h),
+        "schedule": lambda: verbs.run_schedule(h),
         "stats": lambda: _stats(h, args),
         "quiz": lambda: verbs.run_quiz(h, args),
     }

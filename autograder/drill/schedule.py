@@ -16,6 +16,8 @@ Its rating (:func:`review_rating`) comes from what happened up to the first pass
 
 A reveal with no attempt after it (and no pass just before it) is an ``Again`` review of its own.
 FSRS turns the reviews into a due date per drill, so failed and slow drills come back sooner.
+FSRS's learning steps (1 and 10 minutes) fit flash cards, not a 20-minute drill: a passed drill
+is never due again the same day (:data:`AFTER_A_PASS`); a failed one keeps the short steps.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from autograder.drill.catalogue import DRILLS, Drill
 from autograder.drill.history import SEEN_FOR, Attempt, History
 
 RUN_GAP = timedelta(hours=1)  # outside sessions, attempts further apart are separate reviews
+AFTER_A_PASS = timedelta(days=1)  # the shortest interval after a passed review
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,8 @@ def _replay(rs: list[Review]) -> Card:
     c = Card()
     for r in sorted(rs, key=lambda r: r.at):
         c, _ = scheduler.review_card(c, r.rating, r.at)
+        if r.rating != Rating.Again:
+            c.due = max(c.due, r.at + AFTER_A_PASS)
     return c
 
 

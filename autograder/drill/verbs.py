@@ -102,6 +102,28 @@ def summary(h: history.History, s: dict) -> None:
         print(f"  {name:<16} {state:<14}{rating}")
 
 
+def run_schedule(h: history.History) -> int:
+    """Each tried drill's due date and last review, soonest first; then how many are untried."""
+    from autograder.drill import schedule
+
+    at = history.now()
+    plan = schedule.plan(h, at)
+    tried = [d for d in plan if d.due is not None]
+    if not tried:
+        print(f"No drill tried yet. Start one: {command('next')}")
+        return EXIT_OK
+    print(f"  {'drill':<30} {'due (UTC)':<17} last review")
+    for d in sorted(tried, key=lambda d: d.due):
+        last = schedule.reviews(h, d.drill.name)[-1]
+        when = "now" if d.due <= at else f"{d.due:%Y-%m-%d %H:%M}"
+        print(f"  {d.drill.name:<30} {when:<17} {last.rating.name}: {last.why}")
+    print(
+        f"\n{len(plan) - len(tried)} drills never tried. Practise the due ones: "
+        f"{command('session', '--due')}"
+    )
+    return EXIT_OK
+
+
 def quiz_order(h, at):
     from autograder.drill import quiz
 

@@ -329,3 +329,25 @@ def test_next_follows_the_drill_being_worked_on_outside_a_session(home, capsys):
     out = capsys.readouterr().out
     assert "Next: mha" in out and "you are on it" in out
     assert "check drill_mha.py" in out  # its file exists: check it, not start it again
+
+
+def test_a_passed_drill_is_not_due_again_the_same_day_and_schedule_shows_it(home, capsys):
+    h = history.load()
+    h.attempts += [attempt("mha", 0, False, 600), attempt("mha", 30, True, 1500, hints=2)]
+    h.attempts += [attempt("softmax", 0, False, 60)]
+    h.save()
+    (review,) = schedule.reviews(history.load(), "mha")
+    assert review.rating == Rating.Hard
+    c = schedule.card_of(history.load(), "mha")
+    assert c.due - review.at >= timedelta(days=1)
+    assert schedule.card_of(history.load(), "softmax").due - T0 < timedelta(hours=1)  # failed
+    h = history.load()  # the same, passed an hour ago: due tomorrow, not now
+    recent = (datetime.now(timezone.utc) - timedelta(hours=1)).isoformat()
+    h.attempts.append(history.Attempt("mha", recent, True, 1500.0, hints=2))
+    h.save()
+    assert main(["schedule"]) == 0
+    out = capsys.readouterr().out
+    mha = [line for line in out.splitlines() if line.startswith("  mha ")][0]
+    tomorrow = datetime.fromisoformat(recent) + timedelta(days=1)
+    assert f"{tomorrow:%Y-%m-%d}" in mha and "Hard" in mha and " now " not in mha
+    assert "softmax" in out and "never tried" in out
