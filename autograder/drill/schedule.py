@@ -78,7 +78,7 @@ def rating(attempt: Attempt, drill: Drill) -> Rating:
     return review_rating([attempt], drill)[0]
 
 
-def _groups(attempts: list[Attempt]) -> list[list[Attempt]]:
+def review_groups(attempts: list[Attempt]) -> list[list[Attempt]]:
     groups: list[list[Attempt]] = []
     for a in sorted(attempts, key=lambda a: a.at):
         if groups:
@@ -102,7 +102,7 @@ def _review(name: str, group: list[Attempt], drill) -> Review:
 def reviews(history: History, name: str) -> list[Review]:
     """The drill's reviews, in time order."""
     drill = DRILLS[name]
-    out = [_review(name, group, drill) for group in _groups(history.of(name))]
+    out = [_review(name, group, drill) for group in review_groups(history.of(name))]
     times = [datetime.fromisoformat(a.at) for a in history.of(name)]
     passes = [datetime.fromisoformat(a.at) for a in history.of(name) if a.passed]
     for e in history.seen:
@@ -128,7 +128,7 @@ def _replay(rs: list[Review]) -> Card:
 
 def card(drill: Drill, attempts: list[Attempt]) -> Card:
     """The drill's FSRS card after replaying the reviews these attempts make."""
-    return _replay([_review(drill.name, g, drill) for g in _groups(attempts)])
+    return _replay([_review(drill.name, g, drill) for g in review_groups(attempts)])
 
 
 def card_of(history: History, name: str) -> Card | None:

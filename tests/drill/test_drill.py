@@ -195,12 +195,14 @@ def test_a_wrong_then_a_correct_attempt_leave_a_history_whose_stats_are_right(ho
     assert h.attempts[0].seconds <= h.attempts[1].seconds  # time since `start`
     assert h.started == {}  # the timer stops at a pass
     (row,) = stats.per_drill(h)
-    assert (row.drill, row.attempts, row.passes, row.pass_rate) == ("sdpa-mask", 2, 1, 0.5)
+    # fail then pass is one review, passed: the checks are the secondary figure
+    assert (row.drill, row.reviews, row.passes, row.pass_rate) == ("sdpa-mask", 1, 1, 1.0)
+    assert row.checks == 2
     assert row.median_seconds == statistics.median([h.attempts[1].seconds])
 
     assert main(["stats", "--png", "s.png"]) == 0
     out = capsys.readouterr().out
-    assert "2 attempts, 1 passed (50%), 0 more passed after a reveal" in out
+    assert "1 review, 1 passed (100%), 0 more passed after a reveal" in out and "2 checks" in out
     assert Path("s.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

@@ -102,7 +102,7 @@ def test_a_revealed_pass_is_again_and_stats_keep_it_apart(home):
     reviews = schedule.reviews(h, "mha")
     assert [r.rating for r in reviews] == [Rating.Easy, Rating.Again]
     (row,) = stats.per_drill(h)
-    assert (row.attempts, row.passes, row.revealed_passes) == (2, 1, 1)
+    assert (row.reviews, row.passes, row.revealed_passes, row.checks) == (2, 1, 1, 2)
     assert row.pass_rate == 0.5 and row.median_seconds == 300  # the revealed 60 s left out
     assert "1 more passed after a reveal" in stats.text(h)
 
