@@ -66,11 +66,19 @@ def review_rating(attempts: list[Attempt], drill) -> tuple[Rating, str]:
         notes.append(f"after {fails} failed check{'s' * (fails > 1)}")
     if hints:
         notes.append(f"with {hints} hint level{'s' * (hints > 1)}")
+    capped = rating
     if fails or hints:
-        rating = min(rating, Rating.Good)
+        capped = min(capped, Rating.Good)
     if fails >= 3 or hints >= 2:
-        rating = min(rating, Rating.Hard)
-    return Rating(rating), ", ".join([why, *notes])
+        capped = min(capped, Rating.Hard)
+    if capped != rating:  # say why it is lower than the time alone gives
+        cap = (
+            "Hard after 3 failed checks or 2 hint levels"
+            if capped == Rating.Hard
+            else ("Good after a failed check or a hint")
+        )
+        notes.append(f"so {Rating(capped).name}, not {Rating(rating).name}: at most {cap}")
+    return Rating(capped), ", ".join([why, *notes])
 
 
 def rating(attempt: Attempt, drill: Drill) -> Rating:

@@ -351,3 +351,11 @@ def test_a_passed_drill_is_not_due_again_the_same_day_and_schedule_shows_it(home
     tomorrow = datetime.fromisoformat(recent) + timedelta(days=1)
     assert f"{tomorrow:%Y-%m-%d}" in mha and "Hard" in mha and " now " not in mha
     assert "softmax" in out and "never tried" in out
+
+
+def test_a_rating_capped_by_failed_checks_says_so():
+    tries = [attempt("sdpa-mask", m, False, 10) for m in range(4)]
+    tries.append(attempt("sdpa-mask", 5, True, 24))
+    r, why = schedule.review_rating(tries, catalogue.DRILLS["sdpa-mask"])
+    assert r == Rating.Hard and "within half the target" in why
+    assert "so Hard, not Easy: at most Hard after 3 failed checks" in why

@@ -19,6 +19,7 @@ from autograder.drill.extra.judging import (
     run,
 )
 from autograder.kit import Call, generator, randn
+from autograder.kit.exercise import CheckFailure
 from autograder.kit.text import fmt_value
 
 # ---- the causal LM loss ----------------------------------------------------------------------
@@ -81,12 +82,20 @@ def check_lm_loss(sub) -> None:
     cases = ((2, 6, 0, (6, 6)), (2, 6, 0, (6, 3)), (3, 5, 4, (2, 5, 4)), (1, 2, 0, (2,)))
     for B, L, pad_id, lengths in cases:
         logits, tokens = randn(g, B, L, V) * 2, _padded(g, B, L, V, pad_id, lengths)
-        c = Call("causal_lm_loss", logits, tokens, pad_id)
+        c = BriefCall("causal_lm_loss", logits, tokens, pad_id)
         want = lm_loss(logits.double(), tokens, pad_id)
         out = run(c, sub, LM_MUTANTS)
         if isinstance(out, torch.Tensor) and out.dim() == 1 and out.numel() == 1:
             raise fail(f"{c} returned a tensor of shape (1,); the loss is a scalar, shape ().")
-        expect(out, want, c, LM_MUTANTS, what="the loss", dtype=torch.float32)
+        try:
+            expect(out, want, c, LM_MUTANTS, what="the loss", dtype=torch.float32)
+        except CheckFailure as e:
+            pads = [(b, t) for b, t in (tokens[:, 1:] == pad_id).nonzero().tolist()]
+            where = ", ".join(f"[{b}, {t}]" for b, t in pads) or "none"
+            raise fail(
+                f"{e.message}\n(pad_id {pad_id}; padded targets, tokens[:, 1:] at: {where})",
+                e.mistake,
+            ) from None
     logits, tokens = randn(g, 2, 6, V), _padded(g, 2, 6, V, 0, (6, 3))
     weight = torch.tensor(1.0)
     got = flat_gradients(gradients(sub, "causal_lm_loss", weight, logits, tokens, 0))

@@ -34,13 +34,16 @@ def _brief(x: Any) -> Any:
     """A dict or tuple of tensors shown by their shapes (a params dict is not 100 lines)."""
     if isinstance(x, dict):
         return _Shown("{" + ", ".join(f"{k}: {fmt_value(v)}" for k, v in x.items()) + "}")
+    if isinstance(x, torch.Tensor) and not x.is_floating_point() and 8 < x.numel() <= 40:
+        return _Shown(f"tensor({x.tolist()})")  # token ids: small enough to read
     if isinstance(x, tuple | list) and any(isinstance(v, torch.Tensor) for v in x):
         return _Shown("(" + ", ".join(fmt_value(v) for v in x) + ")")
     return x
 
 
 class BriefCall(Call):
-    """A Call whose message shows dicts and tuples of tensors by their shapes."""
+    """A Call whose message shows dicts and tuples of tensors by their shapes, and token ids
+    (an integer tensor of at most 40) by value."""
 
     def __str__(self) -> str:
         shown = Call(
