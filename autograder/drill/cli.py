@@ -238,12 +238,15 @@ def _check(h: history.History, args) -> int:
 
 def _hints(drill) -> list[str]:
     from autograder.core.mistakes import MISTAKES
+    from autograder.drill.extra.mistakes import IN_DRILLS
     from autograder.drill.extra.mistakes import MISTAKES as OWN
 
     levels = list(drill.hints)
     everything = list(MISTAKES.values()) + list(OWN.values())
     named = set(getattr(drill, "course_mistakes", ()))  # the course's ids a new drill also names
     known = [m for m in everything if set(m.exercises) & set(drill.exercises) or m.id in named]
+    own = {m: IN_DRILLS[m, e] for m, e in IN_DRILLS if e in drill.exercises}  # in its words
+    known = [own.get(m.id, m) for m in known]
     if known:
         levels.append(
             "The mistakes the checks name for this drill:\n"

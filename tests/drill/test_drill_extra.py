@@ -170,6 +170,12 @@ MUTATIONS = [
         "x32.pow(2).mean(-1, keepdim=True)",
         "x32.pow(2).mean(-2, keepdim=True)",
     ),
+    (  # the float32 result of an upcast, not cast back to float16
+        "rmsnorm",
+        "output-dtype-changed",
+        "return normed.to(x.dtype) * self.weight",
+        "return normed * self.weight",
+    ),
     ("layernorm", "layernorm-unbiased-variance", "unbiased=False", "unbiased=True"),
     (
         "layernorm",
@@ -657,3 +663,8 @@ def test_an_lm_loss_failure_shows_the_tokens_and_the_padded_targets(tmp_path):
     assert (
         "tensor([[" in failed.message and "padded targets, tokens[:, 1:] at: [1, " in failed.message
     )
+
+
+def test_the_dtype_advice_allows_upcasting_inside():
+    hint = OWN["output-dtype-changed"].hint
+    assert "return the input's dtype" in hint.lower() and "no .float()" not in hint

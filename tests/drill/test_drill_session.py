@@ -359,3 +359,15 @@ def test_a_rating_capped_by_failed_checks_says_so():
     r, why = schedule.review_rating(tries, catalogue.DRILLS["sdpa-mask"])
     assert r == Rating.Hard and "within half the target" in why
     assert "so Hard, not Easy: at most Hard after 3 failed checks" in why
+
+
+def test_a_float32_mask_on_half_scores_gets_the_drills_advice(home, capsys):
+    assert main(["start", "sdpa-mask"]) == 0
+    path = Path("drill_sdpa-mask.py")
+    header = path.read_text().split("\nimport math")[0]
+    path.write_text(header + "\n" + CORRECT_SDPA.replace("mask.to(scores.dtype)", "mask"))
+    capsys.readouterr()
+    assert main(["check", str(path)]) == 1
+    out = " ".join(capsys.readouterr().out.split())
+    assert "[dtype-promoted]" in out and "mask.to(scores.dtype)" in out
+    assert "cos/sin" not in out and "angles" not in out

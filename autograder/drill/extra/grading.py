@@ -61,7 +61,7 @@ def human(file: str, results: list[Result]) -> str:
         if r.passed:
             continue
         lines.append(textwrap.indent(printable(r.message), "      "))
-        entry = title_and_hint(r.mistake)
+        entry = title_and_hint(r.mistake, r.exercise)
         if r.mistake:
             text = (
                 f"Looks like: {entry.title} [{r.mistake}]. {entry.hint}"

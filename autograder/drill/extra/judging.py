@@ -13,6 +13,7 @@ from typing import Any
 import torch
 
 from autograder.core.mistakes import MISTAKES as COURSE
+from autograder.drill.extra.mistakes import IN_DRILLS
 from autograder.drill.extra.mistakes import MISTAKES as OWN
 from autograder.kit.calling import Call, Mutants, diagnose_error
 from autograder.kit.compare import close_mask, diagnose, excerpt
@@ -57,11 +58,12 @@ def _is(what: str) -> str:
     return "are" if what.split()[-1] in ("probabilities", "logits", "tokens", "weights") else "is"
 
 
-def title_and_hint(mistake: str | None):
-    """The catalogue entry of ``mistake``: this package's, else the course's (None if neither)."""
+def title_and_hint(mistake: str | None, exercise: str = ""):
+    """The catalogue entry of ``mistake``: in the drill's words for ``exercise`` where the course's
+    speak of another exercise, else this package's, else the course's (None if none)."""
     if mistake is None:
         return None
-    return OWN.get(mistake) or COURSE.get(mistake)
+    return IN_DRILLS.get((mistake, exercise)) or OWN.get(mistake) or COURSE.get(mistake)
 
 
 def fail(message: str, mistake: str | None = None) -> CheckFailure:
@@ -115,7 +117,7 @@ def expect(
         raise fail(
             f"{c}: {what} has dtype {fmt_dtype(out.dtype)}, expected {fmt_dtype(dtype)} (the "
             "inputs' dtype).",
-            "wrong-dtype",
+            "output-dtype-changed",
         )
     yours, expected = (out, want) if norm is None else (norm(out), norm(want))
     if bool(close_mask(yours, expected, tol).all()):

@@ -11,6 +11,13 @@ from autograder.core.mistakes import Mistake
 
 _NORMS = ("RMSNorm", "LayerNorm")
 _ENTRIES = (
+    Mistake(  # the course's wrong-dtype, in the drills' words: upcasting inside is fine
+        "output-dtype-changed",
+        (),
+        "Returns another dtype than the input's",
+        "Return the input's dtype: computing in float32 inside and casting back with "
+        ".to(x.dtype) (as LLaMA's RMSNorm does) is fine; returning the float32 result is not.",
+    ),
     Mistake(
         "rmsnorm-subtracts-mean",
         ("RMSNorm",),
@@ -262,3 +269,16 @@ _ENTRIES = (
 )
 
 MISTAKES: dict[str, Mistake] = {m.id: m for m in _ENTRIES}
+
+# The course's advice in the words of a drill, where the course's words fit another exercise
+# (lesson 05's [dtype-promoted] speaks of RoPE's angles; in SDPA it is the float mask).
+IN_DRILLS: dict[tuple[str, str], Mistake] = {
+    ("dtype-promoted", "scaled_dot_product_attention"): Mistake(
+        "dtype-promoted",
+        ("scaled_dot_product_attention",),
+        "A float32 mask meets float16/bfloat16 scores",
+        "Cast the float mask to the scores' dtype before adding it: scores + "
+        "mask.to(scores.dtype) (adding it as it is either raises, as masked_fill or an "
+        "in-place add does, or promotes the result to float32).",
+    ),
+}
