@@ -238,6 +238,12 @@ MUTATIONS = [
         "sorted_probs.masked_fill(before >= p, 0.0)",
         "sorted_probs.masked_fill(sorted_probs.cumsum(-1) > p, 0.0)",
     ),
+    (  # the same, keeping the top token (no NaN row when it alone is past p)
+        "top-p",
+        "top-p-drops-the-crossing-token",
+        "sorted_probs.masked_fill(before >= p, 0.0)",
+        "sorted_probs.masked_fill((sorted_probs.cumsum(-1) > p) & (before > 0), 0.0)",
+    ),
     (
         "greedy-kv",
         "greedy-drops-the-prompt",

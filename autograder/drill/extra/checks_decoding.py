@@ -294,6 +294,8 @@ def top_p(
         sp, order = probs.sort(-1, descending=True)
         before = sp.cumsum(-1) - sp
         ks = before < p if crossing else sp.cumsum(-1) <= p
+        if crossing == "keep-top":  # drops the crossing token, but never the top one
+            ks = (sp.cumsum(-1) <= p) | (before == 0)
         keep = torch.zeros_like(ks).scatter(-1, order, ks)
     kept = probs * keep
     return kept / kept.sum(-1, keepdim=True) if renorm else kept
@@ -324,6 +326,10 @@ TOPP_MUTANTS = (
     (
         "top-p-drops-the-crossing-token",
         lambda lg, p, temperature=1.0: top_p(lg, p, temperature, crossing=False),
+    ),
+    (
+        "top-p-drops-the-crossing-token",
+        lambda lg, p, temperature=1.0: top_p(lg, p, temperature, crossing="keep-top"),
     ),
     ("top-p-not-sorted", lambda lg, p, temperature=1.0: top_p(lg, p, temperature, unsorted=True)),
     (
