@@ -10,7 +10,7 @@
                                  a focused session: `next` follows it, one rating per drill
     next                         what to practise now (the session's next drill, else FSRS)
     schedule                     each tried drill's due date and last rating
-    stats [--png FILE]           attempts, clean and revealed passes, median time, mistakes
+    stats [--png FILE]           reviews (and checks), clean and revealed passes, median time
     quiz [ID ANSWER]             conceptual questions, recorded and scheduled like drills
 
 Exit status: 0 ok (check: passed), 1 check failed or a wrong quiz answer, 2 bad input. A closed

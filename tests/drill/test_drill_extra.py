@@ -661,6 +661,7 @@ def test_a_greedy_failure_shows_the_params_by_shape_and_agrees_in_number(tmp_pat
     (failed,) = [r for r in judged(tmp_path, "greedy-kv", source) if not r.passed]
     assert "embed: (11, 6)" in failed.message and "tensor(" not in failed.message.split(":")[0]
     assert len(failed.message.splitlines()) < 15, failed.message
+    assert "the tokens have shape (2, 5)" in failed.message  # agrees in number
 
 
 def test_an_lm_loss_failure_shows_the_tokens_and_the_padded_targets(tmp_path):

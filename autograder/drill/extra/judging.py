@@ -58,6 +58,10 @@ def _is(what: str) -> str:
     return "are" if what.split()[-1] in ("probabilities", "logits", "tokens", "weights") else "is"
 
 
+def _has(what: str) -> str:
+    return "has" if _is(what) == "is" else "have"
+
+
 def title_and_hint(mistake: str | None, exercise: str = ""):
     """The catalogue entry of ``mistake``: in the drill's words for ``exercise`` where the course's
     speak of another exercise, else this package's, else the course's (None if none)."""
@@ -110,13 +114,14 @@ def expect(
         )
     if tuple(out.shape) != tuple(want.shape):
         raise fail(
-            f"{c}: {what} has shape {fmt_shape(out.shape)}, expected {fmt_shape(want.shape)}.",
+            f"{c}: {what} {_has(what)} shape {fmt_shape(out.shape)}, expected "
+            f"{fmt_shape(want.shape)}.",
             diagnose(out, c, mutants),
         )
     if dtype is not None and out.dtype != dtype:
         raise fail(
-            f"{c}: {what} has dtype {fmt_dtype(out.dtype)}, expected {fmt_dtype(dtype)} (the "
-            "inputs' dtype).",
+            f"{c}: {what} {_has(what)} dtype {fmt_dtype(out.dtype)}, expected "
+            f"{fmt_dtype(dtype)} (the inputs' dtype).",
             "output-dtype-changed",
         )
     yours, expected = (out, want) if norm is None else (norm(out), norm(want))
@@ -125,7 +130,8 @@ def expect(
     named = mutants if norm is None else _normalised(mutants, norm)
     mistake = diagnose(yours, c, named, tol=tol)
     nan = yours.is_floating_point() and bool(yours.isnan().any())
-    head = f"{c}: {what} contains NaN" if nan else f"{c}: {what} {_is(what)} wrong"
+    has = "contains" if _is(what) == "is" else "contain"
+    head = f"{c}: {what} {has} NaN" if nan else f"{c}: {what} {_is(what)} wrong"
     raise fail(f"{head}; {excerpt(yours, expected, tol)}", mistake)
 
 
