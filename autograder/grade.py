@@ -317,7 +317,7 @@ def grade_class(
     if run is None and not allow_weak_sandbox and not strong_isolation_available():
         raise GradeError(WEAK_SANDBOX)
     dates = check_options(due, config, late_penalty, assignments)
-    if gradebook is not None:
+    if gradebook is not None and None not in dates:  # a date given for all wins over it
         dates = {**gradebook.due_dates(), **dates}
     root = Path(submissions).resolve()
     found, ignored = find_submissions(root)

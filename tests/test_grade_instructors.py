@@ -14,6 +14,7 @@ import sys
 import time
 from datetime import datetime
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from nbgrader.api import Gradebook
@@ -26,7 +27,7 @@ from autograder.due import DueError, parse_due, read_dues
 from autograder.extract import from_sources
 from autograder.grade import GradeError, grade_class
 from autograder.gradebook import CourseGradebook, cell_name
-from autograder.graded import LATE, GradeTable
+from autograder.graded import LATE, NOT_SUBMITTED, Graded, GradeTable
 from autograder.judge import assignment, judge_assignment
 from autograder.outputs import class_report, exports, feedback
 
@@ -83,6 +84,34 @@ def test_a_bad_due_fails_before_any_grading_starts(tmp_path, monkeypatch, capsys
         assert cli.main(["grade", str(tmp_path), "--due", option]) == 2
         assert says in capsys.readouterr().err
         assert time.process_time() - began < 5  # CPU time: nothing was graded or started
+
+
+def test_a_due_date_given_wins_over_the_gradebooks_and_is_recorded(tmp_path):
+    class Book:  # a gradebook with a due date for the assignment
+        def due_dates(self):
+            return {MASKS: datetime(2026, 12, 1)}
+
+        def write(self, table, root):
+            return SimpleNamespace(summary=lambda: "")
+
+        def overlay(self, rows):
+            pass
+
+    seen = {}
+
+    def run(tasks, allow_weak):  # grade_one's tasks, recorded instead of graded
+        seen.update({(t[0], t[1]): t[3] for t in tasks})
+        return [Graded(t[0], t[1], NOT_SUBMITTED, 8.0, due=t[3]) for t in tasks]
+
+    root = tmp_path / "submitted"
+    (root / "ada" / MASKS).mkdir(parents=True)
+    out = tmp_path / "g.csv"
+    grade_class(root, out, config=None, run=run, gradebook=Book())
+    assert seen == {("ada", MASKS): datetime(2026, 12, 1)}
+    grade_class(root, out, config=None, run=run, gradebook=Book(), due=["Dec 5 2026"])
+    assert seen == {("ada", MASKS): datetime(2026, 12, 5)}  # for every assignment: wins
+    grade_class(root, out, config=None, run=run)  # no gradebook, no --due: the recorded one
+    assert seen == {("ada", MASKS): datetime(2026, 12, 5)}
 
 
 # -- the output folder is not student data in git ------------------------------------------------
