@@ -191,9 +191,14 @@ def _mistakes_section(rows: list[Graded]) -> str:
         if len(ranked) > TOP_MISTAKES:
             parts.append(f"<p class='note'>{len(ranked) - TOP_MISTAKES} rarer ones not shown.</p>")
     parts.append(
-        f"<p class='note'>Each failure is counted once, at its root: "
-        f"{plural(knocked, 'failure')} of an exercise built on an earlier one that also failed "
-        f"(the earlier one is counted) left out. {plural(unnamed, 'other failure')} named no "
+        "<p class='note'>Each failure is counted once, at its root"
+        + (
+            f": {plural(knocked, 'failure')} of an exercise built on an earlier one that also "
+            "failed (the earlier one is counted) left out. "
+            if knocked
+            else ". "
+        )
+        + f"{plural(unnamed, 'other failure')} named no "
         f"known mistake (their messages are in each student's feedback); "
         f"{plural(unattempted, 'item')} (exercises or questions) not attempted (not defined, "
         "or not answered) in notebooks that attempted others. The Who column names students: this "
@@ -208,11 +213,12 @@ def _assignment_section(rows: list[Graded], assignment: str) -> str:
     max_points = mine[0].max_points
     counts = ", ".join(f"{n} {s}" for s in STATUSES if (n := sum(g.status == s for g in mine)))
     never = len(mine) - len(received)
+    left_out = f"; {plural(never, 'student')} who never submitted left out" if never else ""
     parts = [
         f"<h2>Assignment {esc(assignment)}</h2>",
         f"<p>{plural(len(mine), 'student')}: {esc(counts)}. Every figure below is of the "
         f"{plural(len(received), 'submission')} received (an unreadable one passes nothing and "
-        f"scores 0; {plural(never, 'student')} who never submitted left out).</p>",
+        f"scores 0{left_out}).</p>",
     ]
     rates = pass_rates(rows, assignment)
     if rates:
