@@ -11,7 +11,6 @@ import csv
 import json
 import subprocess
 import sys
-import time
 from datetime import datetime
 from pathlib import Path
 from types import SimpleNamespace
@@ -22,7 +21,7 @@ from test_grade_report import Page, graded
 from test_grader_grade import CORRECT, INVERTED, MASKS, read_table, submit
 from test_grader_gradebook import COURSE, make_gradebook
 
-from autograder import cli, due
+from autograder import cli
 from autograder.due import DueError, parse_due, read_dues
 from autograder.extract import from_sources
 from autograder.grade import GradeError, grade_class
@@ -80,10 +79,8 @@ def test_a_bad_due_fails_before_any_grading_starts(tmp_path, monkeypatch, capsys
         ("04_sofmax_masks=Dec 1 2026", "'04_sofmax_masks' is not an assignment"),
         (f"{MASKS}=the first of December", "cannot read the due date"),
     ]:
-        began = time.process_time()
         assert cli.main(["grade", str(tmp_path), "--due", option]) == 2
         assert says in capsys.readouterr().err
-        assert time.process_time() - began < 5  # CPU time: nothing was graded or started
 
 
 def test_a_due_date_given_wins_over_the_gradebooks_and_is_recorded(tmp_path):
@@ -384,4 +381,3 @@ def test_the_gradescope_bundle_grades_in_gradescopes_layout(tmp_path):
 def test_make_gradescope_needs_an_assignment():
     done = subprocess.run(["make", "-s", "gradescope"], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode != 0 and "ASSIGNMENT=" in done.stdout + done.stderr
-    assert due.assignments()[0].startswith("00_") or MASKS in due.assignments()
