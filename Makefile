@@ -98,7 +98,7 @@ gradescope:
 DRILL ?= next
 .PHONY: drill
 drill: install
-	$(PY) -m autograder drill $(DRILL)
+	DRILL_FROM="$(PWD)" $(PY) -m autograder drill $(DRILL)
 
 bench: install
 	$(PY) bench/bench_reference.py

@@ -1,8 +1,11 @@
 """Turn a learner's file into the code the sandbox runs.
 
-The grader judges *definitions*, so from every code cell (or the whole ``.py`` file) it keeps the
-top-level statements that define things — imports, ``def``, ``class`` and assignments — and drops
-the rest (calls to ``check``, plots, training loops, ``if __name__ == "__main__":``). That keeps
+The grader judges *definitions*. A ``.py`` file is a module: it runs as Python imports it (every
+top-level statement but ``if __name__ == "__main__":`` and ``check(...)`` calls). From every code
+cell of a notebook it keeps the top-level statements that define things — imports, ``def``,
+``class``, assignments, and an ``if``/``try``/``for``/``with`` block or augmented assignment that
+binds a name the functions and classes use — and drops the rest (calls to ``check``, plots,
+training loops). That keeps
 grading fast and makes it robust to cells that were moved, duplicated, deleted or stripped of their
 nbgrader metadata: cells are taken in notebook order, later definitions win, as in a kernel. A cell
 that does not parse is reported and skipped; the others are still graded.
@@ -91,9 +94,74 @@ def _is_grader_import(node: ast.stmt) -> bool:
     return False
 
 
-def _keep_definitions(source: str, label: str, code: LearnerCode) -> None:
+def _is_main_guard(node: ast.stmt) -> bool:
+    """``if __name__ == "__main__":``, which importing a module does not run."""
+    test = getattr(node, "test", None)
+    return (
+        isinstance(node, ast.If)
+        and isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+    )
+
+
+def _stored_names(node: ast.stmt) -> set[str]:
+    """Names a statement binds at module level, nested blocks included (not inside a def's or
+    a class's body): assignments, augmented ones, loop targets, imports, def and class."""
+    names: set[str] = set()
+    stack: list[ast.AST] = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(n.name)
+            continue
+        if isinstance(n, ast.Import | ast.ImportFrom):
+            names |= {(a.asname or a.name).split(".")[0] for a in n.names}
+        elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            names.add(n.id)
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+            if isinstance(n.func.value, ast.Name):  # TABLE.append(...): builds TABLE
+                names.add(n.func.value.id)
+        elif isinstance(n, ast.Subscript | ast.Attribute) and isinstance(n.ctx, ast.Store):
+            base = n.value
+            while isinstance(base, ast.Subscript | ast.Attribute):
+                base = base.value
+            if isinstance(base, ast.Name):  # TABLE[i] = ...: builds TABLE
+                names.add(base.id)
+        stack.extend(ast.iter_child_nodes(n))
+    return names
+
+
+def _used_by_definitions(tree: ast.Module) -> set[str]:
+    """The global names that the module's functions (methods included) read: names loaded in a
+    body that are neither its parameters nor assigned in it."""
+    used: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            a = node.args
+            params = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
+            params |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
+            names = [n for n in ast.walk(node) if isinstance(n, ast.Name)]
+            local = {n.id for n in names if isinstance(n.ctx, ast.Store)}
+            used |= {n.id for n in names if isinstance(n.ctx, ast.Load)} - params - local
+    return used
+
+
+def _keep_definitions(
+    source: str, label: str, code: LearnerCode, module: bool = False, used: frozenset = frozenset()
+) -> None:
+    """Keep what defines things. ``module``: a .py file runs as Python imports it, every
+    statement but an ``if __name__ == "__main__":`` block. In a notebook, a compound statement
+    (``if``/``try``/``for``/``with``) or an augmented assignment is kept when it binds a name that
+    is an exercise's or that a function or class reads: demos are skipped, definitions run."""
     source = _strip_magics(source)
     if not source or not source.strip():
+        return
+    if "\0" in source:  # Python refuses the whole file (3.11: ValueError, without a line)
+        line = source[: source.index("\0")].count("\n") + 1
+        code.problems.append(
+            f"{label} has a null byte on line {line}, which Python cannot read; skipped it"
+        )
         return
     try:
         tree = ast.parse(source)
@@ -106,26 +174,59 @@ def _keep_definitions(source: str, label: str, code: LearnerCode) -> None:
     lines = source.splitlines()
     keep = [False] * len(lines)
     for node in tree.body:
-        if isinstance(node, KEPT) and not _is_grader_import(node):
-            start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-            for i in range(start - 1, node.end_lineno):
-                keep[i] = True
-            for name in sorted(_bound_names(node)):
-                if name not in code.defined:
-                    code.order.append(name)
-                code.defined.add(name)
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                code.callables.add(node.name)
+        if _is_grader_import(node) or _is_main_guard(node):
+            continue
+        if isinstance(node, KEPT):
+            bound = _bound_names(node)
+        elif isinstance(node, ast.Expr) and _calls_check(node):
+            continue
+        elif module:
+            bound = _stored_names(node)
+        elif isinstance(node, ast.If | ast.Try | ast.For | ast.With | ast.AugAssign):
+            bound = _stored_names(node)
+            if not bound & used:
+                continue
+        else:
+            continue
+        start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        for i in range(start - 1, node.end_lineno):
+            keep[i] = True
+        for name in sorted(bound):
+            if name not in code.defined:
+                code.order.append(name)
+            code.defined.add(name)
+        code.callables |= {
+            n.name
+            for n in ast.walk(node)
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            and n.name in bound
+        }
     if any(keep):
         kept = "\n".join(ln if k else "" for ln, k in zip(lines, keep, strict=True))
         code.cells.append(Cell(label, kept))
 
 
-def from_sources(file: str, sources: list[tuple[str, str]]) -> LearnerCode:
-    """Learner code from ``(label, source)`` pairs in execution order."""
+def _calls_check(node: ast.Expr) -> bool:
+    """``check(...)``: the notebook's own grader call, not part of the submission."""
+    call = node.value
+    return (
+        isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "check"
+    )
+
+
+def from_sources(file: str, sources: list[tuple[str, str]], module: bool = False) -> LearnerCode:
+    """Learner code from ``(label, source)`` pairs in execution order (``module``: one .py
+    file, run as Python imports it)."""
     code = LearnerCode(file=file, cells=[], defined=set())
+    used = set()
+    if not module:  # the names any cell's functions and classes read
+        for _, source in sources:
+            try:
+                used |= _used_by_definitions(ast.parse(_strip_magics(source) or ""))
+            except (SyntaxError, RecursionError, MemoryError, ValueError):
+                pass
     for label, source in sources:
-        _keep_definitions(source, label, code)
+        _keep_definitions(source, label, code, module, frozenset(used))
     return code
 
 
@@ -173,12 +274,13 @@ def read_bytes(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
 
 
 def read_submission(path: str | Path, limit: int = MAX_FILE_BYTES) -> str:
-    """The text of a learner's file (:func:`read_bytes`), which must be UTF-8; anything else (a
+    """The text of a learner's file (:func:`read_bytes`), which must be UTF-8 (after a byte-order
+    mark, if any, as Python reads a ``.py``); anything else (a
     link, a folder, a device, a huge file, not UTF-8) is an :class:`ExtractError` that says what
     was wrong."""
     data = read_bytes(path, limit)
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")  # a byte-order mark first: Python reads the file anyway
     except UnicodeDecodeError as e:
         raise ExtractError(
             f"{Path(path).name}: cannot read it as UTF-8 text ({e.reason} at byte {e.start}). "
@@ -245,4 +347,5 @@ def from_file(path: str | Path, label: str | None = None) -> LearnerCode:
     size = sum(len(source.encode("utf-8")) for _, source in sources)
     if size > MAX_CODE_BYTES:
         raise ExtractError(_too_big(path, size, MAX_CODE_BYTES, " of code"))
-    return from_sources(str(path) if label is None else label, sources)
+    module = path.suffix == ".py"
+    return from_sources(str(path) if label is None else label, sources, module)

@@ -9,6 +9,7 @@ from dataclasses import replace
 from autograder.core.extract import LearnerCode, from_file, from_sources
 from autograder.core.registry import Gradable, all_exercises
 from autograder.core.result import Result
+from autograder.kit import notes
 from autograder.kit.exercise import CheckFailure
 from autograder.sandbox.host.replies import (
     ForbiddenUsed,
@@ -85,6 +86,7 @@ def judge_one(sub: Submission, ex: Gradable, time_limit: float | None = None) ->
         ex = replace(ex, time_limit=time_limit)
     if not sub.defines(ex.name):
         return failed_result(ex, f"{ex.name} is not defined in your code.", "not-defined")
+    notes.start()
     try:
         run_check(sub, ex)  # a time limit hit is retried once before it counts
     except CheckFailure as f:
@@ -94,7 +96,9 @@ def judge_one(sub: Submission, ex: Gradable, time_limit: float | None = None) ->
         if sub.problems and isinstance(problem, LearnerError) and problem.kind == "NameError":
             message += "\nWhile loading your code: " + "; ".join(sub.problems[:3])
         return failed_result(ex, message, mistake, attempted=not isinstance(problem, NotWrittenYet))
-    return Result(ex.name, True, ex.points, ex.points, "all checks passed", None)
+    said = [f"Note: {n}" for n in notes.take()]
+    message = " ".join(["all checks passed" + ("." if said else "")] + said)
+    return Result(ex.name, True, ex.points, ex.points, message, None)
 
 
 QUESTION_TIME_LIMIT = 5.0  # seconds to read one answer out of the sandbox

@@ -46,17 +46,18 @@ from autograder.grade.results import (
     lesson_of,
     notebook_order,
 )
-from autograder.sandbox.host.bwrap import strong_isolation_available
+from autograder.sandbox.host.bwrap import strong_isolation_available, why_unavailable
 from autograder.sandbox.host.pool import close_kept, isolated
 
 TIMESTAMP = "timestamp.txt"  # nbgrader writes the submission time here
 
 
 WEAK_SANDBOX = (
-    "this machine has no strong sandbox (bubblewrap): learner code would run with process "
-    "isolation only, where a hostile submission can read other students' work and the course's "
-    "answers, or change the grade table. Install it (as root: apt-get install -y bubblewrap), "
-    "or pass --allow-weak-sandbox to grade anyway, at that risk."
+    "the strong sandbox (bubblewrap) cannot run here: {why}. Without it, learner code would run "
+    "with process isolation only, where a hostile submission can read other students' work and "
+    "the course's answers, or change the grade table. Fix that (where bubblewrap is missing, as "
+    "root: apt-get install -y bubblewrap), or pass --allow-weak-sandbox to grade anyway, at that "
+    "risk."
 )
 
 
@@ -313,7 +314,7 @@ def grade_class(
     scores and the late penalties it records win over the grader's (see
     :mod:`autograder.grade.nbgrader_gradebook`)."""
     if run is None and not allow_weak_sandbox and not strong_isolation_available():
-        raise GradeError(WEAK_SANDBOX)
+        raise GradeError(WEAK_SANDBOX.format(why=why_unavailable()))
     dates = check_options(due, config, late_penalty, assignments)
     if gradebook is not None and None not in dates:  # a date given for all wins over it
         dates = {**gradebook.due_dates(), **dates}

@@ -13,13 +13,18 @@ Split by job, one module each:
 - ``expected``       every check's float64 expected values (``from autograder.kit.expected``);
 - ``mutants``        mutants several lessons share (transposes, scales, mask mistakes);
 - ``modules``        constructing a learner's nn.Module, its layers, loading known weights;
-- ``remote``         helpers that run in the sandbox next to a learner's object
-                     (``obj.apply("fit", ...)``: a training loop, a look at its layers);
 - ``invariants``     what must not change when an input the output ignores changes;
 - ``shared_checks``  whole checks several exercises share;
+- ``gradients``      the contract's rules for every exercise: gradients reach every input and
+                     parameter, size-1 dimensions are kept (``with_rules``); naming randomness;
+- ``dropout``        dropout judged by its statistics in training mode (FFN, block);
+- ``lm``             a task only attention solves, for the language model;
+- ``notes``          notes on a passing result (an ``assert`` accepted where ValueError is asked);
 - ``text``           formatting shapes, dtypes, numbers.
 
 Lessons use the kit and never each other's helpers; a helper a second lesson needs moves here.
+A helper that must run in the sandbox next to a learner's object (``obj.apply("fit", ...)``: a
+training loop, a look at its layers, gradients) is in ``autograder/sandbox/inside/remote.py``.
 """
 
 from autograder.kit.calling import (

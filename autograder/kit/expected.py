@@ -44,6 +44,7 @@ def attend(
     nan_rows=False,
     unstable=False,
     scores=None,
+    output_nan_to_num=False,
 ):
     """Attention as the contract says (mode "ok"), or as a known mistake does.
 
@@ -54,7 +55,8 @@ def attend(
     (bool-only code that raises on a float mask) or "minus" (subtracted); the bool-only modes
     apply a float mask correctly. ``nan_rows``: a softmax that gives NaN for fully masked rows;
     ``unstable``: a softmax without the max subtracted, whose exp overflows float32 to inf (and
-    inf / inf is NaN) once a score passes 88.7; ``dim``: the dim the softmax normalises over.
+    inf / inf is NaN) once a score passes 88.7; ``dim``: the dim the softmax normalises over;
+    ``output_nan_to_num``: the output's NaN replaced by 0, the weights' left.
     """
     scale = q.shape[-1] ** -0.5 if scale is None else scale
     s = (q @ k.transpose(-2, -1) if scores is None else scores(q, k)) * scale
@@ -70,13 +72,16 @@ def attend(
     w = _softmax(
         s.masked_fill(mask if mode == "inverted" else ~mask, fill), dim, nan_rows, unstable
     )
-    return w @ v, unmasked if mode == "weights-before" else w
+    out = (w @ v).nan_to_num(0.0) if output_nan_to_num else w @ v
+    return out, unmasked if mode == "weights-before" else w
 
 
 def _additive(s, mask, mode):
     """Apply a float mask as ``mode`` says; returns ``(scores, bool mask or None, mode)``."""
     if mode == "as-bool":  # mask.bool() or mask != 0: True wherever the entry is non-zero
         return s, mask != 0, "ok"
+    if mode == "as-bool-eq0":  # mask == 0: right for 0/-inf masks, wrong for any other bias
+        return s, mask == 0, "ok"
     if mode == "as-bool-where":
         torch.where(mask, s, -INF)  # raises on a float condition, as the learner's code did
     if mode == "as-bool-not":
@@ -237,6 +242,8 @@ def rope(x, positions=None, base=10000.0, *, how="ok", exponent=2.0, sign=1.0):
         a, b = x[..., : d // 2], x[..., d // 2 :]
         return torch.cat([a * cos - b * sin, a * sin + b * cos], -1)
     a, b = x[..., 0::2], x[..., 1::2]  # (..., P, I) each
+    if how == "concat-output":  # the rotated pairs written as two halves, not interleaved
+        return torch.cat([a * cos - b * sin, a * sin + b * cos], -1)
     return torch.stack([a * cos - b * sin, a * sin + b * cos], -1).flatten(-2)  # (..., P, D)
 
 
@@ -281,6 +288,10 @@ def block(state, h, x, mask=None, norm_first=True, knobs=()):
 
     keep1 = 0.0 if "no-residual-1" in knobs else 1.0
     keep2 = 0.0 if "no-residual-2" in knobs else 1.0
+    if "one-residual" in knobs:  # one residual around both sublayers: x + ff(attn(x))
+        if norm_first:
+            return x + ff(ln(attn(ln(x, norms[0])), norms[1]))
+        return ln(x + ff(ln(attn(x), norms[0])), norms[1])
     if norm_first != ("swapped" in knobs):  # Pre-LN
         if "residual-normed" in knobs:
             x = ln(x, norms[0])
@@ -328,6 +339,9 @@ def online(
     normalise=True,
     drop_last=False,
     local=None,
+    offset=0,
+    strict=False,
+    inverted=False,
 ):
     """FlashAttention's online softmax over key blocks (queries tiled too when ``local`` is
     "both"), with knobs for the known mistakes."""
@@ -348,13 +362,17 @@ def online(
             if causal:
                 i = torch.arange(qs, qe)[:, None] - (qs if local == "both" else 0)
                 j = torch.arange(ks, ke)[None, :] - (ks if local else 0)
-                s = s.masked_fill(j > i, -INF)
+                s = s.masked_fill((j >= i + offset) if strict else (j > i + offset), -INF)
             m_new = torch.maximum(m, s.amax(-1, keepdim=True))
             safe = torch.where(m_new.isneginf(), 0.0, m_new)
             p = (s - safe).exp()
             alpha = (m - safe).exp()  # rescales what was summed under the old max
+            if inverted:  # exp(m_new - m): the correction upside down
+                alpha = torch.where(m.isneginf(), 0.0, (safe - m).exp())
             s_sum = (alpha if rescale_sum else 1.0) * s_sum + p.sum(-1, keepdim=True)
             acc = (alpha if rescale_acc else 1.0) * acc + p @ v[..., ks:ke, :]
             m = m_new
         out[..., qs:qe, :] = acc / s_sum if normalise else acc
+        if normalise and not strict:  # a fully masked row (bottom-right alignment) is zeros
+            out[..., qs:qe, :] = out[..., qs:qe, :].nan_to_num(0.0)
     return out

@@ -31,14 +31,15 @@ def expect_layers(
     obj: Any, label: str, layers: dict[str, dict[str, Any]], *, bias_mistake: str | None = None
 ) -> dict:
     """Check the module's direct children against the contract (attribute names, sizes, bias)."""
-    d = obj.apply("describe")
+    d = obj.apply("describe", list(layers))
     if not d.get("is_module"):
         raise fail(f"{label} is a {d.get('type')}, not an nn.Module: subclass torch.nn.Module.")
     children = d.get("children", {})
     for attr, spec in layers.items():
         child = children.get(attr)
-        if child is None:
-            if _in_state_dict(obj, attr):  # nn.Module lists a layer stored twice only once
+        if child is None or attr in d.get("shared", ()):
+            # nn.Module lists a layer stored twice only once
+            if attr in d.get("shared", ()) or _in_state_dict(obj, attr):
                 raise fail(
                     f"{label}.{attr} is the very same layer as another of its layers: "
                     f"{', '.join(layers)} must be separate layers, each with its own weights.",

@@ -58,6 +58,7 @@ ADDITIVE_MODES = (  # (mistake, mode of attend) for float masks; several modes m
     ("additive-mask-as-bool", "as-bool-where"),
     ("additive-mask-as-bool", "as-bool-not"),
     ("additive-mask-as-bool", "as-bool-fill"),
+    ("additive-mask-as-bool", "as-bool-eq0"),
     ("additive-mask-wrong-sign", "minus"),
 )
 
@@ -71,6 +72,7 @@ def attention_mutants(run, ids):
         ("multiplied-by-sqrt-dk", {"scale_power": 0.5}),
         ("softmax-wrong-dim", {"dim": -2}),
         ("fully-masked-nan", {"nan_rows": True}),
+        ("fully-masked-nan", {"nan_rows": True, "output_nan_to_num": True}),
         ("softmax-unstable", {"unstable": True}),
         *((mistake, {"mode": mode}) for mistake, mode in MASK_MODES.items()),
         *((mistake, {"mode": mode, "nan_rows": True}) for mistake, mode in MASK_MODES.items()),

@@ -27,6 +27,7 @@ from autograder.kit import (
     on_meta,
     randn,
 )
+from autograder.kit.gradients import expect_contract_rules, with_rules
 
 NAMES = ("q", "k", "v")
 
@@ -170,3 +171,20 @@ def check_qkv_projection(sub) -> None:
         out = expect_tuple(c.run(obj), c, 3, "a tuple (q, k, v)")
         for name, o, d in zip(NAMES, out, (d_k, d_k, d_v), strict=True):
             expect_meta(o, c, (2, 3, d), torch.float32, what=name)
+
+
+def _rules_project_qkv(sub) -> None:
+    g = generator(101)
+    x, w_q, w_k, w_v = randn(g, 1, 1, 4), randn(g, 4, 3), randn(g, 4, 3), randn(g, 4, 2)
+    c = Call("project_qkv", x, w_q, w_k, w_v)
+    expect_contract_rules(sub, c, ((1, 1, 3), (1, 1, 3), (1, 1, 2)), output=None)
+
+
+def _rules_qkv_projection(sub) -> None:
+    obj, label = construct(sub, "QKVProjection", 4, 3, 2)
+    c = Call(label, randn(generator(102), 1, 1, 4), params="forward")
+    expect_contract_rules(obj, c, ((1, 1, 3), (1, 1, 3), (1, 1, 2)), output=None)
+
+
+check_project_qkv = with_rules(check_project_qkv, _rules_project_qkv)
+check_qkv_projection = with_rules(check_qkv_projection, _rules_qkv_projection)

@@ -2,6 +2,28 @@
 
 from autograder.core.mistakes import Mistake
 
+# The exercises with float inputs to differentiate and a tensor output (COURSE_SPEC's rules).
+_DIFFERENTIABLE = (
+    "project_qkv",
+    "QKVProjection",
+    "attention_scores",
+    "scaled_attention_scores",
+    "softmax_entropy",
+    "softmax",
+    "masked_scores",
+    "scaled_dot_product_attention",
+    "SelfAttention",
+    "split_heads",
+    "merge_heads",
+    "MultiHeadAttention",
+    "LearnedPositionalEmbedding",
+    "apply_rope",
+    "FeedForward",
+    "TransformerBlock",
+    "TinyTransformer",
+    "tiled_attention",
+)
+
 # The modules whose layers the grader finds by the contract's attribute names.
 _NAMED_LAYERS = (
     "QKVProjection",
@@ -31,7 +53,8 @@ MISTAKES = (
         "qkv-order-swapped",
         ("project_qkv", "QKVProjection", "SelfAttention"),
         "q, k and v come back in the wrong order or from the wrong weights",
-        "Return exactly (x @ w_q, x @ w_k, x @ w_v), in that order.",
+        "Queries come from w_q, keys from w_k, values from w_v, returned (or used) in that "
+        "order: q, k, v.",
     ),
     Mistake(
         "projection-has-bias",
@@ -73,5 +96,19 @@ MISTAKES = (
         _NAMED_LAYERS + ("TinyTransformer",),
         "The module does not call super().__init__() first",
         "An nn.Module must call super().__init__() before it assigns any layer to self.",
+    ),
+    Mistake(
+        "breaks-autograd",
+        _DIFFERENTIABLE,
+        "No gradient reaches an input or a parameter",
+        "Drop the torch.no_grad(), .detach() or requires_grad_(False) on the way from the inputs "
+        "and weights to the output: the model must be able to train.",
+    ),
+    Mistake(
+        "squeezed-output",
+        _DIFFERENTIABLE + ("KVCache",),
+        "A dimension of size 1 is dropped from the output",
+        "Don't .squeeze() the result: a batch, a head or a sequence of length 1 keeps its "
+        "dimension.",
     ),
 )

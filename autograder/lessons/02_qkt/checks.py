@@ -5,17 +5,25 @@ Lq queries, Lk keys, K d_k.
 
 from __future__ import annotations
 
-from autograder.kit import (
+from autograder.kit import (  # noqa: I001
+    Call,
     check_scores_like,
     exercise,
+    generator,
+    randn,
     scores,
     transpose_mutants,
 )
+from autograder.kit.gradients import expect_contract_rules, with_rules
 
 SCORE_MUTANTS = (
     *transpose_mutants(),
     ("scaled-too-early", lambda q, k: scores(q, k) * q.shape[-1] ** -0.5),
     ("scaled-too-early", lambda q, k: scores(q, k) / q.shape[-1]),
+    (
+        "transpose-by-view",
+        lambda q, k: q.double() @ k.double().reshape(*k.shape[:-2], k.shape[-1], k.shape[-2]),
+    ),
 )
 
 # (q shape, k shape), smallest first: 2-D with Lq, Lk and d_k all different (so every transpose
@@ -32,3 +40,12 @@ SCORE_CASES = (
 @exercise("attention_scores")
 def check_attention_scores(sub) -> None:
     check_scores_like(sub, "attention_scores", scores, SCORE_MUTANTS, SCORE_CASES)
+
+
+def _rules_attention_scores(sub) -> None:
+    g = generator(103)
+    c = Call("attention_scores", randn(g, 1, 1, 1, 4), randn(g, 1, 1, 1, 4))
+    expect_contract_rules(sub, c, (1, 1, 1, 1), output=None)
+
+
+check_attention_scores = with_rules(check_attention_scores, _rules_attention_scores)

@@ -28,4 +28,11 @@ MISTAKES = (
         "attention_scores is the plain q @ k^T; dividing by sqrt(d_k) (or by anything) is "
         "lesson 03's scaled_attention_scores.",
     ),
+    Mistake(
+        "transpose-by-view",
+        ("attention_scores",),
+        "k reshaped with view or reshape instead of transposed",
+        "k.view(..., d_k, Lk) keeps the memory order, so it mixes rows; swap the last two axes "
+        "with k.transpose(-2, -1).",
+    ),
 )

@@ -26,6 +26,7 @@ from autograder.kit import (
     transpose_mutants,
 )
 from autograder.kit.expected import entropy, scaled_scores
+from autograder.kit.gradients import expect_contract_rules, with_rules
 
 SCALED_MUTANTS = (
     *transpose_mutants(scale=lambda q: q.shape[-1] ** -0.5),
@@ -130,6 +131,12 @@ def _check_generator_used(sub) -> None:
             f"{calls[0]} returned {fmt_num(first)}, then {fmt_num(second)} with a generator seeded "
             "the same way: the samples must come from the generator you are given.",
             "generator-ignored",
+        )
+    if first == other and first == float(8):
+        raise fail(
+            f"{calls[0]} and {calls[2]} both returned exactly {fmt_num(first)}, d_k itself: the "
+            "exercise measures the variance of sampled dot products, it does not return d_k.",
+            "variance-returns-d-k",
         )
     if first == other:
         raise fail(
@@ -278,3 +285,20 @@ def check_softmax_entropy(sub) -> None:
     with on_meta():  # meta tensors have shapes but no data
         c = Call("softmax_entropy", torch.empty(2, 3, 4, device="meta"), dim=1)
         expect_meta(c.run(sub), c, (2, 4), torch.float32)
+
+
+def _rules_scaled_attention_scores(sub) -> None:
+    g = generator(104)
+    c = Call("scaled_attention_scores", randn(g, 1, 1, 1, 4), randn(g, 1, 1, 1, 4))
+    expect_contract_rules(sub, c, (1, 1, 1, 1), output=None)
+
+
+def _rules_softmax_entropy(sub) -> None:
+    weights = randn(generator(105), 1, 1, 3).softmax(-1)
+    expect_contract_rules(sub, Call("softmax_entropy", weights), (1, 1), output=None)
+
+
+check_scaled_attention_scores = with_rules(
+    check_scaled_attention_scores, _rules_scaled_attention_scores
+)
+check_softmax_entropy = with_rules(check_softmax_entropy, _rules_softmax_entropy)

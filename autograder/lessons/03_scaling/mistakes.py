@@ -94,4 +94,11 @@ MISTAKES = (
         "Reduce over the dim you are given: .sum(dim=dim) (in softmax, also the max, with "
         "keepdim=True so that the division lines up).",
     ),
+    Mistake(
+        "variance-returns-d-k",
+        ("dot_product_variance",),
+        "Returns d_k instead of measuring the variance",
+        "Draw q and k of shape (num_samples, d_k) from the generator, take the dot products "
+        "(q * k).sum(-1) and return their variance as a float.",
+    ),
 )

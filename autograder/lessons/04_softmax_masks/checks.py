@@ -24,6 +24,7 @@ from autograder.kit import (
     ref_softmax,
 )
 from autograder.kit.expected import masked, padding, tril, triu
+from autograder.kit.gradients import expect_contract_rules, with_rules
 
 INF = float("inf")
 
@@ -44,6 +45,12 @@ def _guarded_global_max(x, dim):
     return e / torch.where(s == 0, 1.0, s)
 
 
+def _guarded(e, dim):
+    """e / its sum along dim, with rows that sum to 0 kept at 0 (a zero-sum guard)."""
+    total = e.sum(dim, keepdim=True)
+    return e / torch.where(total == 0, 1.0, total)
+
+
 def _no_keepdim(x, dim, shift):
     """exp(x - max) / sum taken without keepdim, with the max taken with, without, or no max."""
     if shift == "keepdim":
@@ -57,6 +64,7 @@ def _no_keepdim(x, dim, shift):
 SOFTMAX_MUTANTS = (  # the first that reproduces the learner's output names the mistake
     ("fully-masked-nan", lambda x, dim=-1: _plain_softmax(x, dim)),
     ("softmax-unstable", lambda x, dim=-1: _plain_softmax(x, dim, shift=0.0)),
+    ("softmax-unstable", lambda x, dim=-1: _guarded(x.exp(), dim)),  # exp(x), rows of 0 kept
     ("softmax-global-max", lambda x, dim=-1: _plain_softmax(x, dim, shift=x.max())),
     ("softmax-global-max", lambda x, dim=-1: _guarded_global_max(x, dim)),
     *(
@@ -90,6 +98,16 @@ SOFTMAX_FORBID = (
     "torch.Tensor.logsumexp",
     "torch.special.logsumexp",
     "aten.logsumexp",
+    # the rest of the normaliser family: a running logsumexp, or log-softmax then exp
+    "torch.logcumsumexp",
+    "torch.Tensor.logcumsumexp",
+    "aten.logcumsumexp",
+    "aten._logcumsumexp",
+    "torch.special.log_softmax",
+    "torch.nn.Softmax",
+    "torch.nn.LogSoftmax",
+    "torch.nn.Softmin",
+    "torch.nn.functional.softmin",
 )
 
 
@@ -102,7 +120,9 @@ _LOGSUMEXP = (
 @exercise(
     "softmax",
     forbid=SOFTMAX_FORBID,
-    forbid_why={name: _LOGSUMEXP for name in SOFTMAX_FORBID if name.endswith("logsumexp")},
+    forbid_why={
+        name: _LOGSUMEXP for name in SOFTMAX_FORBID if "logsumexp" in name or "logcumsumexp" in name
+    },
 )
 def check_softmax(sub) -> None:
     g = generator(5)
@@ -244,3 +264,17 @@ def check_masked_scores(sub) -> None:
             torch.empty(3, 4, dtype=torch.bool, device="meta"),
         )
         expect_meta(c.run(sub), c, (2, 3, 4), torch.float32)
+
+
+def _rules_softmax(sub) -> None:
+    c = Call("softmax", randn(generator(106), 1, 1, 1))
+    expect_contract_rules(sub, c, (1, 1, 1), output=None)
+
+
+def _rules_masked_scores(sub) -> None:
+    scores, mask = randn(generator(107), 1, 1, 2), torch.ones(1, 2, dtype=torch.bool)
+    expect_contract_rules(sub, Call("masked_scores", scores, mask), (1, 1, 2), output=None)
+
+
+check_softmax = with_rules(check_softmax, _rules_softmax)
+check_masked_scores = with_rules(check_masked_scores, _rules_masked_scores)

@@ -85,12 +85,10 @@ MISTAKES = (
             "KVCache",
         ),
         "A tensor is created on the CPU instead of on the input's device",
-        "Create every new tensor (torch.arange, torch.ones, torch.full, torch.tensor...) on the "
-        "device you were given: device=x.device from an input tensor x, or causal_mask's own "
-        "device argument (making it on the CPU and moving it with .to(x.device) before use also "
-        "works, at the cost of a copy). A CPU tensor used with tensors on a GPU, or returned "
-        "for a GPU, fails there. 'meta' in a message is a stand-in device, shapes without data, "
-        "that the check uses to catch tensors made on the CPU.",
+        "Create each new tensor (torch.arange, torch.ones, torch.full...) with device=x.device "
+        "from an input x, or with causal_mask's own device argument where there is no input. "
+        "'meta' in the message is the shapes-only device the check uses to find tensors made "
+        "on the CPU.",
     ),
     Mistake(
         "padding-mask-inverted",

@@ -40,6 +40,7 @@ from autograder.kit import (
     transpose_mutants,
 )
 from autograder.kit.expected import ref_attention64, self_attention
+from autograder.kit.gradients import expect_contract_rules, naming_randomness, with_rules
 
 
 def _sdpa_variant(q, k, v, mask=None, *, knobs):
@@ -257,3 +258,35 @@ def check_self_attention(sub) -> None:
         out = expect_tuple(c.run(obj), c, 2, "a tuple (output, weights)")
         expect_meta(out[0], c, (2, 3, d_v), torch.float32, what="output")
         expect_meta(out[1], c, (2, 3, 3), torch.float32, what="weights")
+
+
+def _rules_sdpa(sub) -> None:
+    g = generator(108)
+    q, k, v = randn(g, 1, 1, 1, 4), randn(g, 1, 1, 1, 4), randn(g, 1, 1, 1, 3)
+    c = Call("scaled_dot_product_attention", q, k, v)
+    expect_contract_rules(sub, c, ((1, 1, 1, 3), (1, 1, 1, 1)))
+
+
+def _rules_self_attention(sub) -> None:
+    obj, label = construct(sub, "SelfAttention", 4, 3, 2)
+    c = Call(label, randn(generator(109), 1, 1, 4), params="forward")
+    expect_contract_rules(obj, c, ((1, 1, 2), (1, 1, 1)))
+
+
+def _twice_sdpa(sub):
+    g = generator(119)
+    return sub, Call("scaled_dot_product_attention", *(randn(g, 2, 3, 4) for _ in range(3)))
+
+
+def _twice_self_attention(sub):
+    obj, label = construct(sub, "SelfAttention", 4, 3, 2)
+    obj.eval()
+    return obj, Call(label + ".eval()", randn(generator(120), 2, 3, 4), params="forward")
+
+
+check_scaled_dot_product_attention = with_rules(
+    naming_randomness(check_scaled_dot_product_attention, _twice_sdpa), _rules_sdpa
+)
+check_self_attention = with_rules(
+    naming_randomness(check_self_attention, _twice_self_attention), _rules_self_attention
+)

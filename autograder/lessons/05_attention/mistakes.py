@@ -24,8 +24,8 @@ MISTAKES = (
         "scaled-by-d-model",
         ("SelfAttention", "MultiHeadAttention"),
         "Scaled by sqrt(d_model) instead of sqrt of the per-head dimension",
-        "Each head's scores are q_h @ k_h^T / sqrt(d_head) with d_head = d_model // num_heads "
-        "(SelfAttention: d_k).",
+        "Divide the scores by the square root of the dimension q and k actually have, "
+        "q.shape[-1] (SelfAttention's d_k, or each head's d_model // num_heads), not d_model.",
     ),
     Mistake(
         "mask-after-softmax",
@@ -49,7 +49,21 @@ MISTAKES = (
         "dtype-promoted",
         ("apply_rope", "LearnedPositionalEmbedding", "scaled_dot_product_attention"),
         "A float16/bfloat16 input comes back as float32",
-        "A float32 tensor you created (angles, cos/sin, a scale) promoted the result: create it "
-        "with dtype=x.dtype or cast it with .to(x.dtype).",
+        "A float32 tensor you created (a scale, a mask fill, position angles) promoted the "
+        "result: create it with dtype=x.dtype, or cast it with .to(x.dtype).",
+    ),
+    Mistake(
+        "dropout-always-on",
+        (
+            "scaled_dot_product_attention",
+            "SelfAttention",
+            "MultiHeadAttention",
+            "FeedForward",
+            "TransformerBlock",
+            "TinyTransformer",
+        ),
+        "Dropout still active in eval mode, or where the exercise has none",
+        "F.dropout(x, p) defaults to training=True: use an nn.Dropout module (or pass "
+        "training=self.training); scaled_dot_product_attention takes no dropout at all.",
     ),
 )

@@ -12,7 +12,6 @@ from autograder.kit import (
     DTYPE_PROMOTED,
     MHA_FORBID,
     Call,
-    LearnerError,
     attention_mutants,
     construct,
     exercise,
@@ -37,6 +36,7 @@ from autograder.kit import (
     split,
 )
 from autograder.kit.expected import num_parameters
+from autograder.kit.gradients import expect_contract_rules, naming_randomness, with_rules
 
 # ---- split_heads / merge_heads ------------------------------------------------------------------
 
@@ -165,12 +165,7 @@ def check_multi_head_attention(sub) -> None:
             kv = {"key": randn(g, qs[0], lk, d), "value": randn(g, qs[0], lk, d)}
         kwargs = kv | ({} if mask is None else {"mask": mask})
         c = Call(label, query, params="mha.forward", **kwargs)
-        if lk == "key":  # COURSE_SPEC leaves value=None with a key open; the lesson defaults
-            try:  # it to key: code that can't be called so is not judged, a wrong value is
-                out = c.invoke(obj)
-            except LearnerError:
-                continue
-        out = c.run(obj, mutants=mutants)
+        out = c.run(obj, mutants=mutants)  # COURSE_SPEC: value defaults to key
         want = mha(state, h, query, kv.get("key"), kv.get("value"), mask)
         expect_attention(out, want, c, torch.float32, mutants)
     obj, label, state = built[2, True]
@@ -261,3 +256,34 @@ def check_mha_num_parameters(sub) -> None:
         if value != want:
             mistake = next((m for m, fn in PARAM_MUTANTS if fn(d, h, bool(bias)) == value), None)
             raise fail(f"{c} returned {value}; expected {want}.", mistake)
+
+
+def _rules_split_heads(sub) -> None:
+    c = Call("split_heads", randn(generator(110), 1, 1, 4), 1)
+    expect_contract_rules(sub, c, (1, 1, 1, 4), output=None)
+
+
+def _rules_merge_heads(sub) -> None:
+    c = Call("merge_heads", randn(generator(111), 1, 1, 1, 4))
+    expect_contract_rules(sub, c, (1, 1, 4), output=None)
+
+
+def _rules_mha(sub) -> None:
+    obj, label = construct(sub, "MultiHeadAttention", 4, 1, bias=True)
+    c = Call(label, randn(generator(112), 1, 1, 4), params="mha.forward")
+    expect_contract_rules(obj, c, ((1, 1, 4), (1, 1, 1, 1)))
+
+
+check_split_heads = with_rules(check_split_heads, _rules_split_heads)
+check_merge_heads = with_rules(check_merge_heads, _rules_merge_heads)
+
+
+def _twice_mha(sub):
+    obj, label = construct(sub, "MultiHeadAttention", 4, 2)
+    obj.eval()
+    return obj, Call(label + ".eval()", randn(generator(121), 2, 3, 4), params="mha.forward")
+
+
+check_multi_head_attention = with_rules(
+    naming_randomness(check_multi_head_attention, _twice_mha), _rules_mha
+)

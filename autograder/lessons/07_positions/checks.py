@@ -27,7 +27,9 @@ from autograder.kit import (
     on_meta,
     randn,
 )
-from autograder.kit.expected import rope, sinusoid
+from autograder.kit.exercise import CheckFailure
+from autograder.kit.expected import frequencies, rope, sinusoid
+from autograder.kit.gradients import expect_contract_rules, with_rules
 
 # ---- sinusoidal_positional_encoding -------------------------------------------------------------
 
@@ -40,12 +42,35 @@ SINUSOID_MUTANTS = (
 )
 
 
+def _is_sinusoid_table(out) -> bool:
+    """Whether every even column is sin(p·w) and every odd column cos(p·w), for some frequency w
+    per column: x[p+1] + x[p-1] = 2 cos(w) x[p], with x[0] = 0 (sin) or 1 (cos)."""
+    if not isinstance(out, torch.Tensor) or out.dim() != 2 or out.shape[0] < 4:
+        return False
+    x = out.double()
+    if not (
+        torch.allclose(x[0, 0::2], torch.zeros(1, dtype=x.dtype), atol=1e-4)
+        and torch.allclose(x[0, 1::2], torch.ones(1, dtype=x.dtype), atol=1e-4)
+    ):
+        return False
+    mid, sides = x[1:-1], x[2:] + x[:-2]
+    c = (sides * mid).sum(0) / (mid * mid).sum(0).clamp_min(1e-12)  # 2 cos(w), per column
+    return bool(((sides - c * mid).abs() < 1e-3).all())
+
+
 @exercise("sinusoidal_positional_encoding")
 def check_sinusoidal_positional_encoding(sub) -> None:
     for max_len, d in ((4, 6), (1, 2), (10, 8), (50, 16)):
         c = Call("sinusoidal_positional_encoding", max_len, d)
         out = c.run(sub, mutants=SINUSOID_MUTANTS)
-        expect_close(out, sinusoid(max_len, d), c, dtype=torch.float32, mutants=SINUSOID_MUTANTS)
+        try:
+            expect_close(
+                out, sinusoid(max_len, d), c, dtype=torch.float32, mutants=SINUSOID_MUTANTS
+            )
+        except CheckFailure as failure:
+            if failure.mistake is None and _is_sinusoid_table(out):
+                failure.mistake = "pe-wrong-frequencies"
+            raise
     c = Call("sinusoidal_positional_encoding", 4, 5)
     c.expect_error(sub, "ValueError", "d_model must be even", "no-value-error")
 
@@ -100,9 +125,22 @@ def _rope_mutant(**knobs):
     return lambda x, positions=None, base=10000.0: rope(x, positions, base, **knobs)
 
 
+def _rope_halves_pair_frequencies(x, positions=None, base=10000.0):
+    """Split-half rotate_half with RoFormer's repeat_interleave'd frequencies [θ0, θ0, θ1, ...]:
+    two conventions mixed, so x[..., j] and x[..., j + d/2] turn by different angles."""
+    x = x.double()
+    n, d = x.shape[-2], x.shape[-1]
+    p = torch.arange(n) if positions is None else positions
+    angle = (p.double()[:, None] * frequencies(d, base)).repeat_interleave(2, -1)  # (P, D)
+    half = torch.cat([-x[..., d // 2 :], x[..., : d // 2]], -1)
+    return x * angle.cos() + half * angle.sin()
+
+
 ROPE_MUTANTS = (  # base ignored first: 100^(-4i/d) is 10000^(-2i/d), an exponent mistake's value
     ("rope-base-ignored", lambda x, positions=None, base=10000.0: rope(x, positions)),
     ("rope-half-split", _rope_mutant(how="halves")),
+    ("rope-half-split", _rope_halves_pair_frequencies),
+    ("rope-output-concatenated", _rope_mutant(how="concat-output")),
     ("rope-wrong-direction", _rope_mutant(sign=-1.0)),
     ("rope-positions-ignored", _rope_mutant(how="ignore-positions")),
     ("frequency-exponent-i", _rope_mutant(exponent=1.0)),
@@ -142,6 +180,8 @@ def check_apply_rope(sub) -> None:
         ((2, 2, 3, 8), {"positions": torch.tensor([5, 6, 7])}),  # new tokens after a cache of 5
         ((4, 6), {"positions": torch.tensor([0, 2, 4, 9])}),
         ((2, 3, 8), {"base": 100.0}),
+        ((2, 4, 3, 6), {}),  # (B, h, L, d) without positions: L is x.shape[-2]
+        ((1, 3, 5, 4), {}),
     )
     for shape, kwargs in cases:
         x = randn(g, *shape)
@@ -155,3 +195,18 @@ def check_apply_rope(sub) -> None:
     with on_meta():  # meta tensors have shapes but no data
         c = Call("apply_rope", torch.empty(2, 5, 8, device="meta"))
         expect_meta(c.run(sub), c, (2, 5, 8), torch.float32)
+
+
+def _rules_learned(sub) -> None:
+    obj, label = construct(sub, "LearnedPositionalEmbedding", 4, 3)
+    c = Call(label, randn(generator(113), 1, 1, 3), params="forward")
+    expect_contract_rules(obj, c, (1, 1, 3), output=None)
+
+
+def _rules_rope(sub) -> None:
+    c = Call("apply_rope", randn(generator(114), 1, 1, 1, 4))
+    expect_contract_rules(sub, c, (1, 1, 1, 4), output=None)
+
+
+check_learned_positional_embedding = with_rules(check_learned_positional_embedding, _rules_learned)
+check_apply_rope = with_rules(check_apply_rope, _rules_rope)

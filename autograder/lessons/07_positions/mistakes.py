@@ -61,4 +61,18 @@ MISTAKES = (
         "The base argument is ignored (always 10000)",
         "Compute the frequencies from the base you are given: base ** (-2i / d).",
     ),
+    Mistake(
+        "pe-wrong-frequencies",
+        ("sinusoidal_positional_encoding",),
+        "The sinusoids' frequencies are wrong: base, exponent, or a pair split",
+        "Columns 2i and 2i+1 share one frequency, 1 / 10000^(2i/d_model): sin in column 2i, cos "
+        "in column 2i+1, with the base 10000 and the exponent 2i/d_model.",
+    ),
+    Mistake(
+        "rope-output-concatenated",
+        ("apply_rope",),
+        "The rotated pairs written back as two halves instead of interleaved",
+        "Pair i goes back to columns 2i and 2i+1: torch.stack([x1, x2], -1).flatten(-2), not "
+        "torch.cat([x1, x2], -1).",
+    ),
 )

@@ -33,7 +33,10 @@ from autograder.kit import (
     on_meta,
     randn,
 )
+from autograder.kit.dropout import expect_block_dropout, expect_ffn_dropout
 from autograder.kit.expected import block, feed_forward
+from autograder.kit.gradients import expect_contract_rules, missing_gradients, with_rules
+from autograder.kit.lm import expect_copies
 
 # ---- FeedForward --------------------------------------------------------------------------------
 
@@ -88,7 +91,7 @@ def check_feed_forward(sub) -> None:
             expect_deterministic(obj, c, out, want)
         expect_close(out, want, c, dtype=x.dtype, mutants=ff_mutants(state))
         if dropout:
-            _check_dropout_place(obj, label, g, d, dropout, state)
+            expect_ffn_dropout(sub, g, dropout)
     for dtype in low_precision_dtypes():
         obj.to(dtype)
         x = randn(g, 2, 3, d, dtype=dtype)
@@ -100,26 +103,6 @@ def check_feed_forward(sub) -> None:
         obj.to("meta")
         c = Call(label + ".to('meta')", torch.empty(2, 3, d, device="meta"), params="forward")
         expect_meta(c.run(obj), c, (2, 3, d), torch.float32)
-
-
-def _check_dropout_place(obj, label, g, d, p, state) -> None:
-    """In training, dropout zeroes some of linear2's *inputs*, so no output is exactly 0; dropout
-    after linear2 zeroes outputs, and scales the others by 1 / (1 - p)."""
-    obj.train()
-    x = randn(g, 8, d)
-    c = Call(label + ".train()", x, params="forward")
-    out = c.run(obj)
-    obj.eval()
-    if not isinstance(out, torch.Tensor) or out.shape != x.shape:
-        return
-    zero = out == 0
-    kept = feed_forward(state, x)[~zero] / (1 - p)
-    if bool(zero.any()) and torch.allclose(out[~zero].double(), kept, atol=1e-4, rtol=1e-4):
-        raise fail(
-            f"{c}: {int(zero.sum())} of the {out.numel()} outputs are exactly 0 and the others "
-            f"are the eval output / (1 - {p}): dropout acts on linear2's output, not on its input.",
-            "ffn-dropout-after-output",
-        )
 
 
 # ---- TransformerBlock --------------------------------------------------------------------------
@@ -148,6 +131,7 @@ BLOCK_KNOBS = (
     ("mask-polarity-inverted", {"mask-inverted"}),
     ("ffn-missing-activation", {"no-activation"}),
     ("post-ln-norm-then-add", {"norm-then-add"}),
+    ("one-residual-around-both", {"one-residual"}),
 )
 
 
@@ -219,6 +203,7 @@ def check_transformer_block(sub) -> None:
         if "dropout" in kwargs:
             expect_deterministic(obj, c, out, want)
         expect_close(out, want, c, dtype=x.dtype, mutants=mutants)
+    expect_block_dropout(sub, g, block_state(g, d, d_ff), h, 0.5)
     for dtype in low_precision_dtypes():
         obj.to(dtype)
         x = randn(g, 2, 3, d, dtype=dtype)
@@ -292,14 +277,16 @@ def check_tiny_transformer(sub) -> None:
         )
     start = torch.randint(0, vocab, (16, 1), generator=g)
     counting = (start + torch.arange(max_len)) % vocab  # (16, max_len): each token is the last + 1
-    losses = obj.apply("fit", counting, 40, 3e-3)  # kit/remote.py
+    losses = obj.apply("fit", counting, 40, 3e-3)  # sandbox/inside/remote.py
     if not losses or not losses[-1] < 0.6 * losses[0]:
         shown = " → ".join(fmt_num(v) for v in (losses[:1] + losses[-1:]))
         raise fail(
             f"{label} does not learn to count (each token is the previous one + 1): the loss went "
             f"{shown} in 40 AdamW steps. Check that every layer is registered and used."
         )
+    expect_copies(sub, g, (vocab, d, h, layers, d_ff, max_len))
     _check_final_norm(info, label, d)  # the lesson's architecture, once the model works
+    _check_final_norm_used(obj, label, info, d, tokens)
     _check_pre_ln(obj, label, info, g, tokens)
     c.run(obj)  # the tensors it makes must follow the tokens' device
     with on_meta():  # meta tensors have shapes but no data
@@ -339,6 +326,22 @@ def _check_final_norm(info, label, d) -> None:
         )
 
 
+def _check_final_norm_used(obj, label, info, d, tokens) -> None:
+    """The final LayerNorm must be used, not only defined: a gradient reaches it."""
+    c = Call(label, tokens, params="lm.forward")
+    missing = missing_gradients(obj, c)
+    if not missing:
+        return
+    params = info.get("parameters", {})
+    outside = [n for n in missing if not BLOCK_PARAM.match(str(n)) and params.get(n) == [d]]
+    if outside and _blocks(info):
+        raise fail(
+            f"{c}: no gradient reaches {', '.join(outside[:2])}: the final LayerNorm is defined "
+            "but the logits are not computed through it.",
+            "lm-no-final-norm",
+        )
+
+
 def _check_pre_ln(obj, label, info, g, tokens) -> None:
     """With every block's attention output projection and linear2 at zero, a Pre-LN block is the
     identity (x + 0 + 0), whatever its LayerNorms hold; a Post-LN block still normalises x."""
@@ -366,3 +369,28 @@ def _check_pre_ln(obj, label, info, g, tokens) -> None:
             "(Post-LN), where the model's blocks must be Pre-LN (norm_first=True).",
             "lm-post-ln-blocks",
         )
+
+
+def _rules_feed_forward(sub) -> None:
+    obj, label = construct(sub, "FeedForward", 4, 8)
+    c = Call(label, randn(generator(115), 1, 1, 4), params="forward")
+    expect_contract_rules(obj, c, (1, 1, 4), output=None)
+
+
+def _rules_block(sub) -> None:
+    obj, label = construct(sub, "TransformerBlock", 4, 1, 8)
+    obj.eval()
+    c = Call(label, randn(generator(116), 1, 1, 4), params="forward")
+    expect_contract_rules(obj, c, (1, 1, 4), output=None)
+
+
+def _rules_tiny(sub) -> None:
+    obj, label = construct(sub, "TinyTransformer", 5, 8, 1, 1, 16, 4)
+    obj.eval()
+    c = Call(label, torch.zeros(1, 1, dtype=torch.long), params="lm.forward")
+    expect_contract_rules(obj, c, (1, 1, 5), output=None)
+
+
+check_feed_forward = with_rules(check_feed_forward, _rules_feed_forward)
+check_transformer_block = with_rules(check_transformer_block, _rules_block)
+check_tiny_transformer = with_rules(check_tiny_transformer, _rules_tiny)

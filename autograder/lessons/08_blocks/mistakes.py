@@ -23,18 +23,18 @@ MISTAKES = (
         "linear2 stops the block from ever subtracting from the residual stream.",
     ),
     Mistake(
-        "ffn-dropout-after-output",
+        "ffn-dropout-ignored",
         ("FeedForward",),
-        "Dropout applied after linear2 instead of before it",
-        "Drop the hidden activations: linear2(dropout(relu(linear1(x)))), as "
-        "nn.TransformerEncoderLayer does; the block drops the sublayer's output itself.",
+        "The dropout argument does nothing in training mode",
+        "Keep an nn.Dropout(dropout) and apply it to the ReLU's output (or to linear2's output): "
+        "linear2(self.dropout(relu(linear1(x)))).",
     ),
     Mistake(
-        "dropout-always-on",
-        ("FeedForward", "TransformerBlock", "TinyTransformer"),
-        "Dropout still active in eval mode",
-        "F.dropout(x, p) defaults to training=True; use an nn.Dropout module (or pass "
-        "training=self.training).",
+        "ffn-dropout-on-input",
+        ("FeedForward",),
+        "Dropout applied to the feed-forward network's input",
+        "Drop the ReLU's output (or linear2's output), not x: "
+        "linear2(self.dropout(relu(linear1(x)))).",
     ),
     Mistake(
         "pre-post-ln-swapped",
@@ -111,5 +111,32 @@ MISTAKES = (
         ("TinyTransformer",),
         "Blocks stored in a plain Python list: their parameters are not registered",
         "Use nn.ModuleList (or nn.Sequential) so the blocks' weights are trained and saved.",
+    ),
+    Mistake(
+        "lm-ignores-context",
+        ("TinyTransformer",),
+        "The model predicts from the current token and its position only",
+        "Each block's attention must see the earlier tokens: pass the embeddings through the "
+        "blocks under a causal mask, so a token can be copied from an earlier position.",
+    ),
+    Mistake(
+        "block-dropout-ignored",
+        ("TransformerBlock",),
+        "The block's dropout is never applied to a sublayer's output",
+        "In training mode drop each sublayer's output before adding it: "
+        "x = x + self.dropout1(self.attn(self.norm1(x), mask=mask)), and the same with ff.",
+    ),
+    Mistake(
+        "block-dropout-on-residual",
+        ("TransformerBlock",),
+        "Dropout applied to the residual stream itself",
+        "Drop only the sublayer's output, then add: x = x + self.dropout1(sublayer), never "
+        "x = self.dropout(x + sublayer).",
+    ),
+    Mistake(
+        "one-residual-around-both",
+        ("TransformerBlock",),
+        "One residual around both sublayers instead of one around each",
+        "Each sublayer gets its own residual: x = x + attn(norm1(x)), then x = x + ff(norm2(x)).",
     ),
 )

@@ -10,6 +10,7 @@ import torch
 from autograder.kit import (
     ATTENTION_FORBID,
     Call,
+    LearnerError,
     attend,
     construct,
     exercise,
@@ -18,6 +19,8 @@ from autograder.kit import (
     expect_meta,
     expect_tuple,
     fail,
+    fmt_dtype,
+    fmt_num,
     fmt_shape,
     generator,
     low_precision_dtypes,
@@ -25,7 +28,14 @@ from autograder.kit import (
     on_meta,
     randn,
 )
+from autograder.kit.calling import learner_failed
 from autograder.kit.expected import online, tiled_reference, window_mask
+from autograder.kit.gradients import (
+    expect_contract_rules,
+    expect_kept_dims,
+    remote_function,
+    with_rules,
+)
 
 INF = float("inf")
 
@@ -38,6 +48,8 @@ WINDOW_MUTANTS = (
     ("window-off-by-one", lambda n, w: window_mask(n, w, width=w - 1)),
     ("window-off-by-one", lambda n, w: window_mask(n, w, lo=1, width=w + 1)),
     ("window-not-causal", lambda n, w: window_mask(n, w, both_ways=True)),
+    ("window-no-lower-bound", lambda n, w: torch.ones(n, n, dtype=torch.bool).tril()),
+    ("window-looks-ahead", lambda n, w: window_mask(n, w).T),
 )
 
 
@@ -66,6 +78,14 @@ TILED_MUTANTS = (
     ("causal-block-offset", _online_mutant(local="both")),
     ("no-scaling", _online_mutant(scale=1.0)),
     ("scaled-by-dk", lambda q, k, v, *a, **kw: online(q, k, v, *a, scale=1 / q.shape[-1], **kw)),
+    (
+        "tiled-causal-bottom-right",
+        lambda q, k, v, block_size=64, causal=False: online(
+            q, k, v, block_size, causal, offset=k.shape[-2] - q.shape[-2]
+        ),
+    ),
+    ("tiled-causal-strict", _online_mutant(strict=True)),
+    ("online-softmax-inverted-correction", _online_mutant(inverted=True)),
 )
 
 
@@ -80,6 +100,8 @@ def check_tiled_attention(sub) -> None:
         ((7, 4), (7, 4), (7, 3), {"block_size": 3, "causal": True}),
         ((2, 9, 8), (2, 9, 8), (2, 9, 8), {"block_size": 4, "causal": True}),
         ((1, 70, 8), (1, 100, 8), (1, 100, 4), {}),  # the default block size
+        ((5, 4), (9, 4), (9, 3), {"block_size": 3, "causal": True}),  # top-left: i sees 0..i
+        ((2, 9, 4), (2, 6, 4), (2, 6, 3), {"block_size": 4, "causal": True}),
     )
     for qs, ks, vs, kwargs in cases:
         q, k, v = randn(g, *qs) * 2, randn(g, *ks) * 2, randn(g, *vs)
@@ -91,6 +113,8 @@ def check_tiled_attention(sub) -> None:
         q, k, v = (randn(g, 2, 6, 8, dtype=dtype) for _ in range(3))
         c = Call(name, q, k, v, block_size=4, causal=True)
         expect_close(c.run(sub), tiled_reference(q, k, v, 4, True), c, dtype=dtype)
+        _check_float32_accumulation(sub, g, dtype)
+    _check_process_memory(sub, g)
     with on_meta():  # meta tensors have shapes but no data
         meta = [torch.empty(2, 6, 4, device="meta") for _ in range(3)]
         for kwargs in ({"block_size": 4}, {"block_size": 4, "causal": True}):
@@ -112,6 +136,52 @@ def check_tiled_attention(sub) -> None:
             )
 
 
+def _check_float32_accumulation(sub, g, dtype) -> None:
+    """Half inputs, float32 arithmetic: the error is about the output's own rounding. Sums and
+    exponentials kept in float16 or bfloat16 over 64 key blocks are 3-5 times worse."""
+    q, k, v = (randn(g, 2, 64, 32, dtype=dtype) for _ in range(3))
+    c = Call("tiled_attention", q, k, v, block_size=8)
+    out = c.run(sub)
+    if not isinstance(out, torch.Tensor) or out.shape != q.shape:
+        return
+    want = tiled_reference(q, k, v, 8)
+    rounding = float((want.to(dtype).double() - want).abs().max())
+    error = float((out.double() - want).abs().max())
+    if error > 2.5 * rounding:
+        raise fail(
+            f"{c}: the largest error is {fmt_num(error)}, {error / rounding:.1f} times the "
+            f"{fmt_num(rounding)} of rounding the exact output to {fmt_dtype(dtype)}.",
+            "tiled-half-accumulation",
+        )
+
+
+MEMORY_N = 4096  # a full (Lq, Lk) float32 matrix is 64 MiB; q, k, v 256 KiB each, a tile 1 MiB
+
+
+def _check_process_memory(sub, g) -> None:
+    """Tiling's point, measured by the process's peak memory, whatever builds the full matrix
+    (torch, numpy, code the op trace cannot see)."""
+    n = MEMORY_N
+    q, k, v = (randn(g, 1, n, 16) for _ in range(3))
+    c = Call("tiled_attention", q, k, v, block_size=64)
+    remote = remote_function(sub, c.name)
+    try:
+        reply = remote.apply("peak_memory", q, k, v, block_size=64)
+    except LearnerError as err:
+        raise learner_failed(c, err) from None
+    if not isinstance(reply, (tuple, list)) or len(reply) != 2:
+        return
+    out, grew = reply
+    full = n * n * 4
+    if isinstance(grew, int) and grew >= full // 2:
+        raise fail(
+            f"{c} raised the process's peak memory by {grew / 2**20:.0f} MiB, as much as the "
+            f"full ({n}, {n}) score matrix ({full / 2**20:.0f} MiB) that tiling exists to avoid.",
+            "materialises-full-matrix",
+        )
+    expect_close(out, tiled_reference(q, k, v), c, dtype=q.dtype)
+
+
 # ---- KVCache -----------------------------------------------------------------------------------
 
 
@@ -131,6 +201,11 @@ def cache_mutants(history, k, v):
         *(("kv-cache-wrong-dim", cat_all(d)) for d in (-1, 0, 1)),
         ("kv-cache-not-stored", lambda *_: (k.double(), v.double())),
         ("kv-cache-prepends", cat_all(-2, reverse=True)),
+        ("kv-cache-values-not-stored", lambda *_: (torch.cat(ks, -2).double(), v.double())),
+        (
+            "kv-cache-returns-v-k",
+            lambda *_: (torch.cat(vs, -2).double(), torch.cat(ks, -2).double()),
+        ),
     )
 
 
@@ -206,3 +281,20 @@ def check_kv_cache(sub) -> None:
     with on_meta():  # meta tensors have shapes but no data
         meta = [(torch.empty(1, 2, n, 4, device="meta"),) * 2 for n in (3, 1)]
         _expect_appends(sub, meta)
+
+
+def _rules_tiled(sub) -> None:
+    g = generator(117)
+    q, k, v = randn(g, 1, 1, 1, 4), randn(g, 1, 1, 1, 4), randn(g, 1, 1, 1, 3)
+    expect_contract_rules(sub, Call("tiled_attention", q, k, v), (1, 1, 1, 3), output=None)
+
+
+def _rules_kv_cache(sub) -> None:
+    obj, label = construct(sub, "KVCache")
+    k = randn(generator(118), 1, 1, 1, 2)
+    c = Call(label + ".append", k, k, params="append")
+    expect_kept_dims(c.run(method(obj, "append")), c, ((1, 1, 1, 2), (1, 1, 1, 2)))
+
+
+check_tiled_attention = with_rules(check_tiled_attention, _rules_tiled)
+check_kv_cache = with_rules(check_kv_cache, _rules_kv_cache)

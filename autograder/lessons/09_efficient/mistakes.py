@@ -65,4 +65,55 @@ MISTAKES = (
         "New keys/values put before the old ones",
         "Order matters for positions: torch.cat([old, new], dim=-2), old first.",
     ),
+    Mistake(
+        "tiled-causal-bottom-right",
+        ("tiled_attention",),
+        "The causal mask aligned bottom-right when Lq != Lk",
+        "causal=True is top-left aligned, as SDPA's is_causal: query i sees keys 0..i whatever "
+        "Lk - Lq is, so mask key j where j > i.",
+    ),
+    Mistake(
+        "tiled-causal-strict",
+        ("tiled_attention",),
+        "The causal mask hides the query's own position",
+        "Query i sees keys 0..i, itself included: mask key j only where j > i, not j >= i.",
+    ),
+    Mistake(
+        "online-softmax-inverted-correction",
+        ("tiled_attention",),
+        "The running sums rescaled by exp(m_new - m) instead of exp(m - m_new)",
+        "When the running max grows from m to m_new, what was summed under m shrinks: multiply "
+        "the sum and the accumulator by exp(m - m_new), at most 1.",
+    ),
+    Mistake(
+        "tiled-half-accumulation",
+        ("tiled_attention",),
+        "Half-precision inputs accumulated in half precision",
+        "Do the arithmetic in float32 (q, k, v = q.float(), k.float(), v.float()) and return "
+        "out.to(q.dtype): sums of exponentials over many key blocks lose digits in float16.",
+    ),
+    Mistake(
+        "window-no-lower-bound",
+        ("sliding_window_mask",),
+        "The window has no lower bound: every earlier key is allowed",
+        "Query i sees only the last `window` keys: 0 <= i - j < window, not just j <= i.",
+    ),
+    Mistake(
+        "window-looks-ahead",
+        ("sliding_window_mask",),
+        "The window looks ahead: j - i where i - j is meant",
+        "Query i sees keys i - window + 1 .. i, behind it: True where 0 <= i - j < window.",
+    ),
+    Mistake(
+        "kv-cache-values-not-stored",
+        ("KVCache",),
+        "The cache keeps the keys but not the values",
+        "Concatenate and store both: self.v = torch.cat([self.v, v], dim=-2) as for self.k.",
+    ),
+    Mistake(
+        "kv-cache-returns-v-k",
+        ("KVCache",),
+        "append returns (v_all, k_all) instead of (k_all, v_all)",
+        "Return the keys first: return self.k, self.v.",
+    ),
 )

@@ -19,14 +19,31 @@ def _type_name(obj) -> str:
     return f"{type(obj).__module__}.{type(obj).__qualname__}"
 
 
-def describe(obj) -> dict:
-    """The object's type and, for an ``nn.Module``, its direct children and parameters."""
+def describe(obj, names=()) -> dict:
+    """The object's type and, for an ``nn.Module``, its direct children and parameters.
+
+    ``names`` are attribute names the contract gives layers: one that is no registered child but
+    an attribute holding an ``nn.Module`` (a property over a ModuleList) is described too, and
+    ``shared`` lists the names that reach the very same layer as an earlier one."""
     info = {"type": _type_name(obj)}
     info["is_module"] = isinstance(obj, torch.nn.Module)
     if not info["is_module"]:
         return info
     children = {}
-    for name, child in obj.named_children():
+    layers = dict(obj.named_children())
+    seen, shared = {}, []
+    for name in names:
+        child = layers.get(name)
+        if child is None:
+            child = getattr(obj, name, None)
+            if not isinstance(child, torch.nn.Module):
+                continue
+            layers[name] = child
+        if id(child) in seen:
+            shared.append(name)
+        seen[id(child)] = name
+    info["shared"] = shared
+    for name, child in layers.items():
         c = {"type": _type_name(child)}
         for attr in ("in_features", "out_features", "num_embeddings", "embedding_dim"):
             if hasattr(child, attr):
@@ -43,8 +60,35 @@ def describe(obj) -> dict:
 
 
 def load_state_dict(obj, state_dict: dict) -> None:
-    """``obj.load_state_dict(state_dict, strict=True)``."""
-    obj.load_state_dict(state_dict, strict=True)
+    """``obj.load_state_dict(state_dict, strict=True)``, or, where the module registers its
+    layers under other names (properties ``w_q`` over a ModuleList, as the Annotated
+    Transformer's ``clones``), through the attribute names: each key's tensor is copied into the
+    parameter or buffer its dotted path reaches, and every parameter must be reached once."""
+    try:
+        obj.load_state_dict(state_dict, strict=True)
+        return
+    except (RuntimeError, KeyError) as err:
+        strict_error = err
+    targets = {}
+    for key in state_dict:
+        *path, last = key.split(".")
+        owner = obj
+        try:
+            for attr in path:
+                owner = getattr(owner, attr)
+            tensor = getattr(owner, last)
+        except AttributeError:
+            raise strict_error from None
+        if not isinstance(tensor, torch.Tensor) or tensor.shape != state_dict[key].shape:
+            raise strict_error
+        targets[key] = tensor
+    reached = {id(t) for t in targets.values()}
+    every = [p for p in obj.parameters()]
+    if len(reached) != len(targets) or any(id(p) not in reached for p in every):
+        raise strict_error
+    with torch.no_grad():
+        for key, tensor in targets.items():
+            tensor.copy_(state_dict[key])
 
 
 def fit(model, tokens: torch.Tensor, steps: int, lr: float) -> list[float]:
@@ -65,24 +109,78 @@ def fit(model, tokens: torch.Tensor, steps: int, lr: float) -> list[float]:
     return losses
 
 
-def gradients(fn, weights, *args, **kwargs) -> dict:
-    """The gradients of ``(fn(*args, **kwargs) * weights).sum()`` (of its first element when it
-    returns a tuple) with respect to the float tensors among ``args`` (by position, None for the
-    others) and to ``fn``'s parameters when it is an ``nn.Module`` (by name; None when unused)."""
-    args = tuple(
-        a.detach().clone().requires_grad_()
-        if isinstance(a, torch.Tensor) and a.is_floating_point()
-        else a
-        for a in args
-    )
+def _peak_rss() -> int:
+    """The process's peak resident memory so far (VmHWM), in bytes; 0 where /proc lacks it."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def peak_memory(fn, *args, **kwargs) -> tuple:
+    """``fn(*args, **kwargs)`` and by how many bytes it raised the process's peak resident
+    memory: whatever library allocates it (torch, numpy, a C extension), memory is counted."""
+    before = _peak_rss()
     out = fn(*args, **kwargs)
-    if isinstance(out, (tuple, list)):
-        out = out[0]
-    if isinstance(fn, torch.nn.Module):
+    return out, max(0, _peak_rss() - before)
+
+
+def _float_leaves(value):
+    if isinstance(value, torch.Tensor) and value.is_floating_point():
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _float_leaves(v)
+
+
+def _graded(value):
+    """A float tensor made a leaf that requires a gradient; anything else as it is."""
+    if isinstance(value, torch.Tensor) and value.is_floating_point():
+        return value.detach().clone().requires_grad_(True)
+    return value
+
+
+def gradients(fn, args: tuple, kwargs: dict, weights=None, output: int | None = None) -> dict:
+    """The gradients of ``fn(*args, **kwargs)``'s float output (``output``: which item of a
+    returned tuple; None: every float tensor in it), summed times ``weights`` (None: fixed weights
+    0.5..1.5), with respect to each float tensor among ``args`` and ``kwargs`` and, for an
+    ``nn.Module``, each parameter. Returns ``{"args": [grad or None, ...], "kwargs": {name: grad
+    or None}, "params": {name: grad or None}, "output_has_grad": bool}``: None where no gradient
+    arrived (or where the value is no float tensor); with ``output_has_grad`` False, the output
+    itself has no gradient path and nothing was backpropagated."""
+    torch.manual_seed(0)
+    args = [_graded(a) for a in args]
+    kwargs = {k: _graded(v) for k, v in kwargs.items()}
+    is_module = isinstance(fn, torch.nn.Module)
+    if is_module:
         fn.zero_grad(set_to_none=True)
-    (out * weights).sum().backward()
-    params = dict(fn.named_parameters()) if isinstance(fn, torch.nn.Module) else {}
-    return {
-        "args": [a.grad if isinstance(a, torch.Tensor) and a.requires_grad else None for a in args],
-        "params": {n: p.grad for n, p in params.items()},
+    out = fn(*args, **kwargs)
+    if output is not None and isinstance(out, (list, tuple)):
+        out = out[output]
+    leaves = [t for t in _float_leaves(out) if t.requires_grad]
+    if leaves:
+        if weights is not None:
+            total = sum((t * weights).sum() for t in leaves)
+        else:
+            total = sum(
+                (t * torch.linspace(0.5, 1.5, t.numel(), dtype=t.dtype).reshape(t.shape)).sum()
+                for t in leaves
+            )
+        total.backward()
+
+    def grad(value):
+        return value.grad if isinstance(value, torch.Tensor) and value.requires_grad else None
+
+    found = {
+        "args": [grad(a) for a in args],
+        "kwargs": {k: grad(v) for k, v in kwargs.items()},
+        "params": {n: p.grad for n, p in fn.named_parameters()} if is_module else {},
+        "output_has_grad": bool(leaves),
     }
+    if is_module:
+        fn.zero_grad(set_to_none=True)
+    return found

@@ -174,9 +174,10 @@ class TransformerBlock(nn.Module):
         self.norm1 = nn.LayerNorm(d_model)
         self.norm2 = nn.LayerNorm(d_model)
         self.norm_first = norm_first
+        self.drop = nn.Dropout(dropout)
 
     def _sa(self, x, mask):
-        return self.attn(x, x, x, mask=mask)[0]
+        return self.drop(self.attn(x, x, x, mask=mask)[0])
 
     def forward(self, x, mask=None):
         if not self.norm_first:
@@ -209,6 +210,8 @@ def sliding_window_mask(seq_len, window):
 
 
 def tiled_attention(q, k, v, block_size=64, causal=False):
+    dtype = q.dtype  # half inputs: the arithmetic in float32, as FlashAttention
+    q, k, v = (t.to(torch.promote_types(dtype, torch.float32)) for t in (q, k, v))
     Lq, Lk = q.shape[-2], k.shape[-2]
     q = q / math.sqrt(q.shape[-1])
     out = torch.zeros(*q.shape[:-1], v.shape[-1], dtype=q.dtype, device=q.device)
@@ -226,7 +229,7 @@ def tiled_attention(q, k, v, block_size=64, causal=False):
         denom = denom * corr + p.sum(-1)
         out = out * corr[..., None] + torch.einsum("...qk,...kv->...qv", p, vb)
         run_max = new_max
-    return out / denom[..., None]
+    return (out / denom[..., None]).to(dtype)
 
 
 class KVCache:

@@ -104,7 +104,9 @@ class MultiHeadAttention(nn.Module):
 
     def forward(self, query, key=None, value=None, mask=None):
         if key is None:
-            key, value = query, query
+            key = query
+        if value is None:
+            value = key
         q, k, v = (split_heads(lin(t), self.num_heads) for lin, t in ((self.w_q, query), (self.w_k, key), (self.w_v, value)))
         out, weights = scaled_dot_product_attention(q, k, v, mask=mask)
         return self.w_o(merge_heads(out)), weights
@@ -165,11 +167,12 @@ class TransformerBlock(nn.Module):
         self.ff = FeedForward(d_model, d_ff, dropout)
         self.norm1, self.norm2 = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
         self.norm_first = norm_first
+        self.drop = nn.Dropout(dropout)
 
     def forward(self, x, mask=None):
         sublayers = ((self.norm1, lambda t: self.attn(t, mask=mask)[0]), (self.norm2, self.ff))
         for norm, f in sublayers:
-            x = x + f(norm(x)) if self.norm_first else norm(x + f(x))
+            x = x + self.drop(f(norm(x))) if self.norm_first else norm(x + self.drop(f(x)))
         return x
 
 
@@ -197,6 +200,8 @@ def sliding_window_mask(seq_len, window):
 
 
 def tiled_attention(q, k, v, block_size=64, causal=False):
+    dtype = q.dtype  # half inputs: the arithmetic in float32, as FlashAttention
+    q, k, v = (t.to(torch.promote_types(dtype, torch.float32)) for t in (q, k, v))
     *batch, Lq, d = q.shape
     Lk = k.shape[-2]
     o = q.new_zeros(*batch, Lq, v.shape[-1])
@@ -216,7 +221,7 @@ def tiled_attention(q, k, v, block_size=64, causal=False):
         l.mul_(corr).add_(p.sum(-1, keepdim=True))
         o.mul_(corr).add_(p @ v[..., j0:j1, :])
         m = torch.maximum(m, m_blk)
-    return o / l
+    return (o / l).to(dtype)
 
 
 class KVCache:

@@ -143,6 +143,8 @@ class MultiHeadAttention(nn.Module):
     def forward(self, query, key=None, value=None, mask=None):
         if key is None and value is None:
             key = value = query
+        elif value is None:
+            value = key
         q, k, v = self.w_q(query), self.w_k(key), self.w_v(value)
         d_head = q.shape[-1] // self.num_heads
         outs, weights = [], []
@@ -273,6 +275,8 @@ def sliding_window_mask(seq_len, window):
 
 
 def tiled_attention(q, k, v, block_size=64, causal=False):
+    dtype = q.dtype  # half inputs: the arithmetic in float32, as FlashAttention
+    q, k, v = (t.to(torch.promote_types(dtype, torch.float32)) for t in (q, k, v))
     Lq, Lk, d = q.shape[-2], k.shape[-2], q.shape[-1]
     out = torch.empty(*q.shape[:-1], v.shape[-1], dtype=q.dtype, device=q.device)
     for qs in range(0, Lq, block_size):  # tile the queries too
@@ -298,7 +302,7 @@ def tiled_attention(q, k, v, block_size=64, causal=False):
             acc = acc * scale + torch.matmul(p, vb)
             m = m_new
         out[..., qs : qs + block_size, :] = acc / l
-    return out
+    return (out).to(dtype)
 
 
 class KVCache:

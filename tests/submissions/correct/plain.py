@@ -215,6 +215,8 @@ def sliding_window_mask(seq_len, window):
 
 
 def tiled_attention(q, k, v, block_size=64, causal=False):
+    dtype = q.dtype  # half inputs: the arithmetic in float32, as FlashAttention
+    q, k, v = (t.to(torch.promote_types(dtype, torch.float32)) for t in (q, k, v))
     Lq, Lk = q.shape[-2], k.shape[-2]
     scale = q.shape[-1] ** -0.5
     m = torch.full((*q.shape[:-1], 1), float("-inf"), dtype=q.dtype, device=q.device)
@@ -234,7 +236,7 @@ def tiled_attention(q, k, v, block_size=64, causal=False):
         l = alpha * l + p.sum(-1, keepdim=True)
         acc = alpha * acc + p @ v[..., start:end, :]
         m = m_new
-    return acc / l
+    return (acc / l).to(dtype)
 
 
 class KVCache:

@@ -3,6 +3,8 @@ import torch
 
 
 def tiled_attention(q, k, v, block_size=64, causal=False):
+    dtype = q.dtype
+    q, k, v = (t.to(torch.promote_types(dtype, torch.float32)) for t in (q, k, v))
     # first pass: the row maxima, so the blocks need no rescaling
     scale = q.shape[-1] ** -0.5
     Lq, Lk = q.shape[-2], k.shape[-2]
@@ -17,4 +19,4 @@ def tiled_attention(q, k, v, block_size=64, causal=False):
         p = torch.exp(all_scores[..., start : start + block_size] - m)
         num = num + p @ v[..., start : start + block_size, :]
         den = den + p.sum(-1, keepdim=True)
-    return num / den
+    return (num / den).to(dtype)

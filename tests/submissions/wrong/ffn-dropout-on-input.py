@@ -11,4 +11,4 @@ class FeedForward(nn.Module):
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x):
-        return self.dropout(self.linear2(F.relu(self.linear1(x))))
+        return self.linear2(F.relu(self.linear1(self.dropout(x))))

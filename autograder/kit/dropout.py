@@ -1,0 +1,122 @@
+"""Dropout judged by its statistics: in training mode a fraction ≈ p of the values it acts on
+are exactly 0 and the others are scaled by 1 / (1 - p); in eval mode nothing changes."""
+
+from __future__ import annotations
+
+import torch
+
+from autograder.kit.calling import Call, fail
+from autograder.kit.compare import expect_tensor
+from autograder.kit.expected import block, feed_forward
+from autograder.kit.inputs import randn
+from autograder.kit.modules import construct, load_weights
+
+
+def dropout_problem(out: torch.Tensor, clean: torch.Tensor, p: float) -> str | None:
+    """None when ``out`` is ``clean`` under dropout with probability ``p``, else what is wrong:
+    ``"ignored"`` (nothing dropped), ``"scale"`` (the kept values are not clean / (1 - p)) or
+    ``"rate"`` (the fraction dropped is far from p)."""
+    out, clean = out.double(), clean.double()
+    live = clean != 0
+    n = int(live.sum())
+    dropped = (out == 0) & live
+    if torch.allclose(out, clean, rtol=1e-4, atol=1e-5):
+        return "ignored"
+    kept = ~dropped
+    if not torch.allclose(out[kept], clean[kept] / (1 - p), rtol=1e-3, atol=1e-4):
+        return "scale"
+    fraction = int(dropped.sum()) / max(n, 1)
+    if abs(fraction - p) > 5 * (p * (1 - p) / max(n, 1)) ** 0.5 + 1 / max(n, 1):
+        return "rate"
+    return None
+
+
+def fraction_zero(out: torch.Tensor, clean: torch.Tensor) -> float:
+    """The fraction of ``clean``'s nonzero values that are exactly 0 in ``out``."""
+    live = clean != 0
+    return float(((out == 0) & live).sum()) / max(int(live.sum()), 1)
+
+
+def expect_ffn_dropout(sub, g, p) -> None:
+    """Dropout in training, by its statistics. With linear2 the identity (d_ff = d_model) and
+    linear1's bias large (every ReLU active), dropout after the ReLU and after linear2 give the same
+    output: a fraction ≈ p of eval's values are 0 and the others are scaled by 1 / (1 - p). Both
+    placements are the contract's; dropout ignored or on the input is not."""
+    n = 16
+    obj2, label2 = construct(sub, "FeedForward", n, n, p)
+    known = {
+        "linear1.weight": randn(g, n, n) * n**-0.5,
+        "linear1.bias": torch.full((n,), 12.0),
+        "linear2.weight": torch.eye(n),
+        "linear2.bias": torch.zeros(n),
+    }
+    load_weights(obj2, known, label2)
+    obj2.train()
+    x = randn(g, 64, n)
+    c = Call(label2 + ".train()", x, params="forward")
+    out = expect_tensor(c.run(obj2), c, shape=x.shape, dtype=x.dtype)
+    clean = feed_forward(known, x)
+    problem = dropout_problem(out, clean, p)
+    if problem is None:
+        return
+    zero = fraction_zero(out, clean)
+    if problem == "ignored":
+        raise fail(
+            f"{c}: the output equals eval's, so dropout={p} does nothing in training mode.",
+            "ffn-dropout-ignored",
+        )
+    z = (out.double() - known["linear1.bias"].double()) @ torch.linalg.inv(
+        known["linear1.weight"].double()
+    ).T  # what linear1 was given
+    if bool(((z.abs() < 1e-3) | ((z - x.double() / (1 - p)).abs() < 1e-3)).all()):
+        raise fail(
+            f"{c}: linear1 was given x with {zero:.0%} of its values zeroed and the others "
+            f"scaled by 1/(1-{p}): dropout acts on the input.",
+            "ffn-dropout-on-input",
+        )
+    raise fail(
+        f"{c}: {zero:.0%} of the hidden values are 0 in training mode, and the others are not the "
+        f"eval values / (1 - {p}); dropout with p={p} acts once, after the ReLU or after linear2."
+    )
+
+
+def expect_block_dropout(sub, g, known, h, p) -> None:
+    """Training mode, by statistics: with the feed-forward's linear2 at zero the block is
+    x + dropout(attn(norm1(x))), so out - x is the attention output with a fraction ≈ p zeroed and
+    the rest scaled by 1 / (1 - p); with attention's w_o at zero, the feed-forward sublayer must
+    be dropped somewhere too (in the block or in FeedForward). The residual stream x itself is
+    never dropped: out has no zero where x has none."""
+    d, d_ff = known["norm1.weight"].shape[0], known["ff.linear1.weight"].shape[0]
+    obj, label = construct(sub, "TransformerBlock", d, h, d_ff, dropout=p)
+    x = randn(g, 4, 16, d)
+    for silent, sublayer in (("ff.linear2", "attention"), ("attn.w_o", "feed-forward")):
+        state = dict(known)
+        state[f"{silent}.weight"] = torch.zeros_like(state[f"{silent}.weight"])
+        state[f"{silent}.bias"] = torch.zeros_like(state[f"{silent}.bias"])
+        load_weights(obj, state, label)
+        obj.train()
+        c = Call(label + ".train()", x, params="forward")
+        out = expect_tensor(c.run(obj), c, shape=x.shape, dtype=x.dtype)
+        obj.eval()
+        clean = block(state, h, x) - x.double()  # the sublayer's eval output
+        if bool((out == 0).any()):
+            raise fail(
+                f"{c}: {int((out == 0).sum())} of the {out.numel()} outputs are exactly 0: dropout "
+                "acts on the residual stream, where it must act on each sublayer's output before "
+                "the add.",
+                "block-dropout-on-residual",
+            )
+        moved = out.double() - x.double()
+        problem = dropout_problem(moved, clean, p)
+        if problem == "ignored":
+            raise fail(
+                f"{c}: the {sublayer} sublayer's output is the same as in eval mode: "
+                f"dropout={p} is never applied to it.",
+                "block-dropout-ignored",
+            )
+        if problem is not None and sublayer == "attention":
+            raise fail(
+                f"{c}: {fraction_zero(moved, clean):.0%} of the attention sublayer's outputs "
+                f"are 0 and the others are not its eval values / (1 - {p}); dropout with "
+                f"p={p} acts once on it, before the residual add."
+            )

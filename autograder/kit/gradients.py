@@ -1,0 +1,149 @@
+"""Gradients flow (COURSE_SPEC, Conventions): a function's output has a gradient path to its float
+inputs, and a module's to its inputs and every parameter. One check for every exercise."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from autograder.kit.calling import Call, fail, learner_failed
+from autograder.kit.exercise import CheckFailure
+from autograder.sandbox.host.replies import LearnerError
+from autograder.sandbox.host.submission import RemoteObject
+
+
+def remote_function(target: Any, name: str) -> RemoteObject:
+    """The learner's global ``name`` as a remote object, for ``apply`` (a helper of
+    :mod:`autograder.sandbox.inside.remote` given the function itself)."""
+    return target if isinstance(target, RemoteObject) else RemoteObject(target, name, name)
+
+
+def missing_gradients(target: Any, c: Call, *, output: int | None = None) -> list[str]:
+    """What gets no gradient when ``c`` runs on ``target`` (the sandbox's ``gradients`` helper):
+    the labels of float inputs (``c.params`` names the positional ones) and the names of
+    parameters, or ``["<output>"]`` when the output itself has no gradient path."""
+    got = remote_function(target, c.name).apply(
+        "gradients", tuple(c.args), dict(c.kwargs), None, output
+    )
+    if not isinstance(got, dict):
+        return []
+    if not got.get("output_has_grad"):
+        return ["<output>"]
+    names = tuple(c.params)
+    missing = [
+        names[i] if i < len(names) else f"arg{i}"
+        for i, (a, g) in enumerate(zip(c.args, got.get("args", []), strict=False))
+        if _float(a) and g is None
+    ]
+    missing += [
+        k for k, g in got.get("kwargs", {}).items() if _float(c.kwargs.get(k)) and g is None
+    ]
+    return missing + [n for n, g in got.get("params", {}).items() if g is None]
+
+
+def _float(value: Any) -> bool:
+    return isinstance(value, torch.Tensor) and value.is_floating_point()
+
+
+def expect_gradients(target: Any, c: Call, *, output: int | None = None) -> None:
+    """``c`` run on ``target`` (a Submission: the function ``c.name``; a remote module: its
+    forward) must let a gradient reach every float input and every parameter (``output``: which
+    item of a returned tuple is differentiated)."""
+    try:
+        missing = missing_gradients(target, c, output=output)
+    except LearnerError as err:
+        raise learner_failed(c, err) from None
+    if not missing:
+        return
+    if missing == ["<output>"]:
+        raise fail(
+            f"{c}: the output has no gradient (requires_grad is False), so nothing before it can "
+            "train.",
+            "breaks-autograd",
+        )
+    shown = ", ".join(str(m) for m in missing[:4]) + (" ..." if len(missing) > 4 else "")
+    raise fail(
+        f"{c}: no gradient reaches {shown} from the output, so it cannot train.",
+        "breaks-autograd",
+    )
+
+
+def expect_kept_dims(out: Any, c: Call, shapes: tuple) -> None:
+    """Size-1 dimensions are kept (COURSE_SPEC): ``out`` (a tensor, or a tuple of them) has
+    ``shapes`` (one shape, or one per item); a batch, head or sequence of 1 squeezed away is
+    named."""
+    items = out if isinstance(out, (tuple, list)) else (out,)
+    wanted = shapes if shapes and isinstance(shapes[0], tuple) else (shapes,)
+    for got, want in zip(items, wanted, strict=False):
+        shape = tuple(getattr(got, "shape", ()))
+        if shape != tuple(want) and hasattr(got, "numel") and got.numel() == _numel(want):
+            raise fail(
+                f"{c} returned shape {shape}; expected {tuple(want)}: a dimension of size 1 was "
+                "dropped.",
+                "squeezed-output",
+            )
+
+
+def _numel(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def expect_contract_rules(target: Any, c: Call, shapes: tuple, *, output: int | None = 0) -> None:
+    """Run ``c`` (inputs with sizes of 1) on ``target``: its output keeps every dimension
+    (``shapes``), then a gradient reaches every float input and parameter."""
+    expect_kept_dims(c.run(target), c, shapes)
+    expect_gradients(target, c, output=output)
+
+
+def with_rules(check, rules):
+    """The check ``check``, then ``rules(sub)`` (the contract's rules for every exercise, once
+    its values are right), marked for the same exercise."""
+
+    def both(sub) -> None:
+        check(sub)
+        rules(sub)
+
+    both.__exercise__ = check.__exercise__
+    both.__name__, both.__doc__ = check.__name__, check.__doc__
+    both.__module__ = check.__module__
+    return both
+
+
+def naming_randomness(check, make):
+    """The check ``check``; when it fails with no mistake named, ``make(sub)`` gives a
+    ``(target, Call)`` that is called twice: different outputs for the same inputs are dropout
+    that is always on (``F.dropout`` defaults to training=True)."""
+
+    def named(sub) -> None:
+        try:
+            check(sub)
+        except CheckFailure as failure:
+            if failure.mistake is None:
+                try:
+                    target, c = make(sub)
+                    a, b = c.invoke(target), c.invoke(target)
+                except Exception:  # the failure already said what went wrong
+                    raise failure from None
+                if not _same(a, b):
+                    failure.mistake = "dropout-always-on"
+                    failure.message += (
+                        f" {c} gave different outputs on two calls with the same inputs."
+                    )
+            raise
+
+    named.__exercise__ = check.__exercise__
+    named.__name__, named.__doc__ = check.__name__, check.__doc__
+    named.__module__ = check.__module__
+    return named
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        return a.shape == b.shape and bool(torch.equal(a, b))
+    return True

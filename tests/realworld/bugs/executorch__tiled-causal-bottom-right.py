@@ -1,0 +1,35 @@
+# Source: pytorch/executorch PR https://github.com/pytorch/executorch/pull/22443 (fixes #22426),
+# "Give causal attention the mask PyTorch asks for": a causal mask anchored at the bottom right
+# (MLX's and FlashAttention-2's convention, Dao-AILab/flash-attention#1778) where PyTorch's
+# is_causal is top-left; they agree only when Lq = Lk.
+# Reproduced in the contract's terms: tiled_attention (online softmax over key blocks, float32
+# accumulators) whose causal mask lets query i see keys 0..i + (Lk - Lq).
+# expect: tiled-causal-bottom-right
+# grade: tiled_attention
+import torch
+
+
+def tiled_attention(q, k, v, block_size=64, causal=False):
+    dtype = q.dtype
+    q, k, v = q.float(), k.float(), v.float()
+    Lq, Lk = q.shape[-2], k.shape[-2]
+    scale = q.shape[-1] ** -0.5
+    offset = Lk - Lq  # bottom-right alignment
+    m = torch.full((*q.shape[:-1], 1), float("-inf"), device=q.device)
+    l = torch.zeros_like(m)
+    acc = torch.zeros(*q.shape[:-1], v.shape[-1], device=q.device)
+    rows = torch.arange(Lq, device=q.device)[:, None]
+    for start in range(0, Lk, block_size):
+        end = min(start + block_size, Lk)
+        s = q @ k[..., start:end, :].transpose(-2, -1) * scale
+        if causal:
+            cols = torch.arange(start, end, device=q.device)[None, :]
+            s = s.masked_fill(cols > rows + offset, float("-inf"))
+        m_new = torch.maximum(m, s.amax(-1, keepdim=True))
+        m_safe = torch.where(torch.isneginf(m_new), torch.zeros_like(m_new), m_new)
+        p = torch.exp(s - m_safe)
+        alpha = torch.exp(m - m_safe)
+        l = alpha * l + p.sum(-1, keepdim=True)
+        acc = alpha * acc + p @ v[..., start:end, :]
+        m = m_new
+    return (acc / l.clamp(min=1e-30)).to(dtype)
