@@ -11,16 +11,17 @@ export PATH := $(abspath $(BIN)):$(PATH)
 export MPLBACKEND ?= Agg
 
 SUBMISSIONS ?= submitted
-GRADES      ?= grades.csv
+# Everything `grade` writes goes into grades/ (student data: .gitignore keeps it out of git).
+GRADES      ?= grades/grades.csv
 # `make grade` also writes the scores into the course's nbgrader gradebook once `make release`
 # has made one (GRADEBOOK= turns that off; GRADEBOOK=/path/to/course points elsewhere).
 GRADEBOOK   ?= $(if $(wildcard gradebook.db),.)
 
-.PHONY: help install sandbox-tool lab lab-instructor progress test test-fast release grade bench doctor lint format clean
+.PHONY: help install sandbox-tool lab lab-instructor progress test test-fast release grade gradescope bench doctor lint format clean
 
 help:
 	@grep -E '^# ' Makefile | head -3 | sed 's/^# //'
-	@echo "Other targets: progress lab-instructor release grade bench doctor lint format clean"
+	@echo "Other targets: progress lab-instructor release grade gradescope bench doctor lint format clean"
 
 # The venv, with the pinned packages, the course's own packages, the kernel and the widgets
 # (ipywidgets 8 ships its JupyterLab extension as a package: installing it registers it).
@@ -85,6 +86,12 @@ release: install
 
 grade: install
 	$(PY) -m autograder grade $(SUBMISSIONS) --out $(GRADES) $(if $(GRADEBOOK),--gradebook $(GRADEBOOK)) $(GRADE_OPTIONS)
+
+# Gradescope's autograder.zip for one assignment: make gradescope ASSIGNMENT=04_softmax_masks
+# (-> grades/gradescope/ASSIGNMENT/autograder.zip; see scripts/gradescope.py).
+gradescope:
+	@test -n "$(ASSIGNMENT)" || { echo "usage: make gradescope ASSIGNMENT=04_softmax_masks"; exit 2; }
+	$(PYTHON) scripts/gradescope.py $(ASSIGNMENT)
 
 # Interview practice: `make drill` says what to practise next; any verb works, e.g.
 #   make drill DRILL="start sdpa-mask"   make drill DRILL="check drill_sdpa-mask.py"

@@ -2,7 +2,7 @@
 (``check/cli.py``: check and progress, ``grade/cli.py``, ``drill/cli.py``):
 
     python -m autograder check FILE [--only NAME ...] [--json]
-    python -m autograder grade SUBMISSIONS_DIR [--out grades.csv] [--workers N]
+    python -m autograder grade SUBMISSIONS_DIR [--out grades/grades.csv] [--workers N]
                                [--student NAME ...] [--assignment NAME ...] [--due [A=]DATE ...]
                                [--late-penalty FRACTION] [--feedback-dir DIR]
                                [--allow-weak-sandbox] [--gradebook COURSE_DIR]

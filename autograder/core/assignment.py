@@ -70,7 +70,9 @@ def judge_assignment(
     """Every exercise and question of ``work``, in order, and notes on what was ignored.
 
     What the submission lacks is a 0 that names the closest thing it did define; exercises and
-    answers of other lessons are ignored (each lesson's assignment grades its own), with a note.
+    answers of other lessons are ignored (each lesson's assignment grades its own), with a note,
+    except the earlier lessons' exercises: from lesson 05 on, a lesson asks for them (its tools
+    cell), so carrying them is no mistake.
     """
     exercises = all_exercises()
     names = [ex.name for ex in work.exercises if ex.name in code.defined]
@@ -103,6 +105,8 @@ def judge_assignment(
     for name in code.order:
         if name in contract and name not in work.items:
             lesson = exercises[name].lesson[:2] if name in exercises else name.split("_")[1]
+            if name in exercises and lesson < work.lesson:
+                continue  # an earlier lesson's tool, which the lesson asks learners to paste
             what = "a question" if name.startswith("answer_") else "an exercise"
             notes.append(
                 f"ignored `{name}`: it is {what} of lesson {lesson}, graded in that lesson's "

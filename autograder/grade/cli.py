@@ -22,14 +22,20 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "the points of each exercise and question in notebook order, and the assignment's total; "
         "and beside it: feedback per student and assignment (text, and HTML in nbgrader's "
         "feedback/<student>/<assignment>/ layout), a class report (<out stem>_report.html), "
-        "Gradescope results.json files (<out stem>_gradescope/) and an LMS gradebook CSV "
-        "(<out stem>_lms.csv).",
+        "Gradescope results.json files (<out stem>_gradescope/), and gradebook CSVs for "
+        "Moodle (<out stem>_lms.csv) and Canvas (<out stem>_canvas.csv). With --gradebook, "
+        "every output is computed from the gradebook, formgrader's manual scores included.",
         epilog="Exit status: 0 when the class was graded, whatever the grades (the table's "
         "status column and points say how each submission did); 2 when it could not be graded "
         "(no such folder, bad arguments, no strong sandbox).",
     )
     grade.add_argument("submissions", metavar="SUBMISSIONS_DIR")
-    grade.add_argument("--out", default="grades.csv", help="the grade table (default grades.csv)")
+    grade.add_argument(
+        "--out",
+        default="grades/grades.csv",
+        help="the grade table (default grades/grades.csv); everything else is written beside it, "
+        "in the same folder, which the course's .gitignore keeps out of git",
+    )
     grade.add_argument(
         "--workers",
         type=int,
@@ -54,19 +60,22 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "--due",
         action="append",
         metavar="[ASSIGNMENT=]DATE",
-        help="due date, e.g. '2026-12-01 23:59 UTC' (for every assignment) or "
-        "'04_softmax_masks=2026-12-01 23:59 UTC'; a submission whose nbgrader timestamp.txt is "
-        "later is reported as late (see --late-penalty). Also read from the current folder's "
-        "nbgrader_config.py: "
-        "c.Autograder.due_dates = {'04_softmax_masks': '2026-12-01 23:59 UTC'}",
+        help="due date, in any format nbgrader reads, e.g. '2026-12-01 23:59 UTC' or 'Dec 1 "
+        "2026' (for every assignment) or '04_softmax_masks=2026-12-01 23:59 UTC'; a submission "
+        "whose nbgrader timestamp.txt is later is reported as late (see --late-penalty). Also "
+        "read from the current folder's nbgrader_config.py (c.Autograder.due_dates = "
+        "{'04_softmax_masks': '2026-12-01 23:59 UTC'}) and from the gradebook (nbgrader db "
+        "assignment add NAME --duedate=...); --due wins. A regrade keeps the due date a "
+        "submission was graded with unless one is given",
     )
     grade.add_argument(
         "--late-penalty",
         type=float,
-        default=0.0,
+        default=None,
         metavar="FRACTION",
-        help="a late submission loses this fraction of its points, e.g. 0.1 (default 0: late "
-        "submissions are only reported)",
+        help="a late submission loses this fraction of its points, e.g. 0.1 (default: the "
+        "fraction it was graded with before, 0 the first time: late submissions are only "
+        "reported)",
     )
     grade.add_argument(
         "--feedback-dir",
@@ -104,6 +113,19 @@ def main(args: argparse.Namespace) -> int:
     if args.workers < 1:
         print("error: --workers must be at least 1", file=sys.stderr)
         return EXIT_UNGRADABLE
+    from autograder.grade.due import DueError, read_dues
+
+    try:  # a bad date or an unknown assignment is refused before anything starts
+        read_dues(args.due)
+    except DueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_UNGRADABLE
+    if args.late_penalty is not None and not 0.0 <= args.late_penalty <= 1.0:
+        print(
+            f"error: --late-penalty is a fraction of the points, 0 to 1; got {args.late_penalty}",
+            file=sys.stderr,
+        )
+        return EXIT_UNGRADABLE
     if not args.scheduler:  # on a cluster, this machine runs no learner code
         from autograder.sandbox.host.pool import (
             start_ahead,  # imports no torch: the sandboxes start first
@@ -137,12 +159,10 @@ def main(args: argparse.Namespace) -> int:
             late_penalty=args.late_penalty,
             feedback_dir=args.feedback_dir,
             run=run,
+            gradebook=book or None,
         )
-        written = book and book.write(table, args.submissions)
     except GradeError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_UNGRADABLE
     print(table.summary())
-    if written:
-        print(written.summary())
     return EXIT_GRADED  # the class was graded: the table says how each submission did

@@ -41,6 +41,7 @@ from tqdm import tqdm
 
 from autograder.core.extract import MAX_FILE_BYTES, Unreadable, read_bytes
 from autograder.core.result import printable
+from autograder.grade import COURSE, RELEASE
 from autograder.grade.grading import (
     TIMESTAMP,
     GradeError,
@@ -49,7 +50,7 @@ from autograder.grade.grading import (
     folder_entries,
     grade_one,
 )
-from autograder.grade.results import RELEASE, Graded
+from autograder.grade.results import Graded
 from autograder.sandbox.host.bwrap import strong_isolation_available
 from autograder.sandbox.host.pool import close_kept
 
@@ -141,15 +142,14 @@ def _shipped(task: tuple) -> tuple:
 @functools.cache
 def course_version() -> str:
     """A digest of the grader, the reference and the released notebooks: what decides a grade."""
-    root = Path(__file__).resolve().parents[2]
     files = [
-        *sorted((root / "autograder").rglob("*.py")),
-        *sorted((root / "course_lib").rglob("*.py")),
+        *sorted((COURSE / "autograder").rglob("*.py")),
+        *sorted((COURSE / "course_lib").rglob("*.py")),
         *sorted(RELEASE.glob("*/*.ipynb")),
     ]
     digest = hashlib.sha256()
     for path in files:
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+        digest.update(path.relative_to(COURSE).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 

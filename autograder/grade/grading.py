@@ -7,13 +7,12 @@ judged in its own sandbox (a broken or hostile one fails only its own exercises)
 judged at once; nothing under ``SUBMISSIONS_DIR`` is written, and no symbolic link in it is
 followed.
 
-The result is a :class:`~autograder.grade.results.GradeTable` that ``autograder/outputs/`` writes:
-a CSV
-with one row per student and assignment (a status, see ``STATUSES``; the points of each exercise
-and question, ``answer_<id>``, in notebook order; the assignment's total and maximum; the
-submission's time), feedback per student and assignment that names only the learner's own file,
-a class report and LMS exports. Grading is deterministic: a re-run gives the same table.
-``students``/``assignments`` regrade a subset and update the existing table in place.
+The result is a :class:`~autograder.grade.results.GradeTable` that ``autograder/grade/outputs/``
+writes: a CSV with one row per student and assignment (a status, see ``STATUSES``; the points of
+each exercise and question, ``answer_<id>``, in notebook order; the assignment's total and
+maximum; the submission's time), feedback per student and assignment that names only the
+learner's own file, a class report and LMS exports. Grading is deterministic: a re-run gives the
+same table. ``students``/``assignments`` regrade a subset and update the existing table in place.
 """
 
 from __future__ import annotations
@@ -29,8 +28,12 @@ from tqdm import tqdm
 
 from autograder.core.assignment import assignment, judge_assignment
 from autograder.core.extract import ExtractError, from_file, read_submission
+from autograder.core.result import printable
+from autograder.grade.due import DueError, read_dues
+from autograder.grade.due import parse_due as read_due
+from autograder.grade.outputs import details
 from autograder.grade.outputs.table import read_table
-from autograder.grade.outputs.write import write_outputs
+from autograder.grade.outputs.write import sibling, write_outputs
 from autograder.grade.results import (
     BLANK,
     GRADED,
@@ -133,22 +136,18 @@ def _submitted(folder: Path) -> tuple[datetime | None, str | None]:
 
 # -- due dates ---------------------------------------------------------------------------------
 def parse_due(text: str) -> datetime:
-    """A due date as nbgrader reads one ("2026-12-01 23:59:00 UTC", ISO 8601...), in UTC."""
-    from nbgrader.utils import parse_utc
-
+    """A due date as nbgrader reads one ("2026-12-01 23:59:00 UTC", "Dec 1 2026"...), in UTC."""
     try:
-        return parse_utc(text)
-    except (ValueError, OverflowError, TypeError) as e:
-        raise GradeError(
-            f"cannot read the due date {text!r} ({e}); give e.g. '2026-12-01 23:59:00 UTC'"
-        ) from e
+        return read_due(text)
+    except DueError as e:
+        raise GradeError(str(e)) from e
 
 
 def due_dates(given: list[str] | None, config: Path | None) -> dict[str | None, datetime]:
     """Due dates by assignment (``None``: every assignment), from ``nbgrader_config.py``'s
     ``c.Autograder.due_dates = {"04_softmax_masks": "2026-12-01 23:59 UTC"}`` and then the
-    command line's ``--due [ASSIGNMENT=]DATE``, which wins."""
-    dates: dict[str | None, datetime] = {}
+    command line's ``--due [ASSIGNMENT=]DATE``, which wins (see :mod:`autograder.grade.due`)."""
+    configured = None
     if config is not None and config.is_file():
         from traitlets.config.loader import PyFileConfigLoader
 
@@ -158,22 +157,53 @@ def due_dates(given: list[str] | None, config: Path | None) -> dict[str | None, 
             raise GradeError(f"{config}: cannot be read ({type(e).__name__}: {e})") from e
         if "due_dates" in loaded.Autograder:
             configured = loaded.Autograder.due_dates
-            if isinstance(configured, str):  # one date for every assignment
-                configured = {None: configured}
-            if not isinstance(configured, dict):
+            if not isinstance(configured, (dict, str)):
                 raise GradeError(
                     f"{config}: c.Autograder.due_dates must map assignments to dates, e.g. "
                     "{'04_softmax_masks': '2026-12-01 23:59 UTC'}"
                 )
-            for name, when in configured.items():
-                dates[name] = parse_due(str(when))
-    for item in given or []:
-        name, sep, when = item.partition("=")
-        if sep and lesson_of(name):
-            dates[name] = parse_due(when)
-        else:
-            dates[None] = parse_due(item)
-    return dates
+    try:
+        return read_dues(given, configured)
+    except DueError as e:
+        raise GradeError(str(e)) from e
+
+
+def check_options(
+    due_given: list[str] | None,
+    config: str | Path | None,
+    late_penalty: float | None,
+    assignments: list[str] | None,
+) -> dict[str | None, datetime]:
+    """Refuse bad options before anything is graded; the due dates they give."""
+    if late_penalty is not None and not 0.0 <= late_penalty <= 1.0:
+        raise GradeError(
+            f"the late penalty is a fraction of the points, 0 to 1; got {late_penalty}"
+        )
+    for name in assignments or []:
+        if lesson_of(name) is None:
+            raise GradeError(
+                f"{name}: not an assignment of the course (its folder name starts "
+                "with the lesson number, e.g. 04_softmax_masks)"
+            )
+    return due_dates(due_given, Path(config) if config else None)
+
+
+def lateness(graded: Graded, due_date: datetime | None, late_penalty: float) -> None:
+    """Hold a judged submission to its due date: late, and its penalty, with a note."""
+    graded.due, graded.late_penalty = due_date, late_penalty
+    if graded.status != GRADED or due_date is None:
+        return
+    if graded.submitted is None:
+        graded.notes.append(f"no {TIMESTAMP} in the submission: lateness not checked")
+    elif graded.submitted > due_date:
+        graded.status = LATE
+        graded.penalty = round(late_penalty * graded.total, 6)
+        penalty = f"late penalty: -{graded.penalty:g} points" if late_penalty else "no penalty"
+        graded.notes.append(
+            f"submitted {graded.submitted:%Y-%m-%d %H:%M} UTC, "
+            f"{_delay(graded.submitted - due_date)} after the due date "
+            f"({due_date:%Y-%m-%d %H:%M} UTC); {penalty}"
+        )
 
 
 # -- grading -----------------------------------------------------------------------------------
@@ -193,7 +223,8 @@ def grade_one(
     by two at once, and reset between them (every process killed, its files emptied): starting
     a sandbox per submission costs seconds of CPU each (see SECURITY.md)."""
     work = assignment(lesson_of(name))
-    graded = Graded(student, name, NOT_SUBMITTED, work.max_points)
+    graded = Graded(student, name, NOT_SUBMITTED, work.max_points, due=due)
+    graded.late_penalty = late_penalty
     if isinstance(folder, str) or (folder is not None and folder.refused):
         graded.status, graded.error = (
             UNREADABLE,
@@ -227,19 +258,8 @@ def grade_one(
     order = notebook_order(work.lesson)
     graded.results = sorted(results, key=lambda r: order.index(r.exercise))
     graded.notes += notes
-    graded.status = GRADED
-    if not any(r.attempted for r in results):
-        graded.status = BLANK
-    elif due is not None and graded.submitted is None:
-        graded.notes.append(f"no {TIMESTAMP} in the submission: lateness not checked")
-    elif due is not None and graded.submitted > due:
-        graded.status = LATE
-        graded.penalty = round(late_penalty * graded.total, 6)
-        penalty = f"late penalty: -{graded.penalty:g} points" if late_penalty else "no penalty"
-        graded.notes.append(
-            f"submitted {graded.submitted:%Y-%m-%d %H:%M} UTC, {_delay(graded.submitted - due)} "
-            f"after the due date ({due:%Y-%m-%d %H:%M} UTC); {penalty}"
-        )
+    graded.status = GRADED if any(r.attempted for r in results) else BLANK
+    lateness(graded, due, late_penalty)
     return graded
 
 
@@ -269,30 +289,35 @@ def grade_class(
     due: list[str] | None = None,
     config: str | Path | None = "nbgrader_config.py",
     allow_weak_sandbox: bool = False,
-    late_penalty: float = 0.0,
+    late_penalty: float | None = None,
     feedback_dir: str | Path | None = None,
     run: Callable[..., list[Graded]] | None = None,
+    gradebook=None,
 ) -> GradeTable:
     """Grade the class (or just ``students`` and ``assignments``, updating the table ``out``).
 
     The feedback goes under ``feedback_dir`` (default: ``<out stem>_feedback`` beside ``out``);
     see :func:`autograder.grade.outputs.write.write_outputs` for everything written. ``run(tasks,
     allow_weak=...)`` grades the tasks elsewhere (``grade_one(*task)`` each, the results in
-    order), e.g. on a Dask cluster (``autograder.grade.cluster.on_cluster(address)``), whose workers
-    are checked for the strong sandbox there: this machine then runs no learner code."""
+    order), e.g. on a Dask cluster (``autograder.grade.cluster.on_cluster(address)``), whose
+    workers are checked for the strong sandbox there: this machine then runs no learner code.
+
+    Due dates: ``due`` (``[ASSIGNMENT=]DATE``) wins over ``config``'s ``c.Autograder.due_dates``,
+    which wins over the ``gradebook``'s (``nbgrader db assignment add --duedate``); a submission
+    none of them dates keeps the due date and ``late_penalty`` it was graded with before (recorded
+    in ``<out stem>_results.json``), so a regrade never drops a penalty (``late_penalty=None``:
+    the recorded one, 0 for a first grade). Every change of status or total is said in the
+    table's notes.
+
+    ``gradebook`` (a :class:`~autograder.grade.nbgrader_gradebook.CourseGradebook`): the scores
+    are written into it, then every output is computed from what it holds: an instructor's manual
+    scores and the late penalties it records win over the grader's (see
+    :mod:`autograder.grade.nbgrader_gradebook`)."""
     if run is None and not allow_weak_sandbox and not strong_isolation_available():
         raise GradeError(WEAK_SANDBOX.format(why=why_unavailable()))
-    if not 0.0 <= late_penalty <= 1.0:
-        raise GradeError(
-            f"the late penalty is a fraction of the points, 0 to 1; got {late_penalty}"
-        )
-    for name in assignments or []:
-        if lesson_of(name) is None:
-            raise GradeError(
-                f"{name}: not an assignment of the course (its folder name starts "
-                "with the lesson number, e.g. 04_softmax_masks)"
-            )
-    dates = due_dates(due, Path(config) if config else None)
+    dates = check_options(due, config, late_penalty, assignments)
+    if gradebook is not None and None not in dates:  # a date given for all wins over it
+        dates = {**gradebook.due_dates(), **dates}
     root = Path(submissions).resolve()
     found, ignored = find_submissions(root)
     names = assignments or sorted({a for f in found.values() if isinstance(f, dict) for a in f})
@@ -310,20 +335,44 @@ def grade_class(
         for r in (read_table(out) if regrading else [])
         if not (r["student"] in who and r["assignment"] in names)
     ]
+    before = {(g.student, g.assignment): g for g in details.load(sibling(out, "_results.json"))}
     tasks = []
     for student in who:
         folders = found.get(student, {})
         for name in names:
             folder = folders if isinstance(folders, str) else folders.get(name)
+            earlier = before.get((student, name))
             due_date = dates.get(name, dates.get(None))
-            tasks.append(
-                (student, name, folder, due_date, time_limit, late_penalty, allow_weak_sandbox)
-            )
+            if due_date is None and earlier is not None:
+                due_date = earlier.due  # recorded: kept until the instructor gives another
+            penalty = late_penalty
+            if penalty is None:
+                penalty = earlier.late_penalty if earlier is not None else 0.0
+            tasks.append((student, name, folder, due_date, time_limit, penalty, allow_weak_sandbox))
     if run is None:
         rows = run_here(tasks, workers)
     else:
         rows = run(tasks, allow_weak=allow_weak_sandbox)
     feedback = Path(feedback_dir) if feedback_dir else out.with_name(out.stem + "_feedback")
     table = GradeTable(rows, out, feedback, ignored, submissions=root)
-    write_outputs(table, keep, regrading)
+    overlay = None
+    if gradebook is not None:
+        table.gradebook = gradebook.write(table, root).summary()
+        overlay = gradebook.overlay
+    write_outputs(table, keep, regrading, overlay)
+    table.notes[:0] = changes(before, rows)
     return table
+
+
+def changes(before: dict[tuple[str, str], Graded], rows: list[Graded]) -> list[str]:
+    """What a regrade changed: each submission whose status or total is not what it was."""
+    said = []
+    for g in rows:
+        old = before.get((g.student, g.assignment))
+        if old is None or (old.status, round(old.total, 6)) == (g.status, round(g.total, 6)):
+            continue
+        said.append(
+            f"changed: {printable(g.student)}/{g.assignment}: {old.status}, {old.total:g} -> "
+            f"{g.status}, {g.total:g} (of {g.max_points:g})"
+        )
+    return said

@@ -28,7 +28,10 @@ the grader's verdict on that exercise or question.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import warnings
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
 
 from autograder.check.report import mistake_line
@@ -146,10 +149,61 @@ class CourseGradebook:
             )
         return cls(url, coursedir.course_id, coursedir)
 
+    @contextmanager
     def open(self):
+        """nbgrader's ``Gradebook`` of the course, open for the ``with`` block."""
         from nbgrader.api import Gradebook
+        from sqlalchemy.exc import SAWarning
 
-        return Gradebook(self.url, self.course_id)
+        with warnings.catch_warnings():
+            # nbgrader 0.9's add_submission makes SQLAlchemy warn ("not in session, add
+            # operation along 'Notebook.submissions' will not proceed") on every first grade:
+            # nbgrader's own models, nothing the instructor did or can change
+            warnings.filterwarnings("ignore", category=SAWarning)
+            with Gradebook(self.url, self.course_id) as gb:
+                yield gb
+
+    def due_dates(self) -> dict[str, datetime]:
+        """The due dates the gradebook holds (``nbgrader db assignment add --duedate``, or
+        formgrader's), by assignment, in UTC."""
+        with self.open() as gb:
+            return {a.name: a.duedate for a in gb.assignments if a.duedate is not None}
+
+    def overlay(self, rows: list[Graded]) -> None:
+        """Set each row's scores to what the gradebook holds, so that every output agrees with
+        ``nbgrader export``: a grade cell's ``manual_score`` (set in formgrader) replaces the
+        grader's points for that item (kept in ``Graded.manual``), and the submission's late
+        penalty is the gradebook's. A score the instructor cleared gives the grader's back."""
+        from nbgrader.api import MissingEntry
+
+        with self.open() as gb:
+            for g in rows:
+                try:
+                    submission = gb.find_submission(g.assignment, g.student)
+                except MissingEntry:
+                    continue
+                manual = {
+                    grade.name: grade.manual_score
+                    for nb in submission.notebooks
+                    for grade in nb.grades
+                    if grade.manual_score is not None
+                }
+                auto = dict(g.manual)  # the grader's own points, where an overlay replaced them
+                g.manual.clear()
+                if manual and not g.results and lesson_of(g.assignment):  # scored by hand only
+                    for item, top in item_points(lesson_of(g.assignment)).items():
+                        g.results.append(Result(item, False, 0.0, top, g.error or "", None, False))
+                for i, r in enumerate(g.results):
+                    grader = auto.get(r.exercise, r.points)
+                    score = manual.get(cell_name(r.exercise))
+                    if score is not None:
+                        g.manual[r.exercise] = grader
+                    points = grader if score is None else float(score)
+                    if points != r.points:
+                        g.results[i] = replace(r, points=points)
+                g.penalty = float(
+                    sum(nb.late_submission_penalty or 0.0 for nb in submission.notebooks)
+                )
 
     def cells(self, gb, name: str) -> dict[str, str]:
         """``{item: notebook}``: the notebook of the gradebook's ``name`` that holds each

@@ -1,7 +1,7 @@
 """What grading a class produces, and the course's assignments as its table lays them out.
 
 A :class:`GradeTable` holds one :class:`Graded` per student and assignment, each with a status
-(``STATUSES``). ``grade.py`` fills it; ``autograder/outputs/`` writes it (the CSV, the feedback,
+(``STATUSES``). ``grading.py`` fills it; ``outputs/`` writes it (the CSV, the feedback,
 the class report, the LMS exports). An assignment is a lesson's released folder
 (``04_softmax_masks`` is lesson 04), and its columns follow the notebook's order.
 """
@@ -16,6 +16,7 @@ from pathlib import Path
 
 from autograder.core.assignment import assignment
 from autograder.core.result import Result, printable
+from autograder.grade import RELEASE
 
 # What the table says about each student and assignment, besides the points.
 GRADED = "graded"  # judged; on time, or no due date or no time to compare with
@@ -24,8 +25,6 @@ BLANK = "blank"  # readable, but not one exercise or question of the assignment 
 UNREADABLE = "unreadable"  # there is something, but it cannot be read as a notebook
 NOT_SUBMITTED = "not-submitted"  # no submission for this assignment
 STATUSES = (GRADED, LATE, BLANK, UNREADABLE, NOT_SUBMITTED)
-
-RELEASE = Path(__file__).resolve().parents[2] / "notebooks"  # the learners' notebooks
 
 
 class GradeError(Exception):
@@ -44,6 +43,13 @@ class Graded:
     error: str | None = None  # why the submission could not be graded at all
     submitted: datetime | None = None  # from nbgrader's timestamp.txt (UTC)
     penalty: float = 0.0  # points taken off for lateness
+    # Recorded with the submission, so that a regrade keeps them until the instructor gives
+    # others: the due date it was held to (UTC) and the fraction of its points a late one loses.
+    due: datetime | None = None
+    late_penalty: float = 0.0
+    # Items whose points an instructor set in formgrader (nbgrader's manual_score), with the
+    # grader's own points for each: the gradebook's score wins everywhere (see gradebook.py).
+    manual: dict[str, float] = field(default_factory=dict)
 
     @property
     def total(self) -> float:
@@ -59,15 +65,17 @@ class GradeTable:
     submissions: Path | None = None  # SUBMISSIONS_DIR (the instructor's; never shown to learners)
     outputs: dict[str, Path] = field(default_factory=dict)  # what else was written: name -> path
     notes: list[str] = field(default_factory=list)  # for the instructor, about what was written
+    gradebook: str = ""  # what was written into nbgrader's gradebook, when one was given
 
     def students(self) -> list[str]:
         return sorted({g.student for g in self.rows})
 
     def summary(self) -> str:
         counts = {s: sum(g.status == s for g in self.rows) for s in STATUSES}
+        assignments = len({g.assignment for g in self.rows})
         text = (
-            f"Graded the class: {len(self.students())} students, "
-            f"{len({g.assignment for g in self.rows})} assignments -> {self.out} "
+            f"Graded the class: {plural(len(self.students()), 'student')}, "
+            f"{plural(assignments, 'assignment')} -> {self.out} "
             f"(feedback in {self.feedback_dir}/): "
             + ", ".join(f"{n} {s}" for s, n in counts.items() if n)
         )
@@ -76,7 +84,18 @@ class GradeTable:
         ]
         written = [f"  {name}: {path}" for name, path in self.outputs.items()]
         notes = [f"  note: {note}" for note in self.notes]
-        return "\n".join([text, *ignored, *written, *notes])
+        manual = sum(len(g.manual) for g in self.rows)
+        if manual:
+            notes.append(
+                f"  {plural(manual, 'score')} set in formgrader (the gradebook's manual scores) "
+                "in every output, marked as the instructor's"
+            )
+        return "\n".join([text, *ignored, *written, *notes, *filter(None, [self.gradebook])])
+
+
+def plural(n: int, noun: str) -> str:
+    """``1 student``, ``2 students``."""
+    return f"{n:g} {noun}" if n == 1 else f"{n:g} {noun}s"
 
 
 @functools.cache

@@ -157,14 +157,15 @@ def test_the_class_report_says_what_to_re_teach(tmp_path):
     text = "".join(page.text)
     assert HOSTILE in text and "not valid JSON: <oops> at line 1" in text
 
-    # pass rates: of the judged submissions (graded, late, blank), per assignment
+    # pass rates: of the submissions received (graded, late, blank, unreadable), per assignment
     qkt, masks = page.tables_headed("Exercise or question")
-    rates = {r["Exercise or question"]: (r["Passed"], r["Judged"], r["Pass rate"]) for r in masks}
+    rates = {r["Exercise or question"]: (r["Passed"], r["Received"], r["Pass rate"]) for r in masks}
     assert list(rates) == [feedback.label(i) for i in notebook_order("04")]  # notebook order
-    assert rates["causal_mask"] == ("1", "4", "25%")  # ada only; bea's blank counts as judged
-    assert rates["softmax"] == ("2", "4", "50%")  # ada, bob
-    assert rates["padding_mask"] == ("2", "4", "50%")  # ada, hal
-    assert rates["Question 04.1"] == ("3", "4", "75%")
+    assert rates["causal_mask"] == ("1", "5", "20%")  # ada only; the blank and unreadable count
+    assert rates["softmax"] == ("2", "5", "40%")  # ada, bob
+    assert rates["padding_mask"] == ("2", "5", "40%")  # ada, hal
+    assert rates["Question 04.1"] == ("3", "5", "60%")
+    assert "Every figure below is of the 5 submissions received" in " ".join(text.split())
     assert {r["Exercise or question"]: r["Pass rate"] for r in qkt}["Question 02.1"] == "50%"
 
     # the named mistakes, most frequent first; a blank notebook's "not defined" is no mistake
@@ -178,7 +179,8 @@ def test_the_class_report_says_what_to_re_teach(tmp_path):
     assert top["Lesson section"] == "04_softmax_masks.ipynb, section “Common mistakes”"
     assert "causal_mask (04_softmax_masks) ×2" in top["Where made"]
     assert "2 other failures named no known mistake" in text  # bob's padding_mask, nos's 02_1
-    assert "0 exercises or questions were not attempted" in text  # bea's blank one is not counted
+    assert "0 items (exercises or questions) not attempted" in text  # bea's blank: not counted
+    assert {m["Mistake"]: m["Who"] for m in mistakes}["causal-upper-triangle"] == f"{HOSTILE}, bob"
 
     # who could not be graded and why; who was late
     problems = {
@@ -206,7 +208,7 @@ def test_the_score_distribution_counts_every_submission():
     rows = small_class()
     section = class_report._assignment_section(rows, MASKS)
     # ada 8, the hostile one 6, bob 6, bea 0, zed 0 (unreadable counts; not-submitted does not)
-    assert "5 submissions (those never submitted left out): mean 4.00, median 6" in section
+    assert "of the 5 submissions received" in section and "Mean 4.00, median 6" in section
 
 
 def test_the_learner_page_names_the_mistake_and_the_section_to_re_read():
@@ -285,7 +287,7 @@ def test_pages_nbgrader_cannot_release_are_named(tmp_path):
     table = GradeTable([graded("ada")], tmp_path / "g.csv", tmp_path / "fb", submissions=None)
     feedback.write_html(table)
     assert (tmp_path / "fb" / "ada" / MASKS / f"{MASKS}.html").is_file()
-    assert "1 feedback folders have no timestamp.txt or submission_secret.txt" in table.notes[0]
+    assert "1 feedback folder without timestamp.txt or submission_secret.txt" in table.notes[0]
 
 
 def test_an_output_that_fails_leaves_the_grades_and_the_other_outputs(tmp_path, monkeypatch):
@@ -300,7 +302,12 @@ def test_an_output_that_fails_leaves_the_grades_and_the_other_outputs(tmp_path, 
         tmp_path / "grades_report.html"
     ).exists()
     assert "the class report could not be written: RuntimeError: no space left" in table.summary()
-    assert set(table.outputs) == {"HTML feedback", "Gradescope results", "LMS gradebook CSV"}
+    assert set(table.outputs) == {
+        "HTML feedback",
+        "Gradescope results",
+        "LMS gradebook CSV",
+        "Canvas gradebook CSV",
+    }
 
 
 def test_gradescope_results_sum_to_the_score():
@@ -317,10 +324,12 @@ def test_gradescope_results_sum_to_the_score():
     failed = {t["name"]: t for t in hostile["tests"] if t["status"] == "failed"}
     assert set(failed) == {"causal_mask", "softmax"}
     assert "Re-read: 04_softmax_masks.ipynb" in failed["causal_mask"]["output"]
-    late = exports.gradescope_results(
-        graded("lou", status=LATE, failed={"softmax": None}, penalty=1.75)
+    note = (
+        "submitted 2026-12-02 09:30 UTC, 9.5 hours after the due date; late penalty: -1.75 points"
     )
-    assert late["score"] == 7 - 1.75 and "late penalty: -1.75 points" in late["output"]
+    lou = graded("lou", status=LATE, failed={"softmax": None}, penalty=1.75, notes=[note])
+    late = exports.gradescope_results(lou)
+    assert late["score"] == 7 - 1.75 and late["output"].count("late penalty: -1.75 points") == 1
 
 
 def test_a_class_graded_end_to_end_writes_every_output(tmp_path):
@@ -357,7 +366,7 @@ def test_a_class_graded_end_to_end_writes_every_output(tmp_path):
         assert str(tmp_path) not in html
         assert json.loads((results / "results.json").read_text())["score"] == g.total
     assert (table.feedback_dir / "bob" / MASKS / "submission_secret.txt").read_text() == "s3cret"
-    assert "class report" in table.summary() and "no timestamp.txt" in table.summary()
+    assert "class report" in table.summary() and "without timestamp.txt" in table.summary()
 
     # a regrade of one student keeps the rest of the class in the report and the exports
     os.remove(root / "bob" / MASKS / f"{MASKS}.ipynb")

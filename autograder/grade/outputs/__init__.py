@@ -7,7 +7,9 @@
   (:mod:`.feedback`);
 - ``<out stem>_report.html``: the class report, self-contained (:mod:`.class_report`);
 - ``<out stem>_gradescope/<student>/<assignment>/results.json``: Gradescope's results format,
-  and ``<out stem>_lms.csv``: one row per student, one column per assignment (:mod:`.exports`);
+  ``<out stem>_lms.csv``: one row per student, one column per assignment, as Moodle imports it
+  (:mod:`.exports`), and ``<out stem>_canvas.csv``, as Canvas's gradebook imports it
+  (:mod:`.canvas`);
 - ``<out stem>_results.json``: every result of every submission, which a regrade of some
   students or assignments merges with, so that the report and exports cover the whole class
   (:mod:`.details`).
@@ -15,4 +17,6 @@
 :func:`.write.write_outputs` writes them all.
 
 ``<feedback>`` is ``<out stem>_feedback`` unless ``grade --feedback-dir`` names another folder.
+``grade``'s default ``<out>`` is ``grades/grades.csv``: everything in one folder, which the
+course's ``.gitignore`` keeps out of git (it is student data).
 """

@@ -22,17 +22,19 @@ def to_json(g: Graded) -> dict:
     row = asdict(g)
     row["results"] = [{**r.to_json(), "attempted": r.attempted} for r in g.results]
     row["submitted"] = g.submitted.isoformat() if g.submitted else None
+    row["due"] = g.due.isoformat() if g.due else None
     return row
 
 
 def from_json(row: dict) -> Graded:
     results = [Result(**r) for r in row.pop("results")]
-    when = row.pop("submitted")
+    when, due = row.pop("submitted"), row.pop("due", None)
     known = {f.name for f in fields(Graded)}
     return Graded(
         **{k: v for k, v in row.items() if k in known},
         results=results,
         submitted=datetime.fromisoformat(when) if when else None,
+        due=datetime.fromisoformat(due) if due else None,
     )
 
 
@@ -48,12 +50,15 @@ def load(path: Path) -> list[Graded]:
         return []
 
 
-def update(path: Path, rows: list[Graded], regrading: bool) -> list[Graded]:
+def update(path: Path, rows: list[Graded], regrading: bool, overlay=None) -> list[Graded]:
     """Save ``rows`` (with, when ``regrading``, the earlier rows they do not replace) and return
-    them all, sorted by student and assignment."""
+    them all, sorted by student and assignment. ``overlay(rows)``, when given, first sets their
+    scores to what the gradebook holds (manual scores, late penalties)."""
     now = {(g.student, g.assignment) for g in rows}
     earlier = [g for g in load(path) if (g.student, g.assignment) not in now] if regrading else []
     everyone = sorted(earlier + rows, key=lambda g: (g.student, g.assignment))
+    if overlay is not None:
+        overlay(everyone)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = {"version": VERSION, "rows": [to_json(g) for g in everyone]}
     path.write_text(json.dumps(data, indent=1, ensure_ascii=False, default=str) + "\n")

@@ -9,8 +9,11 @@
 - A gradebook CSV: one row per student, ``username`` then one column per assignment holding its
   total (the grade table's ``total``, so 0 where nothing was submitted). That is the shape of
   Moodle's "Import grades: CSV file" (map ``username`` to the user's username or ID number, and
-  each assignment column to its grade item); Canvas and others import the same columns after
-  their own identifier columns are added.
+  each assignment column to its grade item). Canvas has its own: :mod:`.canvas`.
+
+With a gradebook, the scores are the gradebook's (see
+:func:`autograder.grade.outputs.write.write_outputs`):
+a test whose score an instructor set in formgrader says so, and ``extra_data.manual`` lists them.
 """
 
 from __future__ import annotations
@@ -26,8 +29,14 @@ from autograder.grade.outputs.table import csv_cell, safe_name
 from autograder.grade.results import NOT_SUBMITTED, Graded
 
 
-def _test(r, assignment: str) -> dict:
+def _test(r, g: Graded) -> dict:
+    assignment = g.assignment
     output = r.message
+    if r.exercise in g.manual:
+        output = (
+            f"Score set by your instructor: {r.points:g} (the grader gave "
+            f"{g.manual[r.exercise]:g}).\n{output}"
+        )
     if not r.passed and r.mistake:
         line = looks_like(r.mistake)
         if line:
@@ -49,7 +58,7 @@ def gradescope_results(g: Graded) -> dict:
     """Gradescope's ``results.json`` for one submission. Tests sum to ``score`` plus the late
     penalty, and their ``max_score`` to the assignment's maximum (one failed test holds the
     whole maximum when the submission could not be judged)."""
-    tests = [_test(r, g.assignment) for r in g.results]
+    tests = [_test(r, g) for r in g.results]
     if not tests:
         why = g.error or "nothing was submitted"
         tests = [
@@ -61,9 +70,7 @@ def gradescope_results(g: Graded) -> dict:
                 "output": f"could not be graded: {why}",
             }
         ]
-    output = [f"{g.assignment}: {g.status}", *g.notes]
-    if g.penalty:
-        output.append(f"late penalty: -{g.penalty:g} points")
+    output = [f"{g.assignment}: {g.status}", *g.notes]  # a late one's note names its penalty
     return {
         "score": g.total,
         "output": "\n".join(output),
@@ -74,6 +81,7 @@ def gradescope_results(g: Graded) -> dict:
             "status": g.status,
             "max_points": g.max_points,
             "penalty": g.penalty,
+            "manual": sorted(g.manual),  # items whose score an instructor set in formgrader
         },
     }
 

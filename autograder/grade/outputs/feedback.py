@@ -19,7 +19,7 @@ from autograder.core.result import Result, printable
 from autograder.grade.outputs import sections
 from autograder.grade.outputs.page import esc, page, points, table
 from autograder.grade.outputs.table import safe_name
-from autograder.grade.results import BLANK, NOT_SUBMITTED, Graded, GradeTable
+from autograder.grade.results import BLANK, NOT_SUBMITTED, Graded, GradeTable, plural
 
 NBGRADER_FILES = ("timestamp.txt", "submission_secret.txt")  # what release_feedback reads
 
@@ -41,14 +41,17 @@ def mistake_html(mistake: str | None, assignment: str) -> str:
     return f'<p class="note">{esc(text)}{reread}</p>'
 
 
-def _result_row(r: Result, assignment: str) -> list[str]:
+def _result_row(r: Result, assignment: str, manual: dict[str, float]) -> list[str]:
     verdict = (
         '<span class="passed">passed</span>' if r.passed else '<span class="failed">failed</span>'
     )
     detail = (
         "" if r.passed else f"<pre>{esc(r.message)}</pre>" + mistake_html(r.mistake, assignment)
     )
-    return [esc(label(r.exercise)), verdict, f"{points(r.points)} / {points(r.max_points)}", detail]
+    score = f"{points(r.points)} / {points(r.max_points)}"
+    if r.exercise in manual:
+        score += f" (set by your instructor; the grader gave {points(manual[r.exercise])})"
+    return [esc(label(r.exercise)), verdict, score, detail]
 
 
 def feedback_html(g: Graded) -> str:
@@ -69,7 +72,7 @@ def feedback_html(g: Graded) -> str:
     if g.status == BLANK:
         parts.append("<p>Nothing in this notebook was attempted yet.</p>")
     if g.results:
-        rows = [_result_row(r, g.assignment) for r in g.results]
+        rows = [_result_row(r, g.assignment, g.manual) for r in g.results]
         parts.append(
             table(
                 ["Exercise or question", "Result", "Points", "What the grader found"],
@@ -90,10 +93,10 @@ def html_path(feedback_dir: Path, g: Graded) -> Path:
     return feedback_dir / safe_name(g.student) / safe_name(g.assignment) / f"{safe_name(name)}.html"
 
 
-def _copy_nbgrader_files(submissions: Path | None, g: Graded, dest: Path) -> bool:
+def _copy_nbgrader_files(submissions: Path | None, g: Graded, dest: Path) -> set[str]:
     """Copy nbgrader's ``timestamp.txt`` and ``submission_secret.txt`` where the submission has
-    them (its folders not links, the files regular and small); False when one is missing."""
-    copied = 0
+    them (its folders not links, the files regular and small); the names of those missing."""
+    missing = set(NBGRADER_FILES)
     student = submissions / g.student if submissions else None
     folder = student / g.assignment if student else None
     if folder and not os.path.islink(student) and not os.path.islink(folder) and folder.is_dir():
@@ -103,28 +106,31 @@ def _copy_nbgrader_files(submissions: Path | None, g: Graded, dest: Path) -> boo
             except ExtractError:
                 continue
             (dest / name).write_text(text)
-            copied += 1
-    return copied == len(NBGRADER_FILES)
+            missing.discard(name)
+    return missing
 
 
 def write_html(graded: GradeTable) -> Path:
     """A page for each submission graded now (none for a student who submitted nothing); says,
     in the table's notes, which pages ``nbgrader release_feedback`` could not hand out."""
-    unreleasable = []
+    unreleasable, lacking = [], set()
     for g in graded.rows:
         if g.status == NOT_SUBMITTED:
             continue
         path = html_path(graded.feedback_dir, g)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(feedback_html(g))
-        if not _copy_nbgrader_files(graded.submissions, g, path.parent):
+        missing = _copy_nbgrader_files(graded.submissions, g, path.parent)
+        if missing:
             unreleasable.append(path.relative_to(graded.feedback_dir).parent.as_posix())
+            lacking |= missing
     if unreleasable:
         shown = ", ".join(printable(u) for u in unreleasable[:5])
         more = f" and {len(unreleasable) - 5} more" if len(unreleasable) > 5 else ""
+        names = " or ".join(n for n in NBGRADER_FILES if n in lacking)
         graded.notes.append(
-            f"{len(unreleasable)} feedback folders have no {' or '.join(NBGRADER_FILES)} (the "
-            f"submission was not collected by nbgrader): {shown}{more}. nbgrader release_feedback "
+            f"{plural(len(unreleasable), 'feedback folder')} without {names} (the submission "
+            f"was not collected by nbgrader): {shown}{more}. nbgrader release_feedback "
             "stops at such a folder: hand those pages out yourself, or move them away first."
         )
     return graded.feedback_dir

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.core.mistakes import by_lesson
+from autograder.grade import COURSE
 
-ROOT = Path(__file__).resolve().parents[3]
 CITATION = re.compile(r"\[([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\]")  # as tests/test_contract.py reads
 COMMON = "Common mistakes"
 
@@ -36,7 +36,7 @@ class Section:
 def _notebooks() -> list[Path]:
     """The learners' notebooks (``notebooks/``), or the sources where nothing is released."""
     for folder in ("notebooks", "solutions"):
-        found = sorted((ROOT / folder).glob("[0-9][0-9]_*/[0-9][0-9]_*.ipynb"))
+        found = sorted((COURSE / folder).glob("[0-9][0-9]_*/[0-9][0-9]_*.ipynb"))
         found = [p for p in found if p.stem == p.parent.name]
         if found:
             return found

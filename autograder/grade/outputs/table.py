@@ -34,15 +34,24 @@ def safe_name(name: str) -> str:
 
 
 FIXED = ["student", "assignment", "status"]
-TAIL = ["penalty", "total", "max", "submitted"]
+TAIL = ["penalty", "total", "max", "submitted", "manual"]
 
 
-def _row(g: Graded) -> dict[str, str]:
+def manual_text(g: Graded) -> str:
+    """The items whose points an instructor set in formgrader: ``padding_mask=0.5 (grader 0)``."""
+    points = {r.exercise: r.points for r in g.results}
+    return "; ".join(
+        f"{item}={points.get(item, 0):g} (grader {auto:g})" for item, auto in g.manual.items()
+    )
+
+
+def as_row(g: Graded) -> dict[str, str]:
     row = {"student": g.student, "assignment": g.assignment, "status": g.status}
     row.update({r.exercise: f"{r.points:g}" for r in g.results})
     row["penalty"] = f"{g.penalty:g}" if g.penalty else ""
     row["total"], row["max"] = f"{g.total:g}", f"{g.max_points:g}"
     row["submitted"] = f"{g.submitted:%Y-%m-%d %H:%M:%S}" if g.submitted else ""
+    row["manual"] = manual_text(g)
     return row
 
 
@@ -52,7 +61,7 @@ def _unescape(text: str) -> str:
 
 def write_csv(table: GradeTable, keep: list[dict[str, str]]) -> None:
     """The table: ``keep`` (rows of an earlier run not regraded) and this run's rows, sorted."""
-    rows = keep + [_row(g) for g in table.rows]
+    rows = keep + [as_row(g) for g in table.rows]
     rows.sort(key=lambda r: (r["student"], r["assignment"]))
     items = []
     for name in sorted({r["assignment"] for r in rows}):
@@ -87,9 +96,12 @@ def feedback_text(g: Graded) -> str:
     if g.status == NOT_SUBMITTED:
         why = f" ({g.error})" if g.error else ""
         return f"{head}\nNothing was submitted{why}.\nScore: 0/{g.max_points:g}\n"
-    if g.error:
+    if g.error and not g.manual:
         return f"{head}\ncould not be graded: {printable(g.error)}\nScore: 0/{g.max_points:g}\n"
     text = f"{head}\n{report.human(g.notebook, g.results, g.notes)}\n"
+    for item, auto in g.manual.items():
+        mine = next((r.points for r in g.results if r.exercise == item), 0.0)
+        text += f"Set by your instructor: {item} {mine:g} points (the grader gave {auto:g})\n"
     if g.penalty:
         text += f"After the late penalty: {g.total:g}/{g.max_points:g}\n"
     return text

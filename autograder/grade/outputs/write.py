@@ -1,11 +1,17 @@
-"""Write everything a graded class produces (listed in ``autograder.grade.outputs``)."""
+"""Write everything a graded class produces (listed in ``autograder.grade.outputs``).
+
+With a gradebook, ``overlay`` sets every row's scores to what the gradebook holds before anything
+is written (an instructor's manual scores, the late penalties), so every output agrees with
+``nbgrader export``; rows kept from an earlier run are overlaid too.
+"""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
-from autograder.grade.outputs import class_report, details, exports, feedback, table
-from autograder.grade.results import GradeTable
+from autograder.grade.outputs import canvas, class_report, details, exports, feedback, table
+from autograder.grade.results import Graded, GradeTable
 
 
 def sibling(out: Path, suffix: str) -> Path:
@@ -13,25 +19,36 @@ def sibling(out: Path, suffix: str) -> Path:
     return out.with_name(out.stem + suffix)
 
 
-def write_outputs(graded: GradeTable, keep: list[dict[str, str]], regrading: bool) -> None:
+def write_outputs(
+    graded: GradeTable, keep: list[dict[str, str]], regrading: bool, overlay=None
+) -> None:
     """Write everything listed above. ``keep``: the earlier table's rows not regraded now;
-    ``regrading``: only some students or assignments were graded, the rest come from before.
+    ``regrading``: only some students or assignments were graded, the rest come from before;
+    ``overlay(rows)``: the gradebook's scores put into the rows (see above).
 
     The table and the text feedback come first; should a later output fail, the grades are
     safe and the table's notes say what is missing and why."""
+    path = sibling(graded.out, "_results.json")
+    everyone = details.update(path, graded.rows, regrading, overlay)
+    now = {id(g) for g in graded.rows}
+    detailed = {(g.student, g.assignment): g for g in everyone if id(g) not in now}
+    keep = [detailed.pop((r["student"], r["assignment"]), None) or r for r in keep]
+    keep = [table.as_row(r) if isinstance(r, Graded) else r for r in keep]
     table.write_csv(graded, keep)
-    table.write_feedback(graded)
+    # with a gradebook, an earlier row's scores may have changed there: its feedback too
+    each = replace(graded, rows=everyone) if overlay is not None else graded  # notes shared
+    table.write_feedback(each)
     rows = table.read_table(graded.out)
-    everyone = details.update(sibling(graded.out, "_results.json"), graded.rows, regrading)
     outputs = {
-        "HTML feedback": lambda: feedback.write_html(graded),
+        "HTML feedback": lambda: feedback.write_html(each),
         "class report": lambda: class_report.write(
             sibling(graded.out, "_report.html"), everyone, graded, rows
         ),
         "Gradescope results": lambda: exports.write_gradescope(
-            sibling(graded.out, "_gradescope"), graded.rows
+            sibling(graded.out, "_gradescope"), each.rows
         ),
         "LMS gradebook CSV": lambda: exports.write_lms_csv(sibling(graded.out, "_lms.csv"), rows),
+        "Canvas gradebook CSV": lambda: canvas.write(sibling(graded.out, "_canvas.csv"), rows),
     }
     for name, write in outputs.items():
         try:
