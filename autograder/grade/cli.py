@@ -132,8 +132,9 @@ def main(args: argparse.Namespace) -> int:
         )
 
         start_ahead(args.workers, allow_weak=args.allow_weak_sandbox)
-    from autograder.grade.grading import GradeError, grade_class
+    from autograder.grade.grading import grade_class
     from autograder.grade.nbgrader_gradebook import CourseGradebook
+    from autograder.grade.results import GradeError
 
     try:
         book = args.gradebook and CourseGradebook.of(args.gradebook)

@@ -44,13 +44,12 @@ from autograder.core.result import printable
 from autograder.grade import COURSE, RELEASE
 from autograder.grade.grading import (
     TIMESTAMP,
-    GradeError,
     SubmissionFolder,
     find_notebook,
     folder_entries,
     grade_one,
 )
-from autograder.grade.results import Graded
+from autograder.grade.results import Graded, GradeError
 from autograder.sandbox.host.bwrap import strong_isolation_available
 from autograder.sandbox.host.pool import close_kept
 

@@ -302,7 +302,8 @@ def test_as_root_files_nobody_cannot_read_are_refused_with_the_cause(tmp_path, m
     with pytest.raises(bwrap.NotReadable, match=r"nobody.*chmod -R o\+rX"):
         bwrap._interpreter()
     # grade says so (not "install bubblewrap"), and grades nothing
-    from autograder.grade.grading import GradeError, grade_class
+    from autograder.grade.grading import grade_class
+    from autograder.grade.results import GradeError
 
     monkeypatch.setattr(bwrap, "_probe", {})  # probe again, with the private folder
     with pytest.raises(GradeError, match=r"cannot read .*venv-made-with-umask-077.*chmod -R o\+rX"):
