@@ -26,6 +26,10 @@ import os
 import sys
 
 EXIT_PASSED, EXIT_FAILED, EXIT_UNGRADABLE = 0, 1, 2
+NO_DAEMON = (
+    "grade in this process, not in the warm grader (autograder/service/; also "
+    "AUTOGRADER_DAEMON=0)"
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -41,6 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("file", metavar="FILE")
     check.add_argument("--only", nargs="+", metavar="NAME", help="grade just these exercises")
     check.add_argument("--json", action="store_true", help="print one JSON object")
+    check.add_argument("--no-daemon", action="store_true", help=NO_DAEMON)
     grade = verbs.add_parser(
         "grade",
         help="grade a class laid out as nbgrader's submitted/",
@@ -126,6 +131,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     progress = verbs.add_parser("progress", help="your notebooks' progress, lesson by lesson")
     progress.add_argument("notebooks", nargs="?", default="notebooks", metavar="NOTEBOOKS_DIR")
+    progress.add_argument("--no-daemon", action="store_true", help=NO_DAEMON)
     # main() hands `drill` to the trainer before parsing; listed here so that --help shows it.
     verbs.add_parser("drill", help="interview practice: `python -m autograder drill --help`")
     return parser
