@@ -73,6 +73,7 @@ class Supervisor:
         finally:
             os.umask(old)
         os.chmod(where.socket, 0o600)
+        self.inode = os.stat(where.socket).st_ino  # ours to remove (a successor binds its own)
         self.listener.listen(64)
         self.log = open(where.log, "a")  # noqa: SIM115
         self.workers: list[Worker] = []
@@ -87,7 +88,7 @@ class Supervisor:
             return
         self.stepping_down = True
         with contextlib.suppress(OSError):
-            if os.stat(self.where.socket).st_ino == os.fstat(self.listener.fileno()).st_ino:
+            if os.stat(self.where.socket).st_ino == self.inode:
                 os.unlink(self.where.socket)
         self.listener.close()
         self.lock.close()
