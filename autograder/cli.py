@@ -27,8 +27,7 @@ import sys
 
 EXIT_PASSED, EXIT_FAILED, EXIT_UNGRADABLE = 0, 1, 2
 NO_DAEMON = (
-    "grade in this process, not in the warm grader (autograder/service/; also "
-    "AUTOGRADER_DAEMON=0)"
+    "grade in this process, not in the warm grader (autograder/service/; also AUTOGRADER_DAEMON=0)"
 )
 
 

@@ -21,11 +21,20 @@ from autograder.report import mistake_line
 from autograder.sandbox import default_ready, warm_up
 from autograder.service import client as service
 
+
+def _in_kernel() -> bool:
+    try:
+        get_ipython()  # noqa: F821  (defined inside IPython)
+    except NameError:
+        return False
+    return True
+
+
 # The grader loads torch in the background while the learner reads the lesson: by the first check
-# it is warm. It is the user's one warm grader (autograder/service/), shared by every kernel and
-# the command line; where that cannot be used, this kernel's own sandbox. A check that has to
-# wait for it says so at once, on a line of its own.
-if not service.start_ahead():
+# it is warm. In a kernel it is the user's one warm grader (autograder/service/), shared by every
+# kernel and the command line; where that cannot be used, and in a script, this process's own
+# sandbox. A check that has to wait for it says so at once, on a line of its own.
+if not (_in_kernel() and service.start_ahead()):  # a script checks in its own process
     warm_up(background=True)
 STARTING = "starting the grader… (the first check of a session takes a few seconds)"
 
