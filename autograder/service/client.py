@@ -26,7 +26,7 @@ from autograder.service import runtime
 
 ENV = "AUTOGRADER_DAEMON"  # 0/off: grade in the caller's own process
 START_TIMEOUT_S = 60.0  # for the supervisor's socket (it imports no torch; a very busy machine)
-VERBS = (["check"], ["progress"], ["drill", "check"])
+VERBS = (["check"], ["progress"], ["drill", "check"], ["grade"])
 INSIDE = False  # True in the grader's own workers: what they run never asks the grader again
 NOTE = "note: the warm grader is not used ({why}); grading in this process, as before (slower)."
 _failed: str | None = None  # why the grader could not be used in this process (said once)

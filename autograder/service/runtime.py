@@ -71,8 +71,8 @@ class Paths:
 
 
 def paths(folder: Path) -> Paths:
-    """The socket, lock and log of this checkout's grader, for this interpreter."""
-    key = hashlib.sha256(f"{ROOT}\0{sys.executable}".encode()).hexdigest()[:12]
+    """The socket, lock and log of this checkout's grader, for this environment (venv)."""
+    key = hashlib.sha256(f"{ROOT}\0{sys.prefix}".encode()).hexdigest()[:12]
     return Paths(*(folder / f"grader-{key}.{ext}" for ext in ("sock", "lock", "log")))
 
 
@@ -88,7 +88,7 @@ def _torch_version() -> str:
 def fingerprint() -> str:
     """What the grader's answers depend on: every source file of ``autograder`` and
     ``course_lib``, torch's version, and the interpreter."""
-    digest = hashlib.sha256(f"{PROTOCOL}\0{sys.version}\0{sys.executable}\0".encode())
+    digest = hashlib.sha256(f"{PROTOCOL}\0{sys.version}\0{sys.prefix}\0".encode())
     digest.update(_torch_version().encode())
     for package in ("autograder", "course_lib"):
         for path in sorted((ROOT / package).rglob("*.py")):
