@@ -18,11 +18,14 @@ killed it, so that the next request finds it warm.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import io
 import os
+import select
 import socket
 import sys
+import threading
 import traceback
 
 from autograder.service import client, runtime
@@ -67,6 +70,8 @@ def run_cli(message: dict, fds: list[int]) -> int:
                 _pool._spares.insert(0, server)
         try:
             status = main(list(message["argv"]))
+        except KeyboardInterrupt:
+            status = 130
         except SystemExit as e:
             if e.code is None or isinstance(e.code, int):
                 status = e.code or 0
@@ -113,6 +118,25 @@ def run_judge(message: dict) -> dict:
     return {"results": [{**r.to_json(), "attempted": r.attempted} for r in results]}
 
 
+_interrupt = threading.Lock()
+
+
+def _watch(conn: socket.socket, done: threading.Event) -> None:
+    """Stop the request (KeyboardInterrupt in the main thread) when its caller hangs up."""
+    while not done.is_set():
+        readable, _, _ = select.select([conn], [], [], 0.2)
+        if readable and not done.is_set():
+            try:
+                gone = not conn.recv(1, socket.MSG_PEEK)
+            except OSError:
+                gone = True
+            if gone:
+                with _interrupt:
+                    if not done.is_set():
+                        _thread.interrupt_main()
+                return
+
+
 def serve(control: socket.socket) -> None:
     import autograder.cli  # noqa: F401  (what a request needs, loaded before it comes)
     import autograder.drill.cli  # noqa: F401
@@ -132,23 +156,31 @@ def serve(control: socket.socket) -> None:
         except (OSError, ValueError):
             return  # the supervisor is gone
         conn = socket.socket(fileno=fds[0])
+        done = threading.Event()
         try:
             runtime.send(conn, {"started": True})
+            threading.Thread(target=_watch, args=(conn, done), daemon=True).start()
             if message.get("kind") == "cli":
                 reply = {"status": run_cli(message, fds[1:])}
             else:
                 reply = run_judge(message)
+            done.set()
             runtime.send(conn, reply)
-        except OSError:
-            pass  # the caller went away
+        except (OSError, KeyboardInterrupt):
+            pass  # the caller went away (Ctrl-C, a kernel interrupted): the request stops
         except Exception:
             traceback.print_exc()
         finally:
+            done.set()
             conn.close()
             for fd in fds[1:]:
                 os.close(fd)
-        with contextlib.suppress(Exception):
+        try:
+            with _interrupt:
+                pass  # an interrupt of this request, if one was sent, has been delivered
             default_server(wait=False)  # restarted now if the learner's code killed it
+        except (Exception, KeyboardInterrupt):
+            pass
         runtime.send(control, {"state": "done"})
 
 
