@@ -102,6 +102,7 @@ bench: install
 	$(PY) bench/bench_reference.py
 	$(PY) bench/bench_grader.py
 	$(PY) bench/bench_startup.py
+	$(PY) bench/bench_service.py
 
 doctor: install
 	$(PY) -m course_lib.device

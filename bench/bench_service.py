@@ -148,7 +148,8 @@ def main() -> int:
         for _ in range(2):
             check(env)  # warm: the worker ready, its sandbox too
         warm, base = paired(lambda: check(env)[0], env)
-        print(f"  {'python -c \"import torch\" (baseline)':<44} {base:6.2f} s  1.00x")
+        baseline = 'python -c "import torch" (baseline)'
+        print(f"  {baseline:<44} {base:6.2f} s  1.00x")
         row("warm `check FILE --only causal_mask`", warm, base, 0.5)
         drill = drill_file(env, tmp)
         cmd = [sys.executable, "-m", "autograder", "drill", "check", str(drill)]
