@@ -139,6 +139,8 @@ def _ask(message: dict, fds: list[int] = (), on_queued=None) -> dict:
             raise Unavailable(f"it stopped ({e})") from None
         finally:
             sock.close()
+        if "unavailable" in reply:
+            raise Unavailable(str(reply["unavailable"]))
         if not reply.get("stale"):
             return reply
     raise Unavailable("it kept restarting")

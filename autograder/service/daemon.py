@@ -80,6 +80,7 @@ class Supervisor:
         self.waiting: collections.deque = collections.deque()
         self.last = time.monotonic()
         self.stepping_down = False
+        self.failed_starts = 0  # workers that died before they were ready, in a row
         self.workers.append(Worker(self.log))  # warm ahead: the first check need not wait long
 
     def step_down(self) -> None:
@@ -172,14 +173,27 @@ class Supervisor:
             worker.stop()
             worker.proc.wait()
             self.workers.remove(worker)
+            self.failed_starts += not worker.ready
             return
         if message.get("state") == "ready":
             worker.ready = True
+            self.failed_starts = 0
         elif message.get("state") == "done":
             worker.busy = False
             self.last = time.monotonic()
 
     def _dispatch(self) -> None:
+        if self.failed_starts >= 3:  # the workers die as they start (broken code?): give up
+            while self.waiting:
+                _, conn, fds = self.waiting.popleft()
+                with contextlib.suppress(OSError):
+                    why = f"its workers stop as they start; see {self.where.log}"
+                    runtime.send(conn, {"unavailable": why})
+                conn.close()
+                for fd in fds:
+                    os.close(fd)
+            self.step_down()
+            return
         while self.waiting:
             idle = [w for w in self.workers if w.ready and not w.busy]
             if not idle:
