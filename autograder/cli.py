@@ -60,6 +60,7 @@ def _parser() -> argparse.ArgumentParser:
         "(no such folder, bad arguments, no strong sandbox).",
     )
     grade.add_argument("submissions", metavar="SUBMISSIONS_DIR")
+    grade.add_argument("--no-daemon", action="store_true", help=NO_DAEMON)
     grade.add_argument("--out", default="grades.csv", help="the grade table (default grades.csv)")
     grade.add_argument(
         "--workers",
