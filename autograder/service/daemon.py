@@ -26,6 +26,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from autograder.service import runtime
 
@@ -223,7 +224,9 @@ class Supervisor:
 
 
 def main() -> None:
-    where = runtime.paths(runtime.runtime_dir())
+    # the folder the client checked (a client of other code could compute another one)
+    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else runtime.runtime_dir()
+    where = runtime.paths(folder)
     fp = runtime.fingerprint()
     if os.fork():  # the client reaps this one; the supervisor is reparented
         os._exit(0)
