@@ -79,7 +79,7 @@ def _spawn(where: runtime.Paths) -> None:
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(runtime.ROOT), env.get("PYTHONPATH")]))
     with open(where.log, "a") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "autograder.service.daemon", str(where.socket.parent)],
+            [sys.executable, "-m", "autograder.service.daemon", str(where.socket)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=log,

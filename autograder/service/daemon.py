@@ -224,9 +224,11 @@ class Supervisor:
 
 
 def main() -> None:
-    # the folder the client checked (a client of other code could compute another one)
-    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else runtime.runtime_dir()
-    where = runtime.paths(folder)
+    if len(sys.argv) > 1:  # the socket the client will connect to, in the folder it checked
+        sock = Path(sys.argv[1])
+        where = runtime.Paths(sock, sock.with_suffix(".lock"), sock.with_suffix(".log"))
+    else:
+        where = runtime.paths(runtime.runtime_dir())
     fp = runtime.fingerprint()
     if os.fork():  # the client reaps this one; the supervisor is reparented
         os._exit(0)
