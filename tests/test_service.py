@@ -118,6 +118,7 @@ def own_grader(tmp_path_factory, monkeypatch):
     client.control("stop")
 
 
+@pytest.mark.slow  # grades in a fresh process too (the direct path), for comparison
 @pytest.mark.parametrize("args", CASES, ids=[" ".join(a[1:]) for a in CASES])
 def test_warm_check_is_byte_identical_to_the_direct_path(warm, args):
     ours = cli(args, warm)
@@ -129,6 +130,7 @@ def test_warm_check_is_byte_identical_to_the_direct_path(warm, args):
     )
 
 
+@pytest.mark.slow  # grades in a fresh process too (the direct path), for comparison
 def test_concurrent_clients_each_get_their_own_answer(warm):
     expected = {i: cli([*CASES[i], "--no-daemon"], warm).stdout for i in (0, 1, 2)}
     got: dict[int, list[bytes]] = {i: [] for i in expected}
@@ -153,6 +155,7 @@ def test_the_warm_command_line_imports_no_torch(warm):
     assert not [m for m in imported if m.split(".")[0] in ("torch", "numpy")]
 
 
+@pytest.mark.slow  # grades in a fresh process too (the direct path), for comparison
 def test_drill_check_and_progress_go_through_the_grader_and_say_the_same(warm, tmp_path):
     drills = {**warm, "ATTENTION_DRILL_HOME": str(tmp_path / "home")}
     started = cli(["drill", "start", "causal_mask", "--dir", str(tmp_path)], drills)
@@ -262,6 +265,7 @@ def test_another_users_connection_is_closed_unanswered(own_grader, monkeypatch):
         shutil.rmtree(folder, ignore_errors=True)
 
 
+@pytest.mark.slow  # grades in a fresh process too (the direct path), for comparison
 def test_where_it_cannot_start_the_direct_path_answers_and_says_so_once(tmp_path, warm):
     unsafe = tmp_path / "open"
     unsafe.mkdir(mode=0o755)
