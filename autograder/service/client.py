@@ -77,6 +77,7 @@ def _spawn(where: runtime.Paths) -> None:
     """Start the supervisor: its own session, then a second fork (it is nobody's child)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(runtime.ROOT), env.get("PYTHONPATH")]))
+    env["MPLBACKEND"] = "Agg"  # not a kernel's inline backend: the grader draws off-screen
     with open(where.log, "a") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "autograder.service.daemon", str(where.socket)],
