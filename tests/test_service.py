@@ -191,9 +191,11 @@ def test_start_status_stop_and_the_socket_is_private(own_grader):
 
 
 def test_it_exits_after_the_idle_timeout(own_grader, monkeypatch):
-    monkeypatch.setenv("AUTOGRADER_DAEMON_IDLE", "1")
-    client.connect().close()
-    pid = client.control("status")["pid"]
+    monkeypatch.setenv("AUTOGRADER_DAEMON_IDLE", "5")
+    sock = client.connect()  # asked at once, on the connection that started it
+    runtime.send(sock, {"kind": "status"})
+    pid = runtime.receive(sock)[0]["pid"]
+    sock.close()
     assert gone(pid), "still running long after its idle timeout"
     assert not runtime.paths(own_grader).socket.exists()
 
