@@ -118,6 +118,21 @@ def _spare(strong: bool | None) -> Server | None:
     return None
 
 
+def started_default() -> Server | None:
+    """This process's own sandbox if it has been started (never starts one)."""
+    return _default
+
+
+def lend_default() -> None:
+    """Offer this process's own sandbox, if it is strong, to the next :func:`isolated` block (the
+    warm grader's ``grade``: its first notebook takes the warm sandbox). The block's end or
+    :func:`close_kept` may close it; :func:`default_server` then starts a fresh one."""
+    server = _default
+    if server is not None and server.strong:
+        with _server_lock:
+            _spares.insert(0, server)
+
+
 def close_kept() -> None:
     """End every sandbox kept by ``isolated(fresh=False)`` or started ahead and not used (when a
     class is graded: their threads are done, and nothing else would end them before this process
