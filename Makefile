@@ -96,7 +96,7 @@ grade: install
 DRILL ?= next
 .PHONY: drill
 drill: install
-	$(PY) -m autograder drill $(DRILL)
+	DRILL_FROM="$(PWD)" $(PY) -m autograder drill $(DRILL)
 
 bench: install
 	$(PY) bench/bench_reference.py

@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 import math
 import numbers
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -75,6 +76,7 @@ class Verdict:
     question: str
     correct: bool
     message: str  # one or two short sentences, for a learner
+    readable: bool = True  # False: the answer could not be read (or no such question): no verdict
 
 
 class WrongAnswer(Exception):
@@ -143,11 +145,20 @@ def _as_number(value: Any) -> float:
     if hasattr(value, "item") and hasattr(value, "dtype"):  # a NumPy scalar
         return float(value.item())
     if isinstance(value, str):
+        text = value.strip()
+        if _GROUPED.fullmatch(text):  # 327,680 or 327 680 or 327_680: thousands separators
+            text = re.sub(r"[,_ \u00a0\u202f]", "", text)
         try:
-            return float(value.strip().replace("_", ""))
+            return float(text.replace("_", ""))
         except ValueError:
             pass
     raise _Unreadable("a number, such as 12 or 0.5")
+
+
+# digits in groups of three after the first 1-3, one separator throughout, then any decimals
+_GROUPED = re.compile(
+    r"[+-]?\d{1,3}(?:(?P<sep>[,_ \u00a0\u202f])\d{3})(?:(?P=sep)\d{3})*(?:\.\d+)?"
+)
 
 
 def _normalise(question: Question, value: Any):
@@ -221,19 +232,28 @@ def grade_answer(question_id: str, answer: Any) -> Verdict:
             str(question_id),
             False,
             f'There is no question "{question_id}". Questions here: {", ".join(same)}.',
+            readable=False,
         )
-    label = f"Question {question.id.replace('_', '.')}"
+    return verdict_on(question, answer, f"Question {question.id.replace('_', '.')}")
+
+
+def verdict_on(question: Question, answer: Any, label: str) -> Verdict:
+    """The verdict on ``answer`` to ``question``: the one rule for every question's answer."""
     if answer is ... or answer is None:
         return Verdict(
             question.id,
             False,
             f"{label}: no answer yet. Set answer_{question.id} = ... in the cell above and run it.",
+            readable=False,
         )
     try:
         given = _normalise(question, answer)
     except _Unreadable as e:
         return Verdict(
-            question.id, False, f"{label}: I expected {e}; you gave {_describe(answer)}."
+            question.id,
+            False,
+            f"{label}: I expected {e}; you gave {_describe(answer)}.",
+            readable=False,
         )
     if _matches(question, given, question.answer):
         return Verdict(question.id, True, f"{label}: correct. {question.why}".strip())

@@ -157,6 +157,12 @@ def _keep_definitions(
     source = _strip_magics(source)
     if not source or not source.strip():
         return
+    if "\0" in source:  # Python refuses the whole file (3.11: ValueError, without a line)
+        line = source[: source.index("\0")].count("\n") + 1
+        code.problems.append(
+            f"{label} has a null byte on line {line}, which Python cannot read; skipped it"
+        )
+        return
     try:
         tree = ast.parse(source)
     except SyntaxError as e:
@@ -268,12 +274,13 @@ def read_bytes(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
 
 
 def read_submission(path: str | Path, limit: int = MAX_FILE_BYTES) -> str:
-    """The text of a learner's file (:func:`read_bytes`), which must be UTF-8; anything else (a
+    """The text of a learner's file (:func:`read_bytes`), which must be UTF-8 (after a byte-order
+    mark, if any, as Python reads a ``.py``); anything else (a
     link, a folder, a device, a huge file, not UTF-8) is an :class:`ExtractError` that says what
     was wrong."""
     data = read_bytes(path, limit)
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")  # a byte-order mark first: Python reads the file anyway
     except UnicodeDecodeError as e:
         raise ExtractError(
             f"{Path(path).name}: cannot read it as UTF-8 text ({e.reason} at byte {e.start}). "

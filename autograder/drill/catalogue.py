@@ -9,6 +9,7 @@ the blank file ``start`` gives, from each exercise's ``spec`` (the contract's te
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 
 from autograder import contract
@@ -174,8 +175,17 @@ COMPOSITES = (
 )
 
 
+def _title(spec: str, most: int = 60) -> str:
+    """A drill's title from its contract row's spec: the first clause, at most ``most`` chars."""
+    text = spec.split("; ")[0].strip().rstrip(".")
+    if len(text) <= most:
+        return text
+    return text[: text.rfind(" ", 0, most - 3)].rstrip(",;:") + "..."
+
+
 def _single(ex: contract.Exercise) -> Drill:
-    return Drill(ex.name, ex.name, (ex.name,), _difficulty(ex), 5 * _difficulty(ex), explanation="")
+    d = _difficulty(ex)
+    return Drill(ex.name, _title(ex.spec), (ex.name,), d, 5 * d, explanation="")
 
 
 # One drill per thing graded: where a whiteboard drill grades exactly one exercise (sdpa-mask:
@@ -205,4 +215,7 @@ def find(name: str) -> Drill:
     """The drill named ``name`` (``KeyError`` with the list when there is none)."""
     if canonical(name) in DRILLS:
         return DRILLS[canonical(name)]
-    raise KeyError(f"no drill named {name!r}; the drills are: {', '.join(DRILLS)}")
+    close = difflib.get_close_matches(name, [*DRILLS, *ALIASES], n=3, cutoff=0.6)
+    if close:
+        raise KeyError(f"no drill named {name!r}; did you mean {' or '.join(close)}?")
+    raise KeyError(f"no drill named {name!r}; `drill list` shows them all")

@@ -9,7 +9,8 @@
     session [--focus NAME... | --due | --end]
                                  a focused session: `next` follows it, one rating per drill
     next                         what to practise now (the session's next drill, else FSRS)
-    stats [--png FILE]           attempts, clean and revealed passes, median time, mistakes
+    schedule                     each tried drill's due date and last rating
+    stats [--png FILE]           reviews (and checks), clean and revealed passes, median time
     quiz [ID ANSWER]             conceptual questions, recorded and scheduled like drills
 
 Exit status: 0 ok (check: passed), 1 check failed or a wrong quiz answer, 2 bad input. A closed
@@ -66,6 +67,7 @@ def _parser() -> argparse.ArgumentParser:
     how.add_argument("--due", action="store_true", help="the drills due now")
     how.add_argument("--end", action="store_true", help="end the session in progress")
     verbs.add_parser("next", help="what to practise now")
+    verbs.add_parser("schedule", help="each tried drill's due date and last rating")
     st = verbs.add_parser("stats", help="your history summarised")
     st.add_argument("--png", metavar="FILE", help="also write the summary as a PNG plot")
     quiz = verbs.add_parser("quiz", help="conceptual interview questions")
@@ -119,7 +121,7 @@ def _list(h: history.History) -> int:
             if not belongs(d):
                 continue
             tries = h.of(d.name)
-            title = d.title if d.title != d.name else ""
+            title = d.title
             if d.name in aliases:
                 title += f" (grades {aliases[d.name]})"
             print(
@@ -221,7 +223,10 @@ def _check(h: history.History, args) -> int:
     if passed:
         h.started.pop(str(path.resolve()), None)  # the timer stops at a pass
     h.save()
-    timing = "" if seconds is None else f" in {seconds / 60:.1f} min (target {drill.minutes})"
+    took = (
+        "" if seconds is None else f"{seconds:.0f} s" if seconds < 60 else f"{seconds / 60:.1f} min"
+    )
+    timing = "" if seconds is None else f" after {took} (target {drill.minutes} min)"
     if passed:
         note = " (after a reveal: not counted as a clean pass)" if revealed else ""
         print(f"\nPassed{timing}{note}. The model answer: {command('reveal', drill.name)}")
@@ -234,12 +239,15 @@ def _check(h: history.History, args) -> int:
 
 def _hints(drill) -> list[str]:
     from autograder.core.mistakes import MISTAKES
+    from autograder.drill.extra.mistakes import IN_DRILLS
     from autograder.drill.extra.mistakes import MISTAKES as OWN
 
     levels = list(drill.hints)
     everything = list(MISTAKES.values()) + list(OWN.values())
     named = set(getattr(drill, "course_mistakes", ()))  # the course's ids a new drill also names
     known = [m for m in everything if set(m.exercises) & set(drill.exercises) or m.id in named]
+    own = {m: IN_DRILLS[m, e] for m, e in IN_DRILLS if e in drill.exercises}  # in its words
+    known = [own.get(m.id, m) for m in known]
     if known:
         levels.append(
             "The mistakes the checks name for this drill:\n"
@@ -370,6 +378,7 @@ def _run(args) -> int:
         "reveal": lambda: _reveal(h, args),
         "session": lambda: verbs.run_session(h, args),
         "next": lambda: _next(h),
+        "schedule": lambda: verbs.run_schedule(h),
         "stats": lambda: _stats(h, args),
         "quiz": lambda: verbs.run_quiz(h, args),
     }

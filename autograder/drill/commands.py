@@ -1,7 +1,9 @@
 """The commands the trainer suggests, spelled so that they work from where the candidate is.
 
 - Run by ``make drill`` (``MAKELEVEL`` is set): ``make drill DRILL="VERB ..."``, from the
-  repository's root, where make was run.
+  repository's root; ``make -C PATH drill DRILL=...`` when make was run elsewhere (``make -C
+  course drill``): where it was run is ``DRILL_FROM`` if set, else make's own ``PWD`` (the
+  shell under make has the repository's root as its ``PWD``).
 - ``python`` on the PATH is this interpreter (an activated virtual environment, or a conda
   environment): ``python -m autograder drill VERB ...``.
 - Otherwise this interpreter by its path: ``.venv/bin/python`` when the candidate is in the
@@ -30,9 +32,35 @@ def _python() -> str:
         return shlex.quote(str(exe.absolute()))
 
 
+def _make_origin() -> Path | None:
+    """The directory the candidate ran ``make`` from (None: unknown)."""
+    given = os.environ.get("DRILL_FROM")
+    if given:
+        return Path(given)
+    try:
+        import psutil
+
+        for p in psutil.Process().parents():
+            if p.name() in ("make", "gmake"):
+                pwd = p.environ().get("PWD")
+                return Path(pwd) if pwd else None
+    except Exception:  # noqa: BLE001 - no psutil, or no process table: make's own directory
+        return None
+    return None
+
+
+def _make() -> str:
+    """``make``, with ``-C PATH`` when make was run from another directory than the root's."""
+    origin, root = _make_origin(), Path.cwd()
+    if origin is None or origin.resolve() == root.resolve():
+        return "make"
+    return f"make -C {shlex.quote(os.path.relpath(root, origin))}"
+
+
 def command(*words: str) -> str:
     """The trainer's command line for ``words`` (e.g. ``command("check", "drill_mha.py")``)."""
     verb = " ".join(shlex.quote(w) for w in words)
     if os.environ.get("MAKELEVEL"):
-        return f'make drill DRILL="{verb}"' if verb else "make drill"
+        make = _make()
+        return f'{make} drill DRILL="{verb}"' if verb else f"{make} drill"
     return f"{_python()} -m autograder drill {verb}".rstrip()

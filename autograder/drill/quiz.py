@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from fsrs import Card, Rating, Scheduler
 
 from autograder.drill.history import History
-from autograder.questions import Question, Verdict, _matches, _normalise, _Unreadable
+from autograder.questions import Question, Verdict, verdict_on
 
 SAME_GO = timedelta(hours=1)  # answers to one question this close together are one review
 
@@ -27,21 +27,11 @@ def grade(qid: str, answer: str) -> Verdict:
 
     qs = questions()
     if qid not in qs:
-        return Verdict(qid, False, f'There is no question "{qid}". Questions: {", ".join(qs)}.')
-    q = qs[qid]
+        message = f'There is no question "{qid}". Questions: {", ".join(qs)}.'
+        return Verdict(qid, False, message, readable=False)
     if not qid.startswith("x_"):
         return grade_answer(qid, answer)
-    label = f"Question {qid}"
-    try:
-        given = _normalise(q, answer)
-    except _Unreadable as e:
-        return Verdict(qid, False, f"{label}: I expected {e}; you gave {answer!r}.")
-    if _matches(q, given, q.answer):
-        return Verdict(qid, True, f"{label}: correct. {q.why}".strip())
-    for wrong, meaning in q.known_wrong.items():
-        if _matches(q, given, wrong):
-            return Verdict(qid, False, f"{label}: not quite: {meaning}. Hint: {q.hint}")
-    return Verdict(qid, False, f"{label}: not quite. Hint: {q.hint}")
+    return verdict_on(qs[qid], answer, f"Question {qid}")
 
 
 def record(h: History, qid: str, answer: str, verdict: Verdict, at: datetime, session) -> None:

@@ -16,6 +16,8 @@ Its rating (:func:`review_rating`) comes from what happened up to the first pass
 
 A reveal with no attempt after it (and no pass just before it) is an ``Again`` review of its own.
 FSRS turns the reviews into a due date per drill, so failed and slow drills come back sooner.
+FSRS's learning steps (1 and 10 minutes) fit flash cards, not a 20-minute drill: a passed drill
+is never due again the same day (:data:`AFTER_A_PASS`); a failed one keeps the short steps.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from autograder.drill.catalogue import DRILLS, Drill
 from autograder.drill.history import SEEN_FOR, Attempt, History
 
 RUN_GAP = timedelta(hours=1)  # outside sessions, attempts further apart are separate reviews
+AFTER_A_PASS = timedelta(days=1)  # the shortest interval after a passed review
 
 
 @dataclass(frozen=True)
@@ -63,11 +66,19 @@ def review_rating(attempts: list[Attempt], drill) -> tuple[Rating, str]:
         notes.append(f"after {fails} failed check{'s' * (fails > 1)}")
     if hints:
         notes.append(f"with {hints} hint level{'s' * (hints > 1)}")
+    capped = rating
     if fails or hints:
-        rating = min(rating, Rating.Good)
+        capped = min(capped, Rating.Good)
     if fails >= 3 or hints >= 2:
-        rating = min(rating, Rating.Hard)
-    return Rating(rating), ", ".join([why, *notes])
+        capped = min(capped, Rating.Hard)
+    if capped != rating:  # say why it is lower than the time alone gives
+        cap = (
+            "Hard after 3 failed checks or 2 hint levels"
+            if capped == Rating.Hard
+            else ("Good after a failed check or a hint")
+        )
+        notes.append(f"so {Rating(capped).name}, not {Rating(rating).name}: at most {cap}")
+    return Rating(capped), ", ".join([why, *notes])
 
 
 def rating(attempt: Attempt, drill: Drill) -> Rating:
@@ -75,7 +86,7 @@ def rating(attempt: Attempt, drill: Drill) -> Rating:
     return review_rating([attempt], drill)[0]
 
 
-def _groups(attempts: list[Attempt]) -> list[list[Attempt]]:
+def review_groups(attempts: list[Attempt]) -> list[list[Attempt]]:
     groups: list[list[Attempt]] = []
     for a in sorted(attempts, key=lambda a: a.at):
         if groups:
@@ -99,7 +110,7 @@ def _review(name: str, group: list[Attempt], drill) -> Review:
 def reviews(history: History, name: str) -> list[Review]:
     """The drill's reviews, in time order."""
     drill = DRILLS[name]
-    out = [_review(name, group, drill) for group in _groups(history.of(name))]
+    out = [_review(name, group, drill) for group in review_groups(history.of(name))]
     times = [datetime.fromisoformat(a.at) for a in history.of(name)]
     passes = [datetime.fromisoformat(a.at) for a in history.of(name) if a.passed]
     for e in history.seen:
@@ -118,12 +129,14 @@ def _replay(rs: list[Review]) -> Card:
     c = Card()
     for r in sorted(rs, key=lambda r: r.at):
         c, _ = scheduler.review_card(c, r.rating, r.at)
+        if r.rating != Rating.Again:
+            c.due = max(c.due, r.at + AFTER_A_PASS)
     return c
 
 
 def card(drill: Drill, attempts: list[Attempt]) -> Card:
     """The drill's FSRS card after replaying the reviews these attempts make."""
-    return _replay([_review(drill.name, g, drill) for g in _groups(attempts)])
+    return _replay([_review(drill.name, g, drill) for g in review_groups(attempts)])
 
 
 def card_of(history: History, name: str) -> Card | None:

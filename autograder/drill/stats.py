@@ -1,7 +1,9 @@
-"""The history summarised: attempts, pass rate, median time to a pass, recurring mistakes.
+"""The history summarised: reviews, pass rate, median time to a pass, recurring mistakes.
 
-A pass after the model answer was shown (a *revealed* pass) is counted apart: the pass rate and
-the median time to pass are those of clean passes only."""
+Counted per review, as the rating counts them (:mod:`schedule`: one session's checks of a drill,
+or a run of checks that ends at a pass), with the checks as a secondary figure: fail, fail, pass
+is one passed review of 3 checks. A review passed after the model answer was shown (a *revealed*
+pass) is counted apart: the pass rate and the median time to pass are those of clean passes."""
 
 from __future__ import annotations
 
@@ -17,37 +19,41 @@ from autograder.drill.history import History
 @dataclass(frozen=True)
 class DrillStats:
     drill: str
-    attempts: int
-    passes: int  # clean passes: the model answer was not shown first
+    reviews: int  # the goes at the drill (each one rating)
+    passes: int  # reviews passed clean: the model answer was not shown first
     median_seconds: float | None  # of the timed clean passes
     target_seconds: float
     revealed_passes: int = 0  # passes after a reveal: in neither the rate nor the median
     last_rating: str = ""  # the rating of the drill's latest review
+    checks: int = 0  # every check, failed ones included
 
     @property
     def pass_rate(self) -> float:
-        return self.passes / self.attempts
+        return self.passes / self.reviews
 
 
 def per_drill(history: History) -> list[DrillStats]:
+    from autograder.drill.schedule import review_groups, reviews
+
     rows = []
     for name in dict.fromkeys(a.drill for a in history.attempts):
-        from autograder.drill.schedule import reviews
-
         attempts = history.of(name)
-        clean = [a for a in attempts if a.passed and not a.revealed]
+        groups = review_groups(attempts)
+        passes = [next((a for a in g if a.passed), None) for g in groups]
+        clean = [a for a in passes if a is not None and not a.revealed]
         times = [a.seconds for a in clean if a.seconds is not None]
         target = DRILLS[name].target_seconds if name in DRILLS else float("nan")
         rs = reviews(history, name) if name in DRILLS else []
         rows.append(
             DrillStats(
                 name,
-                len(attempts),
+                len(groups),
                 len(clean),
                 statistics.median(times) if times else None,
                 target,
-                sum(a.passed and a.revealed for a in attempts),
+                sum(a is not None and a.revealed for a in passes),
                 rs[-1].rating.name if rs else "",
+                len(attempts),
             )
         )
     return rows
@@ -80,25 +86,27 @@ def text(history: History, start: str = "python -m autograder drill next") -> st
     quiz = quiz_line(history)
     if not rows:
         return "\n".join(filter(None, [f"No attempts yet. Start one: {start}", quiz]))
-    total = sum(r.attempts for r in rows)
+    total = sum(r.reviews for r in rows)
+    checks = sum(r.checks for r in rows)
     passes = sum(r.passes for r in rows)
     revealed = sum(r.revealed_passes for r in rows)
     width = max(len(r.drill) for r in rows)
     lines = [
-        f"{total} attempts, {passes} passed ({passes / total:.0%}), {revealed} more passed "
-        f"after a reveal (not counted as passes), {len(rows)} drills tried",
-        f"  {'drill':<{width}}  attempts  passed  pass rate  revealed  median time to pass  "
-        "target    last review",
+        f"{total} review{'s' * (total != 1)}, {passes} passed ({passes / total:.0%}), "
+        f"{revealed} more passed after a reveal (not counted as passes), {len(rows)} drills "
+        f"tried, {checks} checks",
+        f"  {'drill':<{width}}  reviews  passed  pass rate  revealed  median time to pass  "
+        "target    last review  checks",
     ]
     for r in rows:
         lines.append(
-            f"  {r.drill:<{width}}  {r.attempts:>8}  {r.passes:>6}  {r.pass_rate:>9.0%}  "
+            f"  {r.drill:<{width}}  {r.reviews:>7}  {r.passes:>6}  {r.pass_rate:>9.0%}  "
             f"{r.revealed_passes:>8}  {_minutes(r.median_seconds):>19}  "
-            f"{_minutes(r.target_seconds):<8}  {r.last_rating}"
+            f"{_minutes(r.target_seconds):<8}  {r.last_rating:<11}  {r.checks:>6}"
         )
     lines.append(
-        "  (pass rate and median time: clean passes only; a pass after `reveal` is "
-        "counted under revealed)"
+        "  (a review: one go at a drill, however many checks, as the rating counts it; pass "
+        "rate and median time: clean passes only, a pass after `reveal` is under revealed)"
     )
     recurring = recurring_mistakes(history)
     if recurring:
@@ -128,7 +136,7 @@ def plot(history: History, path: str) -> None:
     right.barh(names, medians, color="tab:blue", label="median time to pass")
     right.scatter([r.target_seconds / 60 for r in rows], names, color="k", marker="|", s=200)
     right.set_xlabel("minutes (| = target)")
-    fig.suptitle(f"Drill history: {sum(r.attempts for r in rows)} attempts")
+    fig.suptitle(f"Drill history: {sum(r.reviews for r in rows)} reviews")
     fig.tight_layout()
     fig.savefig(path, dpi=80)
     plt.close(fig)

@@ -20,11 +20,25 @@ def _find(name: str):
 
 
 def session_line(h: history.History, s: dict) -> None:
+    """How far the session is; the pass that completes it ends it, and says so."""
     rows = session.status(h, s)
     done = sum(state == "passed" for _, state, _ in rows)
     following = session.next_drill(h, s)
-    then = f"; next: {following}" if following else f"; all done: {command('session', '--end')}"
-    print(f"Session: {done}/{len(rows)} passed{then}")
+    if following:
+        print(f"Session: {done}/{len(rows)} passed; next: {following}")
+        return
+    session.end(h, history.now())
+    h.save()
+    print(f"Session: {done}/{len(rows)} passed: complete, and ended.")
+    summary(h, s)
+
+
+def _last_complete(h: history.History) -> dict | None:
+    """The last session, when it ended with every drill passed."""
+    if not h.sessions or not h.sessions[-1].get("ended"):
+        return None
+    s = h.sessions[-1]
+    return s if session.next_drill(h, s) is None else None
 
 
 def run_session(h: history.History, args) -> int:
@@ -33,7 +47,12 @@ def run_session(h: history.History, args) -> int:
         s = session.end(h, at)
         h.save()
         if s is None:
-            print("No session in progress.")
+            complete = _last_complete(h)
+            if complete is not None:
+                print("Your last session was already complete (it ended at its last pass):")
+                summary(h, complete)
+            else:
+                print("No session in progress.")
             return EXIT_OK
         print("Session ended.")
         summary(h, s)
@@ -83,6 +102,28 @@ def summary(h: history.History, s: dict) -> None:
         print(f"  {name:<16} {state:<14}{rating}")
 
 
+def run_schedule(h: history.History) -> int:
+    """Each tried drill's due date and last review, soonest first; then how many are untried."""
+    from autograder.drill import schedule
+
+    at = history.now()
+    plan = schedule.plan(h, at)
+    tried = [d for d in plan if d.due is not None]
+    if not tried:
+        print(f"No drill tried yet. Start one: {command('next')}")
+        return EXIT_OK
+    print(f"  {'drill':<30} {'due (UTC)':<17} last review")
+    for d in sorted(tried, key=lambda d: d.due):
+        last = schedule.reviews(h, d.drill.name)[-1]
+        when = "now" if d.due <= at else f"{d.due:%Y-%m-%d %H:%M}"
+        print(f"  {d.drill.name:<30} {when:<17} {last.rating.name}: {last.why}")
+    print(
+        f"\n{len(plan) - len(tried)} drills never tried. Practise the due ones: "
+        f"{command('session', '--due')}"
+    )
+    return EXIT_OK
+
+
 def quiz_order(h, at):
     from autograder.drill import quiz
 
@@ -103,6 +144,9 @@ def run_quiz(h: history.History, args) -> int:
         print(f"error: give an answer: {command('quiz', args.id, 'ANSWER')}", file=sys.stderr)
         return EXIT_BAD
     verdict = quiz.grade(args.id, args.answer)
+    if not verdict.readable:  # no verdict on an answer it could not read: nothing recorded
+        print(f"error: {verdict.message} Nothing was recorded.", file=sys.stderr)
+        return EXIT_BAD
     if args.id in qs:
         s = session.current(h, at)
         quiz.record(h, args.id, args.answer, verdict, at, s["id"] if s else None)

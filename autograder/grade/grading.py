@@ -43,17 +43,18 @@ from autograder.grade.results import (
     lesson_of,
     notebook_order,
 )
-from autograder.sandbox.host.bwrap import strong_isolation_available
+from autograder.sandbox.host.bwrap import strong_isolation_available, why_unavailable
 from autograder.sandbox.host.pool import close_kept, isolated
 
 TIMESTAMP = "timestamp.txt"  # nbgrader writes the submission time here
 
 
 WEAK_SANDBOX = (
-    "this machine has no strong sandbox (bubblewrap): learner code would run with process "
-    "isolation only, where a hostile submission can read other students' work and the course's "
-    "answers, or change the grade table. Install it (as root: apt-get install -y bubblewrap), "
-    "or pass --allow-weak-sandbox to grade anyway, at that risk."
+    "the strong sandbox (bubblewrap) cannot run here: {why}. Without it, learner code would run "
+    "with process isolation only, where a hostile submission can read other students' work and "
+    "the course's answers, or change the grade table. Fix that (where bubblewrap is missing, as "
+    "root: apt-get install -y bubblewrap), or pass --allow-weak-sandbox to grade anyway, at that "
+    "risk."
 )
 
 
@@ -280,7 +281,7 @@ def grade_class(
     order), e.g. on a Dask cluster (``autograder.grade.cluster.on_cluster(address)``), whose workers
     are checked for the strong sandbox there: this machine then runs no learner code."""
     if run is None and not allow_weak_sandbox and not strong_isolation_available():
-        raise GradeError(WEAK_SANDBOX)
+        raise GradeError(WEAK_SANDBOX.format(why=why_unavailable()))
     if not 0.0 <= late_penalty <= 1.0:
         raise GradeError(
             f"the late penalty is a fraction of the points, 0 to 1; got {late_penalty}"

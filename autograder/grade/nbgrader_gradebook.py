@@ -81,6 +81,8 @@ class Written:
     kept: list[str] = field(default_factory=list)  # manual overrides left in place
     autograded: int = 0  # autograded notebooks written, for formgrader and feedback
     skipped: list[str] = field(default_factory=list)  # no autograded notebook, and why
+    # timestamp.txt earlier than the time the gradebook had (nbgrader's collect): back-dated?
+    earlier: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         text = (
@@ -90,6 +92,12 @@ class Written:
         if self.autograded or self.skipped:
             text += f"; {self.autograded} autograded notebooks for formgrader"
         text += "".join(f"\n  no autograded notebook for {why}" for why in self.skipped)
+        text += "".join(
+            f"\n  warning: {what}: its timestamp.txt is earlier than the submission time the "
+            "gradebook had; it was back-dated, or changed after collection (the earlier time "
+            "was written)"
+            for what in self.earlier
+        )
         if self.kept:
             text += (
                 f"; {len(self.kept)} manual scores from formgrader kept (they win over the "
@@ -211,6 +219,9 @@ class CourseGradebook:
                     submission = gb.add_submission(g.assignment, g.student)
                     written.created += 1
                 if g.submitted is not None:
+                    recorded = submission.timestamp
+                    if recorded is not None and g.submitted < recorded:
+                        written.earlier.append(f"{printable(g.student)}/{g.assignment}")
                     submission.timestamp = g.submitted
                 points = {r.exercise: r.points for r in g.results}  # none: 0 (unreadable...)
                 notebooks = set()

@@ -22,6 +22,7 @@ from __future__ import annotations
 import enum
 import io
 import os
+import re
 import select
 import socket
 import struct
@@ -33,6 +34,10 @@ HEADER = struct.Struct("!I")
 # The judge and a sandbox's warm server (autograder.sandbox.inside.zygote), over its control socket:
 COMMAND = struct.Struct("!4si")  # judge -> server: b"load" (with a socket) or b"kill", pid
 RECORD = struct.Struct("!cii")  # server -> judge: R = ready, S = started, X = exited; pid, status
+# ... and b"rset": kill every process, empty every writable place; the server answers C (clean).
+# Every writable place in a sandbox: (size in bytes, inodes). bubblewrap sets the size; the server
+# adds the inode cap (empty folders cost no bytes) before it drops its last capability.
+TMPFS = {"/tmp": (64 * 2**20, 16384), "/dev/shm": (16 * 2**20, 1024)}
 MAX_FRAME = 256 * 2**20  # the largest reply the judge reads (a tensor of 64M floats)
 MAX_TEXT = 4000  # characters of any message the sandbox sends
 NOBODY = 65534  # the user the learner's code runs as, in bubblewrap and in the lockdown
@@ -152,10 +157,32 @@ def encode(message: dict) -> bytes:
     return buf.getvalue()
 
 
+# What a line of learner text may not hold: line breaks (a forged "PASS" or "Score" line),
+# C0/C1 controls (ESC sequences hide or move text), bidirectional and zero-width formatting.
+_NOT_ONE_LINE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069]"
+)
+# A line of a learner's traceback, as the sandbox writes it (inside/plain.py, learner_traceback)
+_FRAME = re.compile(r"  (cell \d+|[^,]*\.py), line \d+, in .*")
+
+
+def one_line(text: str, limit: int = MAX_TEXT) -> str:
+    """Learner text as the judge shows it, everywhere: on one line, every control character
+    (newlines included) written as its escape (``\\n``, ``\\x1b``), at most ``limit`` characters.
+    Every text the sandbox sends passes here (:func:`parse`, and the values of replies)."""
+    return _NOT_ONE_LINE.sub(lambda m: ascii(m.group())[1:-1], str(text)[:limit])
+
+
 def _short(text: Any) -> str:
     if not isinstance(text, str):
         raise ProtocolError(f"expected text, got {type(text).__name__}")
-    return text[:MAX_TEXT]
+    return one_line(text)
+
+
+def _traceback(text: str) -> str:
+    """At most three frames, one line each, in the sandbox's own format (nothing else)."""
+    lines = [one_line(line, 400) for line in text.split("\n")[-3:]]
+    return "\n".join(line for line in lines if _FRAME.fullmatch(line))
 
 
 def parse(data: bytes) -> dict:
@@ -174,9 +201,11 @@ def parse(data: bytes) -> dict:
     for name, kind in fields.items():
         if kind is not object and not isinstance(message[name], kind):
             raise ProtocolError(f"a {message['type']} message whose {name} is not a {kind}")
-    for name in ("kind", "message", "traceback", "what"):
+    for name in ("kind", "message", "what"):
         if name in message:
             message[name] = _short(message[name])
+    if "traceback" in message:
+        message["traceback"] = _traceback(message["traceback"][:MAX_TEXT])
     if message["type"] == "loaded":
         message["defined"] = [_short(n) for n in message["defined"]]
         message["problems"] = [_short(p) for p in message["problems"]]

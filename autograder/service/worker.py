@@ -63,8 +63,8 @@ def run_cli(message: dict, fds: list[int]) -> int:
         if server is not None and not server.strong:  # the direct path says so in each process
             bwrap.note_weak_again()
         if message["argv"][:1] == ["grade"]:
-            # grade's first notebook takes the warm sandbox (reset since its last submission,
-            # as grade's kept sandboxes are between notebooks); it is restarted after the request
+            # grade's first notebook takes the warm sandbox, reset before it is handed on (as
+            # grade's kept sandboxes are between notebooks); it is restarted after the request
             pool.lend_default()
         try:
             status = main(list(message["argv"]))

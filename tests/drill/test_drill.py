@@ -158,9 +158,21 @@ def test_the_sdpa_drill_states_both_mask_forms(home):
     assert "bool (True = may attend)" in text and "float (added to the scores" in text
 
 
-def test_an_unknown_drill_lists_the_drills(home, capsys):
-    assert main(["start", "attention"]) == 2
-    assert "sdpa-mask" in capsys.readouterr().err
+def test_an_unknown_drill_suggests_the_closest_names_not_all_of_them(home, capsys):
+    assert main(["hint", "rms-norm"]) == 2
+    err = capsys.readouterr().err
+    assert "did you mean rmsnorm?" in err and "sdpa-mask" not in err
+    assert main(["start", "zzzz"]) == 2
+    assert "drill list" in capsys.readouterr().err
+
+
+def test_every_drill_in_the_list_has_a_title(home, capsys):
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    for name in catalogue.DRILLS:
+        (row,) = [line for line in out.splitlines() if line.startswith(f"  {name} ")]
+        assert row.split(" min ")[1].split(maxsplit=2)[2:], row  # tries, passed, then a title
+    assert "numerically stable softmax" in out and "queries from x" in out
 
 
 def test_a_wrong_then_a_correct_attempt_leave_a_history_whose_stats_are_right(home, capsys):
@@ -183,12 +195,14 @@ def test_a_wrong_then_a_correct_attempt_leave_a_history_whose_stats_are_right(ho
     assert h.attempts[0].seconds <= h.attempts[1].seconds  # time since `start`
     assert h.started == {}  # the timer stops at a pass
     (row,) = stats.per_drill(h)
-    assert (row.drill, row.attempts, row.passes, row.pass_rate) == ("sdpa-mask", 2, 1, 0.5)
+    # fail then pass is one review, passed: the checks are the secondary figure
+    assert (row.drill, row.reviews, row.passes, row.pass_rate) == ("sdpa-mask", 1, 1, 1.0)
+    assert row.checks == 2
     assert row.median_seconds == statistics.median([h.attempts[1].seconds])
 
     assert main(["stats", "--png", "s.png"]) == 0
     out = capsys.readouterr().out
-    assert "2 attempts, 1 passed (50%), 0 more passed after a reveal" in out
+    assert "1 review, 1 passed (100%), 0 more passed after a reveal" in out and "2 checks" in out
     assert Path("s.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

@@ -170,6 +170,12 @@ MUTATIONS = [
         "x32.pow(2).mean(-1, keepdim=True)",
         "x32.pow(2).mean(-2, keepdim=True)",
     ),
+    (  # the float32 result of an upcast, not cast back to float16
+        "rmsnorm",
+        "output-dtype-changed",
+        "return normed.to(x.dtype) * self.weight",
+        "return normed * self.weight",
+    ),
     ("layernorm", "layernorm-unbiased-variance", "unbiased=False", "unbiased=True"),
     (
         "layernorm",
@@ -199,6 +205,44 @@ MUTATIONS = [
         "kv-cache-not-stored",
         "return logits, (k, v)",
         "return logits, (k[:, past:], v[:, past:])",
+    ),
+    (  # no cache at all: the whole sequence again at every step (right tokens, no cache)
+        "greedy-kv",
+        "kv-cache-not-used",
+        "logits, cache = decode_step(params, nxt, cache)",
+        "logits, cache = decode_step(params, out, None)",
+    ),
+    (
+        "lm-loss",
+        "lm-loss-pad-mask-from-inputs",
+        ", ignore_index=pad_id",
+        ", reduction='none').reshape(shift_targets.shape)[tokens[:, :-1] != pad_id].mean(",
+    ),
+    (
+        "lm-loss",
+        "lm-loss-mean-per-sequence",
+        "ignore_index=pad_id\n    )",
+        "ignore_index=pad_id, reduction='none'\n    ).reshape(shift_targets.shape).sum(1)"
+        ".div((shift_targets != pad_id).sum(1)).mean()",
+    ),
+    (
+        "top-k",
+        "temperature-ignored",
+        "logits = logits / temperature",
+        "logits = logits",
+    ),
+    ("top-p", "temperature-ignored", "logits / temperature", "logits"),
+    (
+        "top-p",
+        "top-p-drops-the-crossing-token",
+        "sorted_probs.masked_fill(before >= p, 0.0)",
+        "sorted_probs.masked_fill(sorted_probs.cumsum(-1) > p, 0.0)",
+    ),
+    (  # the same, keeping the top token (no NaN row when it alone is past p)
+        "top-p",
+        "top-p-drops-the-crossing-token",
+        "sorted_probs.masked_fill(before >= p, 0.0)",
+        "sorted_probs.masked_fill((sorted_probs.cumsum(-1) > p) & (before > 0), 0.0)",
     ),
     (
         "greedy-kv",
@@ -610,3 +654,24 @@ def test_the_model_answers_are_not_in_the_sandbox(tmp_path):
     (result,) = judged(tmp_path, "rmsnorm", source)
     assert not result.passed
     assert "not defined" in result.message or "No module named" in result.message, result.message
+
+
+def test_a_greedy_failure_shows_the_params_by_shape_and_agrees_in_number(tmp_path):
+    source = answer("greedy-kv").replace("    return out\n", "    return out[:, prompt.size(1):]\n")
+    (failed,) = [r for r in judged(tmp_path, "greedy-kv", source) if not r.passed]
+    assert "embed: (11, 6)" in failed.message and "tensor(" not in failed.message.split(":")[0]
+    assert len(failed.message.splitlines()) < 15, failed.message
+    assert "the tokens have shape (2, 5)" in failed.message  # agrees in number
+
+
+def test_an_lm_loss_failure_shows_the_tokens_and_the_padded_targets(tmp_path):
+    source = answer("lm-loss").replace(", ignore_index=pad_id", "")
+    (failed,) = [r for r in judged(tmp_path, "lm-loss", source) if not r.passed]
+    assert (
+        "tensor([[" in failed.message and "padded targets, tokens[:, 1:] at: [1, " in failed.message
+    )
+
+
+def test_the_dtype_advice_allows_upcasting_inside():
+    hint = OWN["output-dtype-changed"].hint
+    assert "return the input's dtype" in hint.lower() and "no .float()" not in hint

@@ -102,7 +102,7 @@ def test_a_revealed_pass_is_again_and_stats_keep_it_apart(home):
     reviews = schedule.reviews(h, "mha")
     assert [r.rating for r in reviews] == [Rating.Easy, Rating.Again]
     (row,) = stats.per_drill(h)
-    assert (row.attempts, row.passes, row.revealed_passes) == (2, 1, 1)
+    assert (row.reviews, row.passes, row.revealed_passes, row.checks) == (2, 1, 1, 2)
     assert row.pass_rate == 0.5 and row.median_seconds == 300  # the revealed 60 s left out
     assert "1 more passed after a reveal" in stats.text(h)
 
@@ -153,6 +153,37 @@ def test_a_focused_session_drives_next_and_rates_once(home, capsys):
     assert "Next in your session" not in capsys.readouterr().out
 
 
+def test_the_pass_that_completes_a_session_ends_it_and_says_so(home, capsys):
+    assert main(["session", "--focus", "sdpa-mask"]) == 0
+    assert main(["start", "sdpa-mask"]) == 0
+    path = Path("drill_sdpa-mask.py")
+    header = path.read_text().split("\nimport math")[0]
+    path.write_text(header + "\n" + CORRECT_SDPA)
+    capsys.readouterr()
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "Session: 1/1 passed: complete, and ended." in out and "session --end" not in out
+    assert session.current(history.load(), datetime.now(timezone.utc)) is None
+    assert main(["session", "--end"]) == 0
+    out = capsys.readouterr().out
+    assert "already complete" in out and "No session in progress" not in out
+
+
+@pytest.mark.parametrize("answer", ["327,680", "327 680", "327_680", "327680"])
+def test_integer_answers_take_thousands_separators(answer):
+    from autograder.questions import Question, verdict_on
+
+    q = Question("x_0", "How many?", "int", 327680, "hint")
+    assert verdict_on(q, answer, "Q").correct
+
+
+def test_an_unreadable_quiz_answer_is_not_recorded(home, capsys):
+    (qid,) = [q for q, v in quiz.questions().items() if v.kind == "choice"][:1]
+    assert main(["quiz", qid, "banana"]) == 2
+    assert "Nothing was recorded" in capsys.readouterr().err
+    assert history.load().answers == []
+
+
 def test_a_due_session_takes_the_overdue_drills(home, capsys):
     h = history.load()
     h.attempts += [attempt("softmax", 0, False), attempt("causal_mask", 0, True)]
@@ -200,7 +231,13 @@ def test_commands_work_from_where_the_candidate_is(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(Path(sys.executable).parent))  # an activated venv
     assert commands.command("next") == "python -m autograder drill next"
     monkeypatch.setenv("MAKELEVEL", "1")
+    monkeypatch.setenv("DRILL_FROM", str(tmp_path))
     assert commands.command("start", "mha") == 'make drill DRILL="start mha"'
+    course = tmp_path / "course"  # `make -C course drill` from tmp_path: make runs in course
+    course.mkdir()
+    monkeypatch.chdir(course)
+    assert commands.command("start", "mha") == 'make -C course drill DRILL="start mha"'
+    assert commands.command() == "make -C course drill"
 
 
 def test_the_blank_file_and_the_output_suggest_commands_that_exist(home, capsys, monkeypatch):
@@ -292,3 +329,45 @@ def test_next_follows_the_drill_being_worked_on_outside_a_session(home, capsys):
     out = capsys.readouterr().out
     assert "Next: mha" in out and "you are on it" in out
     assert "check drill_mha.py" in out  # its file exists: check it, not start it again
+
+
+def test_a_passed_drill_is_not_due_again_the_same_day_and_schedule_shows_it(home, capsys):
+    h = history.load()
+    h.attempts += [attempt("mha", 0, False, 600), attempt("mha", 30, True, 1500, hints=2)]
+    h.attempts += [attempt("softmax", 0, False, 60)]
+    h.save()
+    (review,) = schedule.reviews(history.load(), "mha")
+    assert review.rating == Rating.Hard
+    c = schedule.card_of(history.load(), "mha")
+    assert c.due - review.at >= timedelta(days=1)
+    assert schedule.card_of(history.load(), "softmax").due - T0 < timedelta(hours=1)  # failed
+    h = history.load()  # the same, passed an hour ago: due tomorrow, not now
+    recent = (datetime.now(timezone.utc) - timedelta(hours=1)).isoformat()
+    h.attempts.append(history.Attempt("mha", recent, True, 1500.0, hints=2))
+    h.save()
+    assert main(["schedule"]) == 0
+    out = capsys.readouterr().out
+    mha = [line for line in out.splitlines() if line.startswith("  mha ")][0]
+    tomorrow = datetime.fromisoformat(recent) + timedelta(days=1)
+    assert f"{tomorrow:%Y-%m-%d}" in mha and "Hard" in mha and " now " not in mha
+    assert "softmax" in out and "never tried" in out
+
+
+def test_a_rating_capped_by_failed_checks_says_so():
+    tries = [attempt("sdpa-mask", m, False, 10) for m in range(4)]
+    tries.append(attempt("sdpa-mask", 5, True, 24))
+    r, why = schedule.review_rating(tries, catalogue.DRILLS["sdpa-mask"])
+    assert r == Rating.Hard and "within half the target" in why
+    assert "so Hard, not Easy: at most Hard after 3 failed checks" in why
+
+
+def test_a_float32_mask_on_half_scores_gets_the_drills_advice(home, capsys):
+    assert main(["start", "sdpa-mask"]) == 0
+    path = Path("drill_sdpa-mask.py")
+    header = path.read_text().split("\nimport math")[0]
+    path.write_text(header + "\n" + CORRECT_SDPA.replace("mask.to(scores.dtype)", "mask"))
+    capsys.readouterr()
+    assert main(["check", str(path)]) == 1
+    out = " ".join(capsys.readouterr().out.split())
+    assert "[dtype-promoted]" in out and "mask.to(scores.dtype)" in out
+    assert "cos/sin" not in out and "angles" not in out

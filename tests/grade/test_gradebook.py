@@ -379,3 +379,17 @@ def test_make_release_makes_a_course_whose_gradebook_takes_the_scores(tmp_path, 
         }
     )
     book.check(tmp_path / "submitted", names)  # what `grade --gradebook` checks: no error
+
+
+def test_a_timestamp_earlier_than_the_gradebooks_is_written_with_a_warning(tmp_path):
+    """timestamp.txt is trusted as nbgrader trusts it (SECURITY.md); one earlier than the time
+    the gradebook already had (nbgrader's collect) is named in the summary."""
+    course = tmp_path / "course"
+    make_gradebook(course)
+    later, earlier = datetime(2026, 12, 2, 9, 30), datetime(2026, 11, 30, 8, 0)
+    book = CourseGradebook.of(course / "gradebook.db")
+    first = book.write(table(tmp_path, row("ada", GRADED, {"softmax": 1}, submitted=later)))
+    assert first.earlier == [] and "warning" not in first.summary()
+    again = book.write(table(tmp_path, row("ada", GRADED, {"softmax": 1}, submitted=earlier)))
+    assert again.earlier == [f"ada/{MASKS}"]
+    assert "earlier than the submission time the gradebook had" in again.summary()

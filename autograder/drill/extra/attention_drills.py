@@ -95,7 +95,7 @@ DRILLS = (
     ),
     NewDrill(
         "cross-attention",
-        "cross-attention",
+        "cross-attention: queries from x, keys and values from the memory",
         ("CrossAttention",),
         2,
         12,

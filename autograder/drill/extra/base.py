@@ -23,6 +23,9 @@ class NewDrill:
     checks: dict = field(default_factory=dict)  # name -> (check, forbid); {} = the course's
     bug: bool = False
     course_mistakes: tuple[str, ...] = ()  # the course's ids its checks also name
+    probe: str = (
+        ""  # grader code run after the candidate's, in the sandbox: watches, changes nothing
+    )
 
     @property
     def target_seconds(self) -> float:

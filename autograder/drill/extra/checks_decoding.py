@@ -9,6 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder.drill.extra.judging import (
+    BriefCall,
     expect,
     expect_gradients,
     fail,
@@ -18,12 +19,24 @@ from autograder.drill.extra.judging import (
     run,
 )
 from autograder.kit import Call, generator, randn
+from autograder.kit.exercise import CheckFailure
 from autograder.kit.text import fmt_value
 
 # ---- the causal LM loss ----------------------------------------------------------------------
 
 
-def lm_loss(logits, tokens, pad_id, *, shift=1, ignore=True, mean_over_all=False, total=False):
+def lm_loss(
+    logits,
+    tokens,
+    pad_id,
+    *,
+    shift=1,
+    ignore=True,
+    mean_over_all=False,
+    total=False,
+    mask_from_inputs=False,
+    per_sequence=False,
+):
     V = logits.shape[-1]
     if shift == 1:
         lg, tg = logits[:, :-1], tokens[:, 1:]
@@ -32,7 +45,11 @@ def lm_loss(logits, tokens, pad_id, *, shift=1, ignore=True, mean_over_all=False
     else:
         lg, tg = logits, tokens
     losses = F.cross_entropy(lg.reshape(-1, V), tg.reshape(-1), reduction="none")
-    keep = (tg.reshape(-1) != pad_id) if ignore else torch.ones_like(losses, dtype=torch.bool)
+    real = tokens[:, :-1] if mask_from_inputs else tg
+    keep = (real.reshape(-1) != pad_id) if ignore else torch.ones_like(losses, dtype=torch.bool)
+    if per_sequence:
+        rows, kept_rows = losses.reshape(tg.shape), keep.reshape(tg.shape)
+        return ((rows * kept_rows).sum(1) / kept_rows.sum(1)).mean()
     kept = losses[keep].sum()
     if total:
         return kept
@@ -45,6 +62,8 @@ LM_MUTANTS = (
     ("lm-loss-pads-counted", lambda lg, t, p: lm_loss(lg, t, p, ignore=False)),
     ("lm-loss-mean-over-pads", lambda lg, t, p: lm_loss(lg, t, p, mean_over_all=True)),
     ("lm-loss-summed", lambda lg, t, p: lm_loss(lg, t, p, total=True)),
+    ("lm-loss-pad-mask-from-inputs", lambda lg, t, p: lm_loss(lg, t, p, mask_from_inputs=True)),
+    ("lm-loss-mean-per-sequence", lambda lg, t, p: lm_loss(lg, t, p, per_sequence=True)),
 )
 
 
@@ -63,12 +82,20 @@ def check_lm_loss(sub) -> None:
     cases = ((2, 6, 0, (6, 6)), (2, 6, 0, (6, 3)), (3, 5, 4, (2, 5, 4)), (1, 2, 0, (2,)))
     for B, L, pad_id, lengths in cases:
         logits, tokens = randn(g, B, L, V) * 2, _padded(g, B, L, V, pad_id, lengths)
-        c = Call("causal_lm_loss", logits, tokens, pad_id)
+        c = BriefCall("causal_lm_loss", logits, tokens, pad_id)
         want = lm_loss(logits.double(), tokens, pad_id)
         out = run(c, sub, LM_MUTANTS)
         if isinstance(out, torch.Tensor) and out.dim() == 1 and out.numel() == 1:
             raise fail(f"{c} returned a tensor of shape (1,); the loss is a scalar, shape ().")
-        expect(out, want, c, LM_MUTANTS, what="the loss", dtype=torch.float32)
+        try:
+            expect(out, want, c, LM_MUTANTS, what="the loss", dtype=torch.float32)
+        except CheckFailure as e:
+            pads = [(b, t) for b, t in (tokens[:, 1:] == pad_id).nonzero().tolist()]
+            where = ", ".join(f"[{b}, {t}]" for b, t in pads) or "none"
+            raise fail(
+                f"{e.message}\n(pad_id {pad_id}; padded targets, tokens[:, 1:] at: {where})",
+                e.mistake,
+            ) from None
     logits, tokens = randn(g, 2, 6, V), _padded(g, 2, 6, V, 0, (6, 3))
     weight = torch.tensor(1.0)
     got = flat_gradients(gradients(sub, "causal_lm_loss", weight, logits, tokens, 0))
@@ -149,19 +176,19 @@ def check_decode_step(sub) -> None:
     params = make_params(g)
     mutants = step_mutants()
     prompt = torch.randint(0, 11, (2, 4), generator=g)
-    c = Call("decode_step", params, prompt)
+    c = BriefCall("decode_step", params, prompt)
     cache = _expect_step(run(c, sub, mutants), model(params, prompt), c, mutants)
     full = prompt
     for _ in range(3):  # one new token at a time, after the cache
         nxt = torch.randint(0, 11, (2, 1), generator=g)
-        c = Call("decode_step", params, nxt, cache=tuple(cache))
+        c = BriefCall("decode_step", params, nxt, cache=tuple(cache))
         want = model(params, nxt, full.shape[1], past_kv=cache)
         everything = model(params, torch.cat([full, nxt], 1))[0][:, -1:]
         assert torch.allclose(want[0], everything)  # the check's own consistency
         cache = _expect_step(run(c, sub, mutants), want, c, mutants)
         full = torch.cat([full, nxt], 1)
     two = torch.randint(0, 11, (2, 2), generator=g)  # two new tokens: causal among themselves
-    c = Call("decode_step", params, two, cache=tuple(cache))
+    c = BriefCall("decode_step", params, two, cache=tuple(cache))
     _expect_step(run(c, sub, mutants), model(params, two, full.shape[1], past_kv=cache), c, mutants)
 
 
@@ -175,6 +202,38 @@ def greedy(params, prompt, n, *, drop_prompt=False, wrong_dim=False):
     return tokens[:, prompt.shape[1] :] if drop_prompt else tokens
 
 
+# Run in the sandbox after the candidate's code (the drill's probe): decode_step, wrapped, notes
+# how many tokens each call processes; nothing else changes.
+PROBE = """
+if callable(globals().get("decode_step")):
+    def _drill_probe(step, log):
+        def decode_step(*args, **kwargs):
+            given = list(args[1:2]) + [v for k, v in kwargs.items() if k != "cache"]
+            sizes = [int(t.shape[1]) for t in given if hasattr(t, "shape") and t.dim() == 2]
+            log.append(sizes[0] if sizes else -1)
+            return step(*args, **kwargs)
+        return decode_step
+    _drill_decode_steps = []
+    decode_step = _drill_probe(decode_step, _drill_decode_steps)
+"""
+
+
+def _expect_cache_used(sub, c, before: int, prompt_len: int, n: int) -> None:
+    """Behaviour, not the tokens: after the prompt, each decode_step call processes one token."""
+    steps = (sub.get("_drill_decode_steps") or [])[before:]
+    if not steps:
+        raise fail(
+            f"{c} never called decode_step: decode with it and its cache.", "kv-cache-not-used"
+        )
+    if sum(steps) > prompt_len + n:
+        raise fail(
+            f"{c} gave decode_step {', '.join(map(str, steps))} tokens in its {len(steps)} "
+            f"calls: after the prompt ({prompt_len} tokens) each call should process only the "
+            "new token, with the cache of the ones before.",
+            "kv-cache-not-used",
+        )
+
+
 def check_greedy_decode(sub) -> None:
     g = generator(61)
     params = make_params(g)
@@ -183,19 +242,29 @@ def check_greedy_decode(sub) -> None:
         (torch.randint(0, 11, (2, 3), generator=g), 5),
         (torch.randint(0, 11, (1, 1), generator=g), 4),
     ):
-        c = Call("greedy_decode", params, prompt, n)
+        c = BriefCall("greedy_decode", params, prompt, n)
+        before = len(sub.get("_drill_decode_steps") or [])
         out = run(c, sub, mutants)
         want = greedy(params, prompt, n)
         if isinstance(out, torch.Tensor) and out.dtype != torch.int64:
             raise fail(f"{c} returned dtype {out.dtype}; token ids are torch.long.")
         expect(out, want, c, mutants, what="the tokens")
+        _expect_cache_used(sub, c, before, prompt.shape[1], n)
 
 
 # ---- top-k and top-p -------------------------------------------------------------------------
 
 
-def top_k(logits, k, temperature=1.0, *, renorm=True, largest=True, extra=0, multiply=False):
-    z = logits * temperature if multiply else logits / temperature
+def _tempered(logits, temperature, multiply=False, ignore=False):
+    if ignore:
+        return logits
+    return logits * temperature if multiply else logits / temperature
+
+
+def top_k(
+    logits, k, temperature=1.0, *, renorm=True, largest=True, extra=0, multiply=False, cold=False
+):
+    z = _tempered(logits, temperature, multiply, cold)
     k = min(k + extra, z.shape[-1])
     idx = torch.topk(z, k, dim=-1, largest=largest).indices
     probs = torch.softmax(z, -1)
@@ -206,9 +275,17 @@ def top_k(logits, k, temperature=1.0, *, renorm=True, largest=True, extra=0, mul
 
 
 def top_p(
-    logits, p, temperature=1.0, *, renorm=True, crossing=True, unsorted=False, multiply=False
+    logits,
+    p,
+    temperature=1.0,
+    *,
+    renorm=True,
+    crossing=True,
+    unsorted=False,
+    multiply=False,
+    cold=False,
 ):
-    z = logits * temperature if multiply else logits / temperature
+    z = _tempered(logits, temperature, multiply, cold)
     probs = torch.softmax(z, -1)
     if unsorted:
         before = probs.cumsum(-1) - probs
@@ -217,6 +294,8 @@ def top_p(
         sp, order = probs.sort(-1, descending=True)
         before = sp.cumsum(-1) - sp
         ks = before < p if crossing else sp.cumsum(-1) <= p
+        if crossing == "keep-top":  # drops the crossing token, but never the top one
+            ks = (sp.cumsum(-1) <= p) | (before == 0)
         keep = torch.zeros_like(ks).scatter(-1, order, ks)
     kept = probs * keep
     return kept / kept.sum(-1, keepdim=True) if renorm else kept
@@ -237,6 +316,7 @@ TOPK_MUTANTS = (
         "temperature-multiplied",
         lambda lg, k, temperature=1.0: top_k(lg, k, temperature, multiply=True),
     ),
+    ("temperature-ignored", lambda lg, k, temperature=1.0: top_k(lg, k, temperature, cold=True)),
 )
 TOPP_MUTANTS = (
     (
@@ -247,11 +327,16 @@ TOPP_MUTANTS = (
         "top-p-drops-the-crossing-token",
         lambda lg, p, temperature=1.0: top_p(lg, p, temperature, crossing=False),
     ),
+    (
+        "top-p-drops-the-crossing-token",
+        lambda lg, p, temperature=1.0: top_p(lg, p, temperature, crossing="keep-top"),
+    ),
     ("top-p-not-sorted", lambda lg, p, temperature=1.0: top_p(lg, p, temperature, unsorted=True)),
     (
         "temperature-multiplied",
         lambda lg, p, temperature=1.0: top_p(lg, p, temperature, multiply=True),
     ),
+    ("temperature-ignored", lambda lg, p, temperature=1.0: top_p(lg, p, temperature, cold=True)),
 )
 
 

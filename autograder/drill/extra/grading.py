@@ -38,7 +38,9 @@ def judge(path, drill) -> list[Result]:
     graded = exercises(drill)
     forbid = {ex.name: list(ex.forbid) for ex in graded}
     try:
-        sub = Submission([(c.label, c.source) for c in code.cells], forbid)
+        cells = [(c.label, c.source) for c in code.cells]
+        probe = [("the grader's probe", drill.probe)] if getattr(drill, "probe", "") else []
+        sub = Submission(cells + probe, forbid)
     except LearnerProblem as problem:  # the definitions themselves hang or kill the sandbox
         message, mistake = _explain(replace(graded[0], name="your code"), problem)
         message = "Loading your code failed: " + message.split(": ", 1)[-1]
@@ -59,7 +61,7 @@ def human(file: str, results: list[Result]) -> str:
         if r.passed:
             continue
         lines.append(textwrap.indent(printable(r.message), "      "))
-        entry = title_and_hint(r.mistake)
+        entry = title_and_hint(r.mistake, r.exercise)
         if r.mistake:
             text = (
                 f"Looks like: {entry.title} [{r.mistake}]. {entry.hint}"

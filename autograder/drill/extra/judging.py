@@ -13,20 +13,61 @@ from typing import Any
 import torch
 
 from autograder.core.mistakes import MISTAKES as COURSE
+from autograder.drill.extra.mistakes import IN_DRILLS
 from autograder.drill.extra.mistakes import MISTAKES as OWN
 from autograder.kit.calling import Call, Mutants, diagnose_error
 from autograder.kit.compare import close_mask, diagnose, excerpt
 from autograder.kit.exercise import CheckFailure
-from autograder.kit.text import first_line, fmt_dtype, fmt_shape, fmt_type
+from autograder.kit.text import first_line, fmt_dtype, fmt_shape, fmt_type, fmt_value
 from autograder.sandbox.host.replies import LearnerError
 from autograder.sandbox.protocol import Request
 
 
-def title_and_hint(mistake: str | None):
-    """The catalogue entry of ``mistake``: this package's, else the course's (None if neither)."""
+class _Shown:
+    def __init__(self, text: str):
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _brief(x: Any) -> Any:
+    """A dict or tuple of tensors shown by their shapes (a params dict is not 100 lines)."""
+    if isinstance(x, dict):
+        return _Shown("{" + ", ".join(f"{k}: {fmt_value(v)}" for k, v in x.items()) + "}")
+    if isinstance(x, torch.Tensor) and not x.is_floating_point() and 8 < x.numel() <= 40:
+        return _Shown(f"tensor({x.tolist()})")  # token ids: small enough to read
+    if isinstance(x, tuple | list) and any(isinstance(v, torch.Tensor) for v in x):
+        return _Shown("(" + ", ".join(fmt_value(v) for v in x) + ")")
+    return x
+
+
+class BriefCall(Call):
+    """A Call whose message shows dicts and tuples of tensors by their shapes, and token ids
+    (an integer tensor of at most 40) by value."""
+
+    def __str__(self) -> str:
+        shown = Call(
+            self.name, *map(_brief, self.args), **{k: _brief(v) for k, v in self.kwargs.items()}
+        )
+        shown.params = self.params
+        return str(shown)
+
+
+def _is(what: str) -> str:
+    return "are" if what.split()[-1] in ("probabilities", "logits", "tokens", "weights") else "is"
+
+
+def _has(what: str) -> str:
+    return "has" if _is(what) == "is" else "have"
+
+
+def title_and_hint(mistake: str | None, exercise: str = ""):
+    """The catalogue entry of ``mistake``: in the drill's words for ``exercise`` where the course's
+    speak of another exercise, else this package's, else the course's (None if none)."""
     if mistake is None:
         return None
-    return OWN.get(mistake) or COURSE.get(mistake)
+    return IN_DRILLS.get((mistake, exercise)) or OWN.get(mistake) or COURSE.get(mistake)
 
 
 def fail(message: str, mistake: str | None = None) -> CheckFailure:
@@ -73,14 +114,15 @@ def expect(
         )
     if tuple(out.shape) != tuple(want.shape):
         raise fail(
-            f"{c}: {what} has shape {fmt_shape(out.shape)}, expected {fmt_shape(want.shape)}.",
+            f"{c}: {what} {_has(what)} shape {fmt_shape(out.shape)}, expected "
+            f"{fmt_shape(want.shape)}.",
             diagnose(out, c, mutants),
         )
     if dtype is not None and out.dtype != dtype:
         raise fail(
-            f"{c}: {what} has dtype {fmt_dtype(out.dtype)}, expected {fmt_dtype(dtype)} (the "
-            "inputs' dtype).",
-            "wrong-dtype",
+            f"{c}: {what} {_has(what)} dtype {fmt_dtype(out.dtype)}, expected "
+            f"{fmt_dtype(dtype)} (the inputs' dtype).",
+            "output-dtype-changed",
         )
     yours, expected = (out, want) if norm is None else (norm(out), norm(want))
     if bool(close_mask(yours, expected, tol).all()):
@@ -88,7 +130,8 @@ def expect(
     named = mutants if norm is None else _normalised(mutants, norm)
     mistake = diagnose(yours, c, named, tol=tol)
     nan = yours.is_floating_point() and bool(yours.isnan().any())
-    head = f"{c}: {what} contains NaN" if nan else f"{c}: {what} is wrong"
+    has = "contains" if _is(what) == "is" else "contain"
+    head = f"{c}: {what} {has} NaN" if nan else f"{c}: {what} {_is(what)} wrong"
     raise fail(f"{head}; {excerpt(yours, expected, tol)}", mistake)
 
 

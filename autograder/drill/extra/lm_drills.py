@@ -173,6 +173,7 @@ DRILLS = (
         "the past never change in a causal model.",
         (ref._attend, ref.decode_step, ref.greedy_decode),
         {"decode_step": (cd.check_decode_step, ()), "greedy_decode": (cd.check_greedy_decode, ())},
+        probe=cd.PROBE,
     ),
     NewDrill(
         "top-k",

@@ -11,6 +11,13 @@ from autograder.core.mistakes import Mistake
 
 _NORMS = ("RMSNorm", "LayerNorm")
 _ENTRIES = (
+    Mistake(  # the course's wrong-dtype, in the drills' words: upcasting inside is fine
+        "output-dtype-changed",
+        (),
+        "Returns another dtype than the input's",
+        "Return the input's dtype: computing in float32 inside and casting back with "
+        ".to(x.dtype) (as LLaMA's RMSNorm does) is fine; returning the float32 result is not.",
+    ),
     Mistake(
         "rmsnorm-subtracts-mean",
         ("RMSNorm",),
@@ -174,6 +181,20 @@ _ENTRIES = (
         "The loss is the mean over the real (non-pad) targets.",
     ),
     Mistake(
+        "lm-loss-pad-mask-from-inputs",
+        ("causal_lm_loss",),
+        "The padding mask is built from the inputs, not from the targets",
+        "What is ignored is a padded target: mask tokens[:, 1:] != pad_id (the shifted "
+        "targets), not tokens[:, :-1].",
+    ),
+    Mistake(
+        "lm-loss-mean-per-sequence",
+        ("causal_lm_loss",),
+        "Averages each sequence, then the sequences",
+        "The mean is over all real target tokens of the batch at once (as cross_entropy with "
+        "ignore_index does): a short sequence weighs less, not as much as a long one.",
+    ),
+    Mistake(
         "kv-prefill-not-causal",
         ("decode_step",),
         "New tokens attend to each other without a causal mask",
@@ -185,6 +206,13 @@ _ENTRIES = (
         ("decode_step",),
         "Positions restart at 0 every step",
         "New tokens are at positions past..past + T - 1, past = the cache's length.",
+    ),
+    Mistake(
+        "kv-cache-not-used",
+        ("greedy_decode",),
+        "Recomputes the whole sequence every step: the cache is not used",
+        "Prefill once with the prompt, then pass decode_step only the new token and the cache "
+        "it returned: decode_step(params, nxt, cache).",
     ),
     Mistake(
         "greedy-drops-the-prompt",
@@ -218,6 +246,13 @@ _ENTRIES = (
         "Divide: logits / temperature (a temperature below 1 sharpens the distribution).",
     ),
     Mistake(
+        "temperature-ignored",
+        ("top_k_probs", "top_p_probs"),
+        "Ignores the temperature",
+        "Divide the logits by temperature before anything else (the softmax, the top-k cut and "
+        "the nucleus all see logits / temperature).",
+    ),
+    Mistake(
         "top-p-drops-the-crossing-token",
         ("top_p_probs",),
         "Drops the token that takes the mass past p",
@@ -234,3 +269,16 @@ _ENTRIES = (
 )
 
 MISTAKES: dict[str, Mistake] = {m.id: m for m in _ENTRIES}
+
+# The course's advice in the words of a drill, where the course's words fit another exercise
+# (lesson 05's [dtype-promoted] speaks of RoPE's angles; in SDPA it is the float mask).
+IN_DRILLS: dict[tuple[str, str], Mistake] = {
+    ("dtype-promoted", "scaled_dot_product_attention"): Mistake(
+        "dtype-promoted",
+        ("scaled_dot_product_attention",),
+        "A float32 mask meets float16/bfloat16 scores",
+        "Cast the float mask to the scores' dtype before adding it: scores + "
+        "mask.to(scores.dtype) (adding it as it is either raises, as masked_fill or an "
+        "in-place add does, or promotes the result to float32).",
+    ),
+}

@@ -68,6 +68,12 @@ SDPA_MUTANTS = (
         if m == "scale-uses-seq-len"
     ),
     *attention_mutants(_sdpa_variant, SDPA_IDS),
+    (
+        "scaled-by-d-v",
+        lambda q, k, v, mask=None: _attn_from_scores(
+            q @ k.transpose(-2, -1) * v.shape[-1] ** -0.5, v, mask
+        ),
+    ),
 )
 
 

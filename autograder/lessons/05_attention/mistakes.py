@@ -28,6 +28,13 @@ MISTAKES = (
         "q.shape[-1] (SelfAttention's d_k, or each head's d_model // num_heads), not d_model.",
     ),
     Mistake(
+        "scaled-by-d-v",
+        ("scaled_dot_product_attention",),
+        "Scaled by sqrt(d_v), the values' width, instead of sqrt(d_k)",
+        "The scale belongs to the scores q @ k^T, whose variance grows with d_k = q.shape[-1]; "
+        "v.shape[-1] is d_v, which may differ.",
+    ),
+    Mistake(
         "mask-after-softmax",
         ("scaled_dot_product_attention",),
         "Mask applied after the softmax: weights no longer sum to 1",

@@ -2,14 +2,18 @@
 
 The sandbox's filesystem is read-only and holds only ``/usr``, the Python installation, the
 installed packages (under ``/sandbox/packages``), the sandbox's own modules (:data:`SANDBOX_FILES`)
-and the course's helper modules, plus a size-capped tmpfs at ``/tmp``: never the course's
-reference, the checks, the solutions, the tests or anybody's submission. See SECURITY.md.
+and the course's helper modules, a minimal ``/dev``, plus two tmpfs capped in bytes and inodes
+(``/tmp``, ``/dev/shm``: :data:`~autograder.sandbox.protocol.TMPFS`): never the course's reference,
+the checks, the solutions, the tests or anybody's submission. See SECURITY.md.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import platform
 import shutil
+import struct
 import subprocess
 import sys
 import sysconfig
@@ -19,9 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from autograder.contract import REFERENCE_MODULES
-from autograder.sandbox.protocol import NOBODY, readable_by_others
+from autograder.sandbox.protocol import NOBODY, TMPFS, readable_by_others
 
-TMPFS_SIZE = 64 * 2**20  # the sandbox's only writable place
+TMPFS_SIZE = TMPFS["/tmp"][0]  # the sandbox's working place (with /dev/shm, its only writable one)
+DEVICES = ("null", "zero", "full", "random", "urandom")  # all of the sandbox's /dev, with /dev/shm
 
 PACKAGE = Path(__file__).resolve().parents[2]  # autograder/
 ROOT = PACKAGE.parent
@@ -46,6 +51,12 @@ SANDBOX_FILES = {
 
 _probe: dict[str, Any] = {}
 _probe_lock = threading.Lock()
+_staged: dict[str, str] = {}  # private folder -> where the sandbox's user finds it (launch)
+_stage_lock = threading.Lock()
+
+
+class NotReadable(RuntimeError):
+    """The judge runs as root, and the sandbox's user (nobody) cannot read what it needs."""
 
 
 def _font_cache() -> str | None:
@@ -66,6 +77,47 @@ def _font_cache() -> str | None:
     return _probe["fonts"]
 
 
+def _own_mode_readable(path: str) -> bool:
+    """Can an unprivileged user read ``path`` itself, once handed it (a folder above may be
+    private: the sandbox mounts it from an fd the judge opened)?"""
+    try:
+        return bool(os.stat(path).st_mode & 0o004)
+    except OSError:
+        return False
+
+
+def _ro_bind(src: str, dest: str) -> list[str]:
+    """bubblewrap's arguments that mount the folder ``src`` read-only on ``dest``. Where the judge
+    is root and a folder above ``src`` is private (a course under /root, a clone in
+    ``mktemp -d``), the sandbox's user could not reach it: bubblewrap mounts it from a public
+    staging folder instead, where :func:`launch` binds it first, in a mount namespace of the
+    sandbox's own (the host's mounts are untouched)."""
+    if os.geteuid() != 0 or readable_by_others(src) or not os.path.isdir(src):
+        return ["--ro-bind", src, dest]
+    with _stage_lock:
+        if src not in _staged:
+            if "stage" not in _probe:
+                _probe["stage"] = tempfile.mkdtemp(prefix="autograder-stage-")
+                os.chmod(_probe["stage"], 0o755)
+            _staged[src] = os.path.join(_probe["stage"], str(len(_staged)))
+            os.mkdir(_staged[src], 0o755)
+        return ["--ro-bind", _staged[src], dest]
+
+
+def _host_paths_in(lib: str) -> list[str]:
+    """Files of a package folder that name the host's checkout (an editable install's finder and
+    ``.pth``, a ``direct_url.json``): the sandbox sees them empty."""
+    found = []
+    with contextlib.suppress(OSError):
+        for name in sorted(os.listdir(lib)):
+            path = os.path.join(lib, name)
+            if name.startswith("__editable__") or name.endswith((".pth", ".egg-link")):
+                found.append(name)
+            elif name.endswith(".dist-info") and os.path.isfile(f"{path}/direct_url.json"):
+                found.append(f"{name}/direct_url.json")
+    return found
+
+
 def _libraries() -> list[str]:
     paths = sysconfig.get_paths()
     return list(dict.fromkeys(os.path.realpath(paths[k]) for k in ("purelib", "platlib")))
@@ -81,22 +133,30 @@ def _interpreter() -> tuple[str, list[str], int | None]:
     """The Python the sandbox runs, the folders it needs, and the host user to run it as.
 
     Learner code runs as uid 65534 inside the sandbox in every case. Outside it, the sandbox runs
-    as the judge's own user, or, when the judge is root, as ``nobody`` too where the interpreter
-    and the packages are readable by it (a process-count limit means nothing for root): if this
-    Python lives under a private folder (pyenv under /root), the system's Python of the same
-    version serves, with the same packages.
+    as the judge's own user, or, when the judge is root, as ``nobody`` too (a process-count limit
+    means nothing for root): what lies under a private folder (a course under /root, a clone in
+    ``mktemp -d``) is mounted from an fd the judge opens (:func:`_ro_bind`), so only the files
+    themselves must be readable by others. Where they are not, :class:`NotReadable` says which
+    and how to fix it: the sandbox never runs as root outside.
     """
     base = os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
     libs = _libraries()
     prefix = os.path.realpath(sys.base_prefix)
     if os.geteuid() != 0:
         return base, [prefix, *libs], None
-    if all(map(readable_by_others, [base, sysconfig.get_paths()["stdlib"], *libs])):
+    needed = [base, sysconfig.get_paths()["stdlib"], *libs]
+    private = [p for p in needed if not _own_mode_readable(p)]
+    if not private:
         return base, [prefix, *libs], NOBODY
     system = f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}"
-    if os.path.exists(system) and all(map(readable_by_others, [system, *libs])):
+    if os.path.exists(system) and all(map(_own_mode_readable, [system, *libs])):
         return system, libs, NOBODY
-    return base, [prefix, *libs], None
+    raise NotReadable(
+        f"grading runs as root, and the sandbox's user (nobody, uid 65534) cannot read "
+        f"{private[0]} (mode {os.stat(private[0]).st_mode & 0o777:o}). Make it readable "
+        f"(chmod -R o+rX {private[0]}) or install the course and its Python where others may "
+        "read them; the sandbox never runs learner code as root"
+    )
 
 
 def _bwrap_command(python: str, folders: list[str], boot: str) -> list[str]:
@@ -120,19 +180,30 @@ def _bwrap_command(python: str, folders: list[str], boot: str) -> list[str]:
     mounts = _library_mounts()
     for folder in dict.fromkeys(folders):
         if folder in mounts:
-            cmd += ["--ro-bind", folder, mounts[folder]]
+            cmd += _ro_bind(folder, mounts[folder])
+            for name in _host_paths_in(folder):
+                cmd += ["--ro-bind", "/dev/null", f"{mounts[folder]}/{name}"]
         elif not folder.startswith("/usr/"):
-            cmd += ["--ro-bind", folder, folder]
-    for dest, src in SANDBOX_FILES.items():
-        cmd += ["--ro-bind", str(src), f"/sandbox/{dest}"]
+            cmd += _ro_bind(folder, folder)
+    for dest, src in SANDBOX_FILES.items():  # copies (launch): no host path in the mount table
+        cmd += ["--perms", "0444", "--file", str(src), f"/sandbox/{dest}"]
     fonts = _font_cache()
     if fonts:
         cmd += ["--ro-bind", fonts, "/sandbox/fonts"]
+    cmd += ["--proc", "/proc", "--size", str(2**20), "--tmpfs", "/dev"]  # a minimal /dev:
+    for name in DEVICES:
+        cmd += ["--dev-bind", f"/dev/{name}", f"/dev/{name}"]
+    for i, name in enumerate(("stdin", "stdout", "stderr")):
+        cmd += ["--symlink", f"/proc/self/fd/{i}", f"/dev/{name}"]
+    cmd += ["--symlink", "/proc/self/fd", "/dev/fd"]
+    for place, (size, _) in TMPFS.items():  # the server adds each one's inode cap
+        cmd += ["--size", str(size), "--tmpfs", place]
     cmd += [
-        "--proc", "/proc",
-        "--dev", "/dev",
-        "--size", str(TMPFS_SIZE), "--tmpfs", "/tmp",
+        "--remount-ro", "/dev",
         "--remount-ro", "/",
+        # for the server to cap the tmpfs' inodes, then drop every capability, the bounding set
+        # too (seal), before anything else runs
+        "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP",
         "--clearenv",
         "--setenv", "HOME", "/tmp",
         "--setenv", "PATH", "/usr/bin:/bin",
@@ -140,9 +211,86 @@ def _bwrap_command(python: str, folders: list[str], boot: str) -> list[str]:
         "--setenv", "MPLCONFIGDIR", "/tmp/.matplotlib",
         "--setenv", "OMP_NUM_THREADS", "1",
         "--chdir", "/tmp",
+        "--",
         python, "-I", "-S", "-B", "-c", boot,
     ]  # fmt: skip
     return cmd
+
+
+# System V IPC (shmget, msgget, semget...): its objects outlive a process and no tmpfs or rlimit
+# caps them, so a seccomp filter refuses the calls (EPERM). (AUDIT_ARCH, syscall numbers) per arch.
+_SYSV_IPC = {
+    "x86_64": (0xC000003E, (29, 30, 31, 67, 64, 65, 66, 220, 68, 69, 70, 71)),
+    "aarch64": (0xC00000B7, tuple(range(186, 198))),
+}
+
+
+def _seccomp_filter() -> bytes | None:
+    """A classic BPF program (``struct sock_filter[]``) for bubblewrap's ``--seccomp``: System V
+    IPC and any foreign syscall ABI refused, everything else allowed. None on another arch."""
+    machine = platform.machine()
+    if machine not in _SYSV_IPC:
+        return None
+    arch, calls = _SYSV_IPC[machine]
+    deny, allow = 0x00050000 | 1, 0x7FFF0000  # SECCOMP_RET_ERRNO | EPERM, SECCOMP_RET_ALLOW
+    prog = [(0x20, 0, 0, 4), (0x15, 1, 0, arch), (0x06, 0, 0, deny), (0x20, 0, 0, 0)]
+    checks = [(0x35, 0x40000000)] if machine == "x86_64" else []  # x32 ABI: nr | 2**30
+    checks += [(0x15, nr) for nr in calls]
+    for i, (code, k) in enumerate(checks):
+        prog.append((code, len(checks) - i, 0, k))  # to the deny after the allow
+    prog += [(0x06, 0, 0, allow), (0x06, 0, 0, deny)]
+    return b"".join(struct.pack("=HBBI", *ins) for ins in prog)
+
+
+def _memfd(data: bytes) -> int:
+    fd = os.memfd_create("bwrap", 0)  # close-on-exec: passed by pass_fds only
+    os.write(fd, data)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def launch(cmd: list[str], user: int | None = None) -> tuple[list[str], list[int], int | None]:
+    """How to start ``cmd`` (from :func:`_bwrap_command`) as ``user``: ``bwrap --args N``, its
+    options read from a memory file, so that the sandbox's pid 1 (bubblewrap) shows no mount in
+    its ``/proc/1/cmdline``, only the command after ``--``; each ``--file`` read into a memory
+    file (the sandbox's own modules are copies: no path of the checkout, nothing a private folder
+    hides); with the System V IPC filter.
+
+    Where ``cmd`` mounts a staged folder (:func:`_ro_bind`), the judge (root) binds each private
+    folder there in a new mount namespace (``unshare``), then becomes ``user`` (``setpriv``) and
+    runs bubblewrap. Returns the command, the fds to pass (the caller closes them once it has
+    started) and the user to start the command as."""
+    own = []
+    end = cmd.index("--")  # bubblewrap reads only its options from the file
+    args, command = cmd[1:end], cmd[end:]
+    for i, arg in enumerate(cmd[:end]):
+        if arg == "--file":  # _bwrap_command names the file to copy: bubblewrap reads it from an fd
+            with open(cmd[i + 1], "rb") as f:
+                own.append(_memfd(f.read()))
+            args[i] = str(own[-1])
+    rules = _seccomp_filter()
+    if rules is not None:
+        own.append(_memfd(rules))
+        args = ["--seccomp", str(own[-1]), *args]
+    own.append(_memfd(b"".join(a.encode() + b"\0" for a in args)))
+    argv = [shutil.which("bwrap") or "bwrap", "--args", str(own[-1]), *command]
+    with _stage_lock:
+        staged = [(src, at) for src, at in _staged.items() if at in args]
+    if staged and user is not None:
+        binds = "".join(f'mount --bind "${2 * i + 1}" "${2 * i + 2}"; ' for i in range(len(staged)))
+        become = f"setpriv --reuid={user} --regid={user} --clear-groups --"
+        script = f'set -e; {binds}shift {2 * len(staged)}; exec {become} env -i "$@"'
+        argv = [
+            "unshare", "--mount", "--propagation", "private", "--", "sh", "-c", script, "sh",
+            *[p for pair in staged for p in pair], *argv,
+        ]  # fmt: skip
+        user = None
+    return argv, own, user
+
+
+# What the sandbox's bubblewrap is started with: no environment of the judge's (its pid 1 could
+# read it), the root folder as its working one (not the checkout).
+LAUNCH = {"env": {}, "cwd": "/"}
 
 
 def _boot(code: str, sandbox: str = "/sandbox", libraries: list[str] | None = None) -> str:
@@ -168,6 +316,13 @@ def strong_isolation_available() -> bool:
         return _strong_isolation_available()
 
 
+def why_unavailable() -> str:
+    """Why the strong sandbox cannot run here, as the probe found it (after
+    :func:`strong_isolation_available` said False)."""
+    with _probe_lock:
+        return _probe.get("why") or "bubblewrap failed to start"
+
+
 def unprobed() -> bool:
     """Is bubblewrap installed here, but not yet probed?"""
     with _probe_lock:
@@ -184,15 +339,26 @@ def _strong_isolation_available() -> bool:
     if "strong" not in _probe:
         ok = False
         if shutil.which("bwrap") and sys.platform.startswith("linux"):
-            python, folders, user = _interpreter()
-            # numpy: the installed packages must be there too, not only the sandbox's modules
-            cmd = _bwrap_command(
-                python, folders, _strong_boot("import autograder.sandbox.protocol, numpy")
+            # numpy: the installed packages must be there too, not only the sandbox's modules;
+            # seal: the tmpfs' inode caps, every capability dropped
+            boot = _strong_boot(
+                "from autograder.sandbox.inside.zygote import seal; seal(); import numpy"
             )
             try:
-                proc = subprocess.run(cmd, capture_output=True, timeout=120, **_as_user(user))
+                python, folders, user = _interpreter()
+                argv, fds, user = launch(_bwrap_command(python, folders, boot), user)
+                try:
+                    proc = subprocess.run(
+                        argv, capture_output=True, timeout=120, pass_fds=fds, **LAUNCH,
+                        **_as_user(user),
+                    )  # fmt: skip
+                finally:
+                    for fd in fds:
+                        os.close(fd)
                 ok = proc.returncode == 0
                 _probe["why"] = proc.stderr.decode(errors="replace").strip()[-300:]
+            except NotReadable as e:
+                _probe["why"] = str(e)
             except (OSError, subprocess.SubprocessError) as e:
                 _probe["why"] = str(e)
         else:

@@ -8,9 +8,12 @@ import queue
 import threading
 
 from autograder.sandbox.host import bwrap
-from autograder.sandbox.host.server import Server
+from autograder.sandbox.host.server import SandboxUnavailable, Server
 
 STARTUP_TIMEOUT = 300.0  # seconds a sandbox's server may take to load torch (a very busy machine)
+# seconds a kept sandbox may take to reset (kill everything, empty its tmpfs, each inode-capped:
+# well under a second); past it, the sandbox is discarded and the next submission gets a new one
+RESET_TIMEOUT = 60.0
 
 _server_lock = threading.Lock()  # the kept and spare sandboxes, the starter thread
 _default_lock = threading.Lock()  # this process's own sandbox (held while it starts)
@@ -34,8 +37,13 @@ def default_server(*, wait: bool = True) -> Server:
         if _default is not None and not _default.alive():
             _default.close()
             _default = Server() if _default.tentative else None  # tentative: bubblewrap failed
+        if _default is None and bwrap.unprobed():
+            try:
+                _default = Server(strong=True, probe=False)
+            except SandboxUnavailable:  # the probe says why, and chooses
+                pass
         if _default is None:
-            _default = Server(strong=True, probe=False) if bwrap.unprobed() else Server()
+            _default = Server()
         if wait and _default.tentative:
             if _default.wait_ready(STARTUP_TIMEOUT):
                 bwrap.proven()
@@ -61,8 +69,10 @@ def isolated(*, allow_weak: bool = False, fresh: bool = True):
 
     With ``fresh`` (the default), a new sandbox, ended with the block: ``grade`` gives each
     notebook its own. With ``fresh=False``, this thread's own sandbox, kept for its next block:
-    never used by two submissions at once, and reset between them (every process killed, the
-    tmpfs emptied), which saves starting one per notebook (seconds of CPU each).
+    never used by two submissions at once, and reset at the end of each block, before it is
+    handed on (every process killed, every tmpfs emptied; the time it takes is the submission's
+    own), which saves starting one per notebook (seconds of CPU each). A sandbox that dies, or
+    does not reset in :data:`RESET_TIMEOUT`, is discarded: the next block starts a new one.
 
     Without bubblewrap it raises :class:`SandboxUnavailable`, unless ``allow_weak`` (the
     instructor accepted the risk: process isolation only).
@@ -84,9 +94,24 @@ def isolated(*, allow_weak: bool = False, fresh: bool = True):
     try:
         yield server
     finally:
+        used = _local.server  # another one if the sandbox died meanwhile (current_server)
         _local.server = previous
         if fresh:
             server.close()
+            used.close()
+        else:
+            clean = used.alive() and used.reset(RESET_TIMEOUT)
+            with _server_lock:
+                for s in {server, used}:
+                    if s in _kept:
+                        _kept.remove(s)
+                if clean:
+                    _kept.append(used)
+            if not clean:
+                used.close()
+            if used is not server:
+                server.close()
+            _local.kept = used if clean else None
 
 
 def start_ahead(count: int, *, allow_weak: bool = False) -> None:
@@ -108,7 +133,8 @@ def start_ahead(count: int, *, allow_weak: bool = False) -> None:
 
 
 def _spare(strong: bool | None) -> Server | None:
-    """A sandbox started ahead and never used, as strong as asked, if there is one."""
+    """A sandbox started ahead and never used (or lent clean, :func:`lend_default`), as strong as
+    asked, if there is one."""
     with _server_lock:
         while _spares:
             server = _spares.pop(0)
@@ -124,11 +150,15 @@ def started_default() -> Server | None:
 
 
 def lend_default() -> None:
-    """Offer this process's own sandbox, if it is strong, to the next :func:`isolated` block (the
-    warm grader's ``grade``: its first notebook takes the warm sandbox). The block's end or
-    :func:`close_kept` may close it; :func:`default_server` then starts a fresh one."""
+    """Hand this process's own sandbox, if it is strong, to the next :func:`isolated` block (the
+    warm grader's ``grade``: its first notebook takes the warm sandbox). It is reset first, as a
+    kept sandbox is before it is handed on; one that does not reset in :data:`RESET_TIMEOUT` is
+    not lent. The block's end or :func:`close_kept` may close it; :func:`default_server` then
+    starts a fresh one."""
     server = _default
-    if server is not None and server.strong:
+    if server is None or not server.strong or not server.alive():
+        return
+    if server.reset(RESET_TIMEOUT):
         with _server_lock:
             _spares.insert(0, server)
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from autograder.sandbox.protocol import ErrorKind, ProtocolError
+from autograder.sandbox.protocol import ErrorKind, ProtocolError, one_line
 
 
 class LearnerProblem(Exception):
@@ -30,10 +30,25 @@ class LearnerError(LearnerProblem):
 class LearnerTimeout(LearnerProblem):
     """A time limit was hit; ``limit`` says which (``ErrorKind.CPU_TIME`` or ``WALL_CLOCK``)."""
 
-    def __init__(self, message: str, limit: ErrorKind = ErrorKind.CPU_TIME, seconds: float = 0):
+    def __init__(
+        self,
+        message: str,
+        limit: ErrorKind = ErrorKind.CPU_TIME,
+        seconds: float = 0,
+        cpu: float | None = None,
+    ):
         super().__init__(message)
         self.limit, self.seconds = limit, seconds
         self.kind = limit
+        self.cpu = cpu  # CPU seconds the process had used, where known
+
+    def busy_machine(self, cpu_limit: float) -> bool:
+        """Could a busy machine have caused this hit (worth one retry)? A CPU-time limit, or the
+        wall-clock backstop reached by a process that used at least a quarter of its CPU time;
+        never one that slept or waited (almost no CPU), nor one whose CPU time is unknown."""
+        if self.limit is ErrorKind.CPU_TIME:
+            return True
+        return self.cpu is not None and self.cpu >= 0.25 * cpu_limit
 
 
 class LearnerCrashed(LearnerProblem):
@@ -115,12 +130,15 @@ def from_plain(value, devices: set[str], depth: int = 0):
         return value
     if isinstance(value, dict):
         if "__opaque__" in value and set(value) == {"__opaque__", "repr"}:
-            return Opaque(str(value["__opaque__"])[:200], str(value["repr"])[:200])
+            return Opaque(one_line(value["__opaque__"], 200), one_line(value["repr"], 200))
         if not all(isinstance(k, str) for k in value):
             raise ProtocolError("a dict with keys that are not text")
-        return {k: from_plain(v, devices, depth + 1) for k, v in value.items()}
+        return {one_line(k): from_plain(v, devices, depth + 1) for k, v in value.items()}
     if isinstance(value, tuple | list):
         return type(value)(from_plain(v, devices, depth + 1) for v in value)
+    if isinstance(value, str):  # learner text: shown on one line wherever a message quotes it
+        # (around it, spaces and line breaks are dropped: an answer "B\n" is still "B")
+        return value if one_line(value) == value else one_line(value.strip())
     if isinstance(value, _ALLOWED_LEAVES):
         return value
     raise ProtocolError(f"a value of type {type(value).__name__}")

@@ -20,13 +20,16 @@ import threading
 
 from autograder.sandbox.host import bwrap
 from autograder.sandbox.host.bwrap import (
+    LAUNCH,
     ROOT,
     SANDBOX_FILES,
+    NotReadable,
     _as_user,
     _boot,
     _bwrap_command,
     _interpreter,
     _strong_boot,
+    launch,
     strong_isolation_available,
 )
 from autograder.sandbox.protocol import COMMAND, RECORD, Channel
@@ -55,12 +58,19 @@ class Server:
         self._ctrl, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         fd = theirs.fileno()
         self._layout = None
+        fds, own, started = [fd], [], dict(LAUNCH)
         if strong:
-            python, folders, user = _interpreter()
+            try:
+                python, folders, user = _interpreter()
+            except NotReadable as e:
+                theirs.close()
+                self._ctrl.close()
+                raise SandboxUnavailable(str(e)) from None
             boot = _strong_boot(
                 f"from autograder.sandbox.inside.zygote import serve; serve({fd}, True)"
             )
-            cmd = _bwrap_command(python, folders, boot)
+            cmd, own, user = launch(_bwrap_command(python, folders, boot), user)
+            fds += own
         else:
             bwrap._note_weak()
             user = None
@@ -75,18 +85,22 @@ class Server:
             )
             boot = _boot(serve, self._layout)
             cmd = [sys.executable, "-I", "-S", "-B", "-c", boot]
-        env = None if strong else {**os.environ, "MPLBACKEND": "Agg"}
+            started = {"env": {**os.environ, "MPLBACKEND": "Agg"}}
         self.user = user
-        self._proc = subprocess.Popen(
-            cmd,
-            pass_fds=[fd],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            env=env,
-            start_new_session=True,
-            **_as_user(user),
-        )
+        try:
+            self._proc = subprocess.Popen(
+                cmd,
+                pass_fds=fds,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+                **started,
+                **_as_user(user),
+            )
+        finally:
+            for f in own:
+                os.close(f)
         theirs.close()
         self._lock = threading.Lock()
         self._changed = threading.Condition()
@@ -94,6 +108,7 @@ class Server:
         self._exited: dict[int, int] = {}
         self._ready = False
         self._gone = False
+        self._cleaned = 0  # resets the server has finished (C records)
         threading.Thread(target=self._listen, daemon=True).start()
 
     def _listen(self) -> None:
@@ -115,6 +130,8 @@ class Server:
                     buf = buf[size:]
                     if kind == b"R":
                         self._ready = True
+                    elif kind == b"C":
+                        self._cleaned += 1
                     elif kind == b"S":
                         self._started.append(pid)
                     else:
@@ -151,6 +168,21 @@ class Server:
                     raise RuntimeError("the sandbox server stopped")
                 pid = self._started.pop(0)
         return pid, Channel(ours)
+
+    def reset(self, timeout: float) -> bool:
+        """Kill every process of the sandbox and empty its writable places, before it is handed
+        to another submission; whether that finished within ``timeout`` (if not, the caller
+        discards the sandbox)."""
+        with self._lock:
+            with self._changed:
+                before = self._cleaned
+            try:
+                self._ctrl.sendall(COMMAND.pack(b"rset", 0))
+            except OSError:
+                return False
+            with self._changed:
+                self._changed.wait_for(lambda: self._cleaned > before or self._gone, timeout)
+                return self._cleaned > before and not self._gone
 
     def kill(self, pid: int) -> None:
         with contextlib.suppress(OSError):

@@ -91,7 +91,16 @@ class Submission:
         try:
             self._pid, self._chan = server.spawn()
         except RuntimeError as e:
-            raise LearnerCrashed(f"the sandbox did not start ({e})") from e
+            if self._server is not None:
+                raise LearnerCrashed(f"the sandbox did not start ({e})") from e
+            # A sandbox that does not start a learner process in time is discarded: this
+            # submission is not graded down for it, it runs in a new one.
+            server.close()
+            server = self._live_server = current_server()
+            try:
+                self._pid, self._chan = server.spawn()
+            except RuntimeError as e:
+                raise LearnerCrashed(f"the sandbox did not start ({e})") from e
         self._chan.send(pickle.dumps(self._setup))
         deadline = time.monotonic() + self._setup.load_wall_limit
         try:
@@ -224,7 +233,7 @@ class Submission:
             return LearnerCrashed("the sandbox stopped")
         status, cpu = report["status"], report["cpu"]
         if report["wall_limit_hit"]:
-            return self._wall_timeout()
+            return self._wall_timeout(cpu)
         if os.WIFSIGNALED(status):
             sig = os.WTERMSIG(status)
             if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= self._cpu_limit - 0.05):
@@ -237,7 +246,7 @@ class Submission:
                 )
         return self._ended(status, "")
 
-    def _wall_timeout(self) -> LearnerTimeout:
+    def _wall_timeout(self, cpu: float | None = None) -> LearnerTimeout:
         wall = wall_backstop(self._cpu_limit)
         return LearnerTimeout(
             f"your code was still running after {wall:.0f} s of wall-clock time without using "
@@ -245,6 +254,7 @@ class Submission:
             "comes (input(), a lock, time.sleep)",
             ErrorKind.WALL_CLOCK,
             wall,
+            cpu,
         )
 
     def defines(self, name: str) -> bool:
@@ -330,15 +340,17 @@ class Submission:
 
 
 def run_check(sub: Submission, ex) -> None:
-    """``sub.begin(ex); ex.check(sub)``, with a time limit hit retried once before it counts:
-    limits count CPU time, so a second try only ever helps code that was near its limit."""
+    """``sub.begin(ex); ex.check(sub)``, with a time limit hit on a busy machine retried once
+    before it counts (:meth:`LearnerTimeout.busy_machine`): limits count CPU time, so a second
+    try only ever helps code that was near its limit. Code that sleeps is not retried: its wall
+    time would only double."""
     for attempt in (1, 2):
         sub.begin(ex)
         try:
             ex.check(sub)
             return
-        except LearnerTimeout:
-            if attempt == 2:
+        except LearnerTimeout as e:
+            if attempt == 2 or not e.busy_machine(float(ex.time_limit)):
                 raise
 
 

@@ -1,11 +1,11 @@
 """The warm server of one sandbox: it forks one learner process per submission.
 
 The judge starts it inside the sandbox (``bwrap ... python -I -S -B -c "...serve(fd, ...)"``, see
-:mod:`autograder.sandbox`); it imports torch and :mod:`autograder.sandbox.inside.worker` once, so
-that each
-learner process is a fork of it, ready in milliseconds. It never runs learner code itself. The
-judge talks to it over a Unix socket: ``load`` with one connected socket (``socket.send_fds``)
-forks a learner process on it, and ``kill`` + a pid ends one. The server says ``R`` once torch is
+:mod:`autograder.sandbox.host.server`); it imports torch and :mod:`autograder.sandbox.inside.worker`
+once, so that each learner process is a fork of it, ready in milliseconds. It never runs learner
+code itself. The judge talks to it over a Unix socket: ``load`` with one connected socket
+(``socket.send_fds``) forks a learner process on it, ``kill`` + a pid ends one, and ``rset`` resets
+the sandbox (the server answers ``C`` once it is clean). The server says ``R`` once torch is
 loaded, answers ``S`` + the new pid, and ``X`` + pid + wait status when a learner process ends,
 so the judge can say *why* it stopped. When the last learner process has ended, it kills whatever
 they left running (in the sandbox's own pid namespace: nothing outside) and empties the tmpfs, so
@@ -23,7 +23,33 @@ import signal
 import socket
 import sys
 
-from autograder.sandbox.protocol import COMMAND, RECORD
+from autograder.sandbox.protocol import COMMAND, RECORD, TMPFS
+
+_MS_NOSUID, _MS_NODEV, _MS_REMOUNT = 2, 4, 32
+_CAPS = ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")
+
+
+def seal() -> None:
+    """First thing in a sandbox: cap every tmpfs's inodes (bubblewrap sets only its size, and
+    empty folders cost no bytes), then drop the one capability bubblewrap gave for that, for this
+    process and all it will start. Refuses to go on (SystemExit) if any capability is left."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    for place, (size, inodes) in TMPFS.items():
+        options = f"size={size},nr_inodes={inodes},mode=1777".encode()
+        flags = _MS_REMOUNT | _MS_NOSUID | _MS_NODEV
+        if libc.mount(b"tmpfs", place.encode(), b"tmpfs", flags, options) != 0:
+            raise SystemExit(f"cannot cap {place}: {os.strerror(ctypes.get_errno())}")
+    libc.prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL
+    for cap in range(64):
+        libc.prctl(24, cap, 0, 0, 0)  # PR_CAPBSET_DROP (EINVAL past the last one)
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+    libc.capset(header, (ctypes.c_uint32 * 6)())
+    with open("/proc/self/status") as f:
+        left = [line for line in f if line.split(":")[0] in _CAPS and int(line.split()[1], 16)]
+    if left:
+        raise SystemExit(f"capabilities left: {left}")
 
 
 def _reap(ctrl: socket.socket, active: set[int]) -> None:
@@ -56,15 +82,16 @@ def _reset(ctrl: socket.socket, active: set[int]) -> None:
     """Between submissions: nothing of the last one may outlive it or be left for the next.
 
     Every other process of the sandbox is killed (we are not pid 1: the sandbox's init is, and
-    ``kill(-1)`` spares it and us), then everything in the tmpfs is deleted.
+    ``kill(-1)`` spares it and us), then everything in every tmpfs is deleted (each holds at most
+    its inode cap: the reset's time is bounded).
     """
     try:
         os.kill(-1, signal.SIGKILL)
     except ProcessLookupError:
         pass
     _reap(ctrl, active)
-    for name in os.listdir("/tmp"):
-        path = os.path.join("/tmp", name)
+    for place, name in [(p, n) for p in TMPFS for n in os.listdir(p)]:
+        path = os.path.join(place, name)
         for root, dirs, _ in os.walk(path):  # a learner may have made its folders unwritable
             for d in dirs:
                 with contextlib.suppress(OSError):
@@ -80,6 +107,7 @@ def _reset(ctrl: socket.socket, active: set[int]) -> None:
 
 def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
     if contained:
+        seal()
         _seed_font_cache()
     from autograder.sandbox.inside import worker  # torch loads here, once
     from autograder.sandbox.inside.lockdown import PR_SET_DUMPABLE, prctl
@@ -108,6 +136,11 @@ def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
         if len(msg) < COMMAND.size:  # the judge has gone: so do we
             return
         command, pid = COMMAND.unpack(msg)
+        if command == b"rset":  # the judge hands this sandbox on only once it is clean
+            if contained:
+                _reset(ctrl, active)
+            ctrl.sendall(RECORD.pack(b"C", os.getpid(), 0))
+            continue
         if command == b"kill":
             if pid in active:
                 os.kill(pid, signal.SIGKILL)
