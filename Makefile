@@ -59,7 +59,10 @@ install: $(LAB_SETTINGS)
 # As root (containers, cloud boxes) Jupyter refuses to start without --allow-root.
 AS_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 LAB := $(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(AS_ROOT)
+# The warm grader starts first (autograder/service/): it loads torch while the lab opens, so the
+# first check() of the first lesson answers at once.
 lab: install
+	-$(PY) -m autograder.service start
 	$(LAB) --ServerApp.default_url=/lab/tree/00_setup/00_setup.ipynb
 
 # The same lab with nbgrader's instructor tools (Create Assignment, Validate, formgrader), opened
@@ -73,11 +76,13 @@ lab-instructor: install
 progress: install
 	$(PY) -m autograder progress notebooks
 
+# --dist loadgroup: the gates that read one lesson's notebook run (tests/test_notebooks.py) share
+# one xdist group, so that each notebook is executed once per run.
 test: install
-	$(PY) -m pytest -n 2
+	$(PY) -m pytest -n 2 --dist loadgroup
 
 test-fast: install
-	$(PY) -m pytest -n 2 -m "not slow"
+	$(PY) -m pytest -n 2 --dist loadgroup -m "not slow"
 
 # Rebuild notebooks/ from solutions/, then make the repo root an nbgrader course: the assignments
 # in its gradebook.db, the learners' versions in release/ (nothing goes to nbgrader's exchange).
@@ -105,6 +110,7 @@ bench: install
 	$(PY) bench/bench_grader.py
 	$(PY) bench/bench_startup.py
 	$(PY) bench/bench_lesson08.py
+	$(PY) bench/bench_service.py
 
 doctor: install
 	$(PY) -m course_lib.device

@@ -20,10 +20,23 @@ from autograder.core.extract import from_file, from_sources
 from autograder.core.judge import NothingToGrade, judge_code
 from autograder.core.result import Result
 from autograder.sandbox.host.pool import default_ready, warm_up
+from autograder.service import client as service
 
-# The sandbox's server loads torch in the background while the learner reads the lesson: by the
-# first check it is warm. A check that has to wait for it says so at once, on a line of its own.
-warm_up(background=True)
+
+def _in_kernel() -> bool:
+    try:
+        get_ipython()  # noqa: F821  (defined inside IPython)
+    except NameError:
+        return False
+    return True
+
+
+# The grader loads torch in the background while the learner reads the lesson: by the first check
+# it is warm. In a kernel it is the user's one warm grader (autograder/service/), shared by every
+# kernel and the command line; where that cannot be used, and in a script, this process's own
+# sandbox. A check that has to wait for it says so at once, on a line of its own.
+if not (_in_kernel() and service.start_ahead()):  # a script checks in its own process
+    warm_up(background=True)
 STARTING = "starting the grader… (the first check of a session takes a few seconds)"
 
 
@@ -84,6 +97,23 @@ def _verdict(result: Result) -> str:
     return "\n".join(lines)
 
 
+def _in_service(obj, name: str, caller, lesson: str) -> Result | None:
+    """The verdict of the warm grader on the kernel's sources (None: grade here instead)."""
+    sources = _kernel_sources(caller)
+    if sources is None:
+        return None
+    message = {"label": "this notebook", "sources": sources, "only": [name], "lesson": lesson}
+    reply = service.judge(message, on_queued=lambda: print(STARTING, flush=True))
+    if reply is None:
+        if not default_ready():  # this kernel's own sandbox starts now
+            warm_up(background=True)
+        return None
+    if "results" not in reply:
+        raise NothingToGrade(reply.get("nothing") or reply.get("extract_error"))
+    [result] = [Result(**r) for r in reply["results"]]
+    return result
+
+
 def check(obj, *, strict: bool = False) -> None:
     """Check one exercise (pass the function or class itself, or its name) and print a verdict.
 
@@ -95,11 +125,14 @@ def check(obj, *, strict: bool = False) -> None:
     if not name:
         print(f"✘ check() needs the function or class of an exercise, got {obj!r}.")
         return
-    if not default_ready():
-        print(STARTING, flush=True)
+    caller = sys._getframe(1)
+    lesson = Path.cwd().name  # the notebook's folder
     try:
-        code = _code_for(obj, sys._getframe(1))
-        [result] = judge_code(code, only=[name], lesson=Path.cwd().name)  # the notebook's folder
+        result = _in_service(obj, name, caller, lesson)
+        if result is None:  # no warm grader: this kernel's own sandbox, as before
+            if not default_ready():
+                print(STARTING, flush=True)
+            [result] = judge_code(_code_for(obj, caller), only=[name], lesson=lesson)
     except NothingToGrade as e:
         message = f"✘ {e}"
         print(message)

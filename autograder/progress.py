@@ -19,6 +19,8 @@ from autograder.contract import CONTRACT
 from autograder.core import lesson_folders
 from autograder.core.extract import ExtractError
 from autograder.core.judge import NothingToGrade, judge_file
+from autograder.core.result import Result
+from autograder.service import client as service
 
 BAR_WIDTH = 20
 
@@ -61,11 +63,27 @@ def lesson_items(lesson: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return exercises, questions
 
 
+def _in_service(notebook: Path) -> list[Result] | None:
+    """The warm grader's results for a notebook (None: grade it here instead)."""
+    reply = service.judge(
+        {"file": str(Path(notebook).resolve()), "label": str(notebook), "questions": True}
+    )
+    if reply is None:
+        return None
+    if "extract_error" in reply:
+        raise ExtractError(reply["extract_error"])
+    if "nothing" in reply:
+        raise NothingToGrade(reply["nothing"])
+    return [Result(**r) for r in reply["results"]]
+
+
 def lesson_progress(lesson: str, notebook: Path) -> LessonProgress:
     """Grade one lesson's notebook, as ``check`` does; a blank or unreadable one passes nothing."""
     exercises, questions = lesson_items(lesson)
     try:
-        results = judge_file(notebook, questions=True)
+        results = _in_service(notebook)
+        if results is None:  # no warm grader: graded in this process
+            results = judge_file(notebook, questions=True)
     except NothingToGrade:  # nothing written (or every definition deleted): nothing passes
         results = []
     except ExtractError as e:

@@ -22,6 +22,32 @@ def accelerator() -> torch.device | None:
     return None
 
 
+def pytest_configure(config):
+    """The session's own warm grader (autograder/service/), in a private runtime folder of this
+    process: the command lines and kernels the tests start share it, the learner's own grader is
+    never touched, and it is stopped when the session ends."""
+    if os.environ.get("AUTOGRADER_RUNTIME_DIR"):
+        return
+    import tempfile
+
+    os.environ["AUTOGRADER_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="ag-test-rt-")
+    os.environ.setdefault("AUTOGRADER_DAEMON_WORKERS", "1")  # `-n 2`: one each
+    os.environ.setdefault("AUTOGRADER_DAEMON_IDLE", "600")  # a backstop: stopped at the end
+    config._service_dir = os.environ["AUTOGRADER_RUNTIME_DIR"]
+
+
+def pytest_unconfigure(config):
+    folder = getattr(config, "_service_dir", None)
+    if folder:
+        import shutil
+
+        from autograder.service import client
+
+        client.control("stop")
+        os.environ.pop("AUTOGRADER_RUNTIME_DIR", None)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def pytest_collection_modifyitems(config, items):
     if accelerator() is not None:
         return

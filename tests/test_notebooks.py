@@ -230,51 +230,76 @@ def problems_in(nb, allow_errors: bool = False) -> list[str]:
     return found
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_solution_notebook_runs_top_to_bottom(assignment, venv_on_path):
-    from nbclient import NotebookClient
+class RoundTrip:
+    """One nbgrader round trip of a lesson: its release generated, then the solution notebook
+    and the blank learner notebook autograded (each executed top to bottom in a fresh ``python3``
+    kernel, once per session); the gates below read it."""
 
-    nb = nbformat.read(source(assignment), as_version=4)
-    client = NotebookClient(
-        nb,
-        kernel_name="python3",
-        timeout=120,
-        allow_errors=True,
-        resources={"metadata": {"path": str(SOLUTIONS / assignment)}},
-    )
-    client.execute()
+    def __init__(self, assignment: str, root: Path):
+        self.notebook = f"{assignment}.ipynb"
+        built = release.generate(root, [assignment])
+        for student, original in (
+            ("solution", source(assignment)),
+            ("blank", built / assignment / self.notebook),
+        ):
+            folder = root / "submitted" / student / assignment
+            folder.mkdir(parents=True)
+            shutil.copy(original, folder / self.notebook)
+        self.done = subprocess.run(
+            [str(Path(sys.executable).parent / "nbgrader"), "autograde", assignment, "--force"]
+            + release.course_args(root),
+            cwd=root,
+            capture_output=True,
+            text=True,
+            env=release.nbgrader_env(),
+        )
+        self.root, self.assignment = root, assignment
+
+    def executed(self, student: str):
+        """The notebook of ``student`` ("solution" or "blank") as autograde executed it."""
+        path = self.root / "autograded" / student / self.assignment / self.notebook
+        return nbformat.read(path, as_version=4)
+
+
+_round_trips: dict[str, RoundTrip] = {}
+
+
+@pytest.fixture
+def round_trip(tmp_path_factory, assignment, venv_on_path) -> RoundTrip:
+    """The lesson's round trip, run by the first gate that asks for it in this session (the
+    gates of a lesson share an xdist group, so they run in the same worker)."""
+    if assignment not in _round_trips:
+        _round_trips[assignment] = RoundTrip(assignment, tmp_path_factory.mktemp(assignment))
+    return _round_trips[assignment]
+
+
+def _one_run_each(assignment):
+    return pytest.param(assignment, marks=pytest.mark.xdist_group(f"round-trip-{assignment}"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", [_one_run_each(a) for a in ASSIGNMENTS])
+def test_solution_notebook_runs_top_to_bottom(round_trip):
+    """Every cell ran, in a fresh kernel, without an error output or anything on stderr."""
+    assert round_trip.done.returncode == 0, round_trip.done.stdout + round_trip.done.stderr
+    nb = round_trip.executed("solution")
+    unrun = [
+        i
+        for i, c in enumerate(nb.cells, 1)
+        if c.cell_type == "code" and c.source.strip() and c.get("execution_count") is None
+    ]
+    assert not unrun, f"cells {unrun} did not run"
     problems = problems_in(nb)
     assert not problems, "\n".join(problems)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_autograde_gives_solutions_full_marks_and_blank_notebooks_zero(
-    assignment, tmp_path, venv_on_path
-):
+@pytest.mark.parametrize("assignment", [_one_run_each(a) for a in ASSIGNMENTS])
+def test_autograde_gives_solutions_full_marks_and_blank_notebooks_zero(assignment, round_trip):
     from nbgrader.api import Gradebook
 
-    built = release.generate(tmp_path, [assignment])
-    notebook = f"{assignment}.ipynb"
-    for student, original in (
-        ("solution", source(assignment)),
-        ("blank", built / assignment / notebook),
-    ):
-        folder = tmp_path / "submitted" / student / assignment
-        folder.mkdir(parents=True)
-        shutil.copy(original, folder / notebook)
-    done = subprocess.run(
-        [str(Path(sys.executable).parent / "nbgrader"), "autograde", assignment, "--force"]
-        + release.course_args(tmp_path),
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env=release.nbgrader_env(),
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-
-    with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}") as gradebook:
+    assert round_trip.done.returncode == 0, round_trip.done.stdout + round_trip.done.stderr
+    with Gradebook(f"sqlite:///{round_trip.root / 'gradebook.db'}") as gradebook:
         solution = gradebook.find_submission(assignment, "solution")
         blank = gradebook.find_submission(assignment, "blank")
         lost = {
@@ -286,6 +311,3 @@ def test_autograde_gives_solutions_full_marks_and_blank_notebooks_zero(
         assert solution.max_score > 0
         assert solution.score == solution.max_score, f"the solution loses points in {lost}"
         assert blank.score == 0, f"the blank notebook scores {blank.score}"
-    autograded = nbformat.read(tmp_path / "autograded" / "solution" / assignment / notebook, 4)
-    problems = problems_in(autograded)
-    assert not problems, "\n".join(problems)

@@ -10,6 +10,8 @@ import argparse
 import json
 import sys
 
+from autograder.service.client import NO_DAEMON
+
 EXIT_PASSED, EXIT_FAILED, EXIT_UNGRADABLE = 0, 1, 2
 
 
@@ -19,6 +21,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
     check.add_argument("file", metavar="FILE")
     check.add_argument("--only", nargs="+", metavar="NAME", help="grade just these exercises")
     check.add_argument("--json", action="store_true", help="print one JSON object")
+    check.add_argument("--no-daemon", action="store_true", help=NO_DAEMON)
     check.set_defaults(main=main)
 
 
@@ -26,6 +29,7 @@ def register_progress(verbs: argparse._SubParsersAction) -> None:
     """Add ``progress`` to the command line's verbs."""
     progress = verbs.add_parser("progress", help="your notebooks' progress, lesson by lesson")
     progress.add_argument("notebooks", nargs="?", default="notebooks", metavar="NOTEBOOKS_DIR")
+    progress.add_argument("--no-daemon", action="store_true", help=NO_DAEMON)
     progress.set_defaults(main=progress_main)
 
 

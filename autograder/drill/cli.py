@@ -55,6 +55,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     check = verbs.add_parser("check", help="grade a drill file and record the attempt")
     check.add_argument("file", metavar="FILE")
+    check.add_argument("--no-daemon", action="store_true", help="grade in this process")
     hint = verbs.add_parser("hint", help="hints for a drill, in levels")
     hint.add_argument("name", metavar="NAME")
     hint.add_argument("level", nargs="?", type=int, default=1, metavar="LEVEL")

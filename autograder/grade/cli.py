@@ -9,6 +9,8 @@ import argparse
 import os
 import sys
 
+from autograder.service.client import NO_DAEMON
+
 EXIT_GRADED, EXIT_UNGRADABLE = 0, 2
 
 
@@ -30,6 +32,7 @@ def register(verbs: argparse._SubParsersAction) -> None:
         "(no such folder, bad arguments, no strong sandbox).",
     )
     grade.add_argument("submissions", metavar="SUBMISSIONS_DIR")
+    grade.add_argument("--no-daemon", action="store_true", help=NO_DAEMON)
     grade.add_argument(
         "--out",
         default="grades/grades.csv",

@@ -380,3 +380,11 @@ def _note_weak() -> None:
     if not _noted:
         _noted = True
         print(WEAK_NOTE.format(why=_probe.get("why") or "unknown reason"), file=sys.stderr)
+
+
+def note_weak_again() -> None:
+    """Say the weak-sandbox note again (the warm grader: once per request, as each process
+    running the command line on its own would)."""
+    global _noted
+    _noted = False
+    _note_weak()

@@ -133,7 +133,8 @@ def start_ahead(count: int, *, allow_weak: bool = False) -> None:
 
 
 def _spare(strong: bool | None) -> Server | None:
-    """A sandbox started ahead and never used, as strong as asked, if there is one."""
+    """A sandbox started ahead and never used (or lent clean, :func:`lend_default`), as strong as
+    asked, if there is one."""
     with _server_lock:
         while _spares:
             server = _spares.pop(0)
@@ -141,6 +142,25 @@ def _spare(strong: bool | None) -> Server | None:
                 return server
             server.close()
     return None
+
+
+def started_default() -> Server | None:
+    """This process's own sandbox if it has been started (never starts one)."""
+    return _default
+
+
+def lend_default() -> None:
+    """Hand this process's own sandbox, if it is strong, to the next :func:`isolated` block (the
+    warm grader's ``grade``: its first notebook takes the warm sandbox). It is reset first, as a
+    kept sandbox is before it is handed on; one that does not reset in :data:`RESET_TIMEOUT` is
+    not lent. The block's end or :func:`close_kept` may close it; :func:`default_server` then
+    starts a fresh one."""
+    server = _default
+    if server is None or not server.strong or not server.alive():
+        return
+    if server.reset(RESET_TIMEOUT):
+        with _server_lock:
+            _spares.insert(0, server)
 
 
 def close_kept() -> None:

@@ -1,0 +1,154 @@
+"""Where the warm grader lives, what code it runs, and how its messages travel. No torch here.
+
+- :func:`runtime_dir`: ``$AUTOGRADER_RUNTIME_DIR``, else ``$XDG_RUNTIME_DIR/attention-autograder``,
+  else ``<tempdir>/attention-autograder-<uid>``; created 0700, and refused (:class:`Unsafe`) when
+  it is a link, not ours, or open to others.
+- :func:`paths`: one socket, lock and log per checkout and interpreter in that folder.
+- :func:`fingerprint`: the autograder's and course_lib's sources, torch's version and the
+  interpreter's: when any changes, the running grader is stale.
+- :func:`send` / :func:`receive`: a 4-byte length and a JSON object, with file descriptors
+  (``SCM_RIGHTS``) attached to the first byte.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import socket
+import stat
+import struct
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]  # the checkout: autograder/ and course_lib/
+PROTOCOL = 1
+ENV_DIR = "AUTOGRADER_RUNTIME_DIR"
+MAX_MESSAGE = 64 * 2**20
+MAX_FDS = 4  # a request: the connection and the caller's stdin, stdout, stderr
+_LENGTH = struct.Struct(">I")
+
+
+class Unsafe(RuntimeError):
+    """The runtime folder is not private to this user (the grader is not started there)."""
+
+
+def runtime_dir() -> Path:
+    """The private folder for the socket, lock and log; created 0700; :class:`Unsafe` unless it
+    is a real folder (no link), owned by this user, with no access for group or others."""
+    if os.environ.get(ENV_DIR):
+        folder = Path(os.environ[ENV_DIR])
+    elif os.environ.get("XDG_RUNTIME_DIR"):
+        folder = Path(os.environ["XDG_RUNTIME_DIR"]) / "attention-autograder"
+    else:
+        folder = Path(tempfile.gettempdir()) / f"attention-autograder-{os.getuid()}"
+    try:
+        os.mkdir(folder, 0o700)
+    except FileExistsError:
+        pass
+    except OSError as e:
+        raise Unsafe(f"cannot create {folder} ({e.strerror})") from None
+    info = os.lstat(folder)
+    if not stat.S_ISDIR(info.st_mode):
+        raise Unsafe(f"{folder} is not a folder (a link?); remove it")
+    if info.st_uid != os.getuid():
+        raise Unsafe(f"{folder} belongs to uid {info.st_uid}, not to you (uid {os.getuid()})")
+    if info.st_mode & 0o077:
+        raise Unsafe(
+            f"{folder} is open to other users (mode {stat.S_IMODE(info.st_mode):o}); "
+            f"`chmod 700 {folder}` or remove it"
+        )
+    return folder
+
+
+@dataclass(frozen=True)
+class Paths:
+    socket: Path
+    lock: Path
+    log: Path
+
+
+def paths(folder: Path) -> Paths:
+    """The socket, lock and log of this checkout's grader, for this environment (venv)."""
+    key = hashlib.sha256(f"{ROOT}\0{sys.prefix}".encode()).hexdigest()[:12]
+    return Paths(*(folder / f"grader-{key}.{ext}" for ext in ("sock", "lock", "log")))
+
+
+def _torch_version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("torch")
+    except metadata.PackageNotFoundError:
+        return "none"
+
+
+def fingerprint() -> str:
+    """What the grader's answers depend on: every source file of ``autograder`` and
+    ``course_lib``, torch's version, and the interpreter."""
+    digest = hashlib.sha256(f"{PROTOCOL}\0{sys.version}\0{sys.prefix}\0".encode())
+    digest.update(_torch_version().encode())
+    for package in ("autograder", "course_lib"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            digest.update(str(path.relative_to(ROOT)).encode() + b"\0")
+            try:
+                digest.update(path.read_bytes())
+            except OSError:
+                digest.update(b"?")
+    return digest.hexdigest()[:16]
+
+
+class Closed(ConnectionError):
+    """The other side closed the connection before a whole message came."""
+
+
+def send(sock: socket.socket, message: dict, fds: list[int] = ()) -> None:
+    data = json.dumps(message).encode()
+    frame = _LENGTH.pack(len(data)) + data
+    if fds:
+        sent = socket.send_fds(sock, [frame[:1]], list(fds))
+        frame = frame[sent:]
+    sock.sendall(frame)
+
+
+def _exactly(sock: socket.socket, size: int) -> bytes:
+    chunks, left = [], size
+    while left:
+        chunk = sock.recv(min(left, 1 << 20))
+        if not chunk:
+            raise Closed("the connection closed mid-message")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def receive(sock: socket.socket, with_fds: bool = False) -> tuple[dict, list[int]]:
+    """One message (and the descriptors sent with it: the caller owns and closes them)."""
+    first, fds, flags, _ = socket.recv_fds(sock, 1, MAX_FDS if with_fds else 0)
+    if not first:
+        for fd in fds:
+            os.close(fd)
+        raise Closed("the connection closed")
+    try:
+        if flags & socket.MSG_CTRUNC:
+            raise ValueError("too many file descriptors")
+        (size,) = _LENGTH.unpack(first + _exactly(sock, _LENGTH.size - 1))
+        if size > MAX_MESSAGE:
+            raise ValueError(f"a message of {size} bytes")
+        message = json.loads(_exactly(sock, size))
+        if not isinstance(message, dict):
+            raise ValueError("not an object")
+    except BaseException:
+        for fd in fds:
+            os.close(fd)
+        raise
+    return message, fds
+
+
+def peer_uid(sock: socket.socket) -> int:
+    """The uid of the process at the other end of a Unix socket (``SO_PEERCRED``)."""
+    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    _pid, uid, _gid = struct.unpack("3i", creds)
+    return uid

@@ -1,0 +1,296 @@
+"""The warm grader (autograder/service/): one per user, private, restarted on change, and never a
+different answer from grading in the caller's own process.
+
+Each test runs its grader in a runtime folder of its own (``AUTOGRADER_RUNTIME_DIR``) and stops
+it at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import stat
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from autograder.service import client, runtime
+
+ROOT = Path(__file__).resolve().parents[2]
+SUBMISSIONS = ROOT / "tests" / "submissions"
+# A correct file of every exercise, two wrong ones, a lesson notebook (graded on its lesson's
+# exercises), and a file with nothing to grade (exit status 2, a message on stderr).
+CASES = [
+    ["check", "tests/submissions/correct/idioms.py", "--only", "causal_mask", "softmax"],
+    ["check", "tests/submissions/wrong/additive-mask-wrong-sign.py", "--json"],
+    [
+        "check",
+        "tests/submissions/wrong/additive-mask-as-bool.py",
+        "--only",
+        "causal_mask",
+        "--json",
+    ],
+    ["check", "solutions/04_softmax_masks/04_softmax_masks.ipynb", "--json"],
+    ["check", "tests/submissions/correct/idioms.py", "--only", "no_such_exercise"],
+]
+
+
+def cli(args: list[str], env: dict, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, *extra, "-m", "autograder", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        timeout=600,
+    )
+
+
+def start(env: dict) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder.service", "start"], env=env, capture_output=True
+    )
+    assert done.returncode == 0, done.stderr
+    return status(env)
+
+
+def status(env: dict) -> dict | None:
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder.service", "status"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode:
+        return None
+    import json
+
+    return json.loads(done.stdout.split(": ", 1)[1])
+
+
+def stop(env: dict) -> None:
+    subprocess.run([sys.executable, "-m", "autograder.service", "stop"], env=env)
+
+
+def gone(pid: int, timeout: float = 120.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def private_dir(tmp_path_factory) -> Path:
+    folder = Path(os.path.realpath(tmp_path_factory.mktemp("rt")))
+    folder.chmod(0o700)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def warm(tmp_path_factory):
+    """A grader of this module's own, started and warm; the environment that reaches it."""
+    env = {
+        **os.environ,
+        runtime.ENV_DIR: str(private_dir(tmp_path_factory)),
+        "AUTOGRADER_DAEMON": "1",
+        "AUTOGRADER_DAEMON_WORKERS": "2",
+    }
+    start(env)
+    cli(CASES[2], env)  # the first request waits for the worker to be warm
+    yield env
+    stop(env)
+
+
+@pytest.fixture
+def own_grader(tmp_path_factory, monkeypatch):
+    """A runtime folder of the test's own, for the client in this process; stopped after."""
+    folder = private_dir(tmp_path_factory)
+    monkeypatch.setenv(runtime.ENV_DIR, str(folder))
+    monkeypatch.setenv("AUTOGRADER_DAEMON", "1")
+    monkeypatch.setattr(client, "_failed", None)
+    yield folder
+    client.control("stop")
+
+
+@pytest.mark.slow  # grades in a fresh process too (the direct path), for comparison
+@pytest.mark.parametrize("args", CASES, ids=[" ".join(a[1:]) for a in CASES])
+def test_warm_check_is_byte_identical_to_the_direct_path(warm, args):
+    ours = cli(args, warm)
+    direct = cli(args, {**warm, "AUTOGRADER_DAEMON": "0"})
+    assert (ours.returncode, ours.stdout, ours.stderr) == (
+        direct.returncode,
+        direct.stdout,
+        direct.stderr,
+    )
+
+
+@pytest.mark.slow  # grades in a fresh process too (the direct path), for comparison
+def test_concurrent_clients_each_get_their_own_answer(warm):
+    expected = {i: cli([*CASES[i], "--no-daemon"], warm).stdout for i in (0, 1, 2)}
+    got: dict[int, list[bytes]] = {i: [] for i in expected}
+
+    def ask(i: int) -> None:
+        got[i].append(cli(CASES[i], warm).stdout)
+
+    threads = [threading.Thread(target=ask, args=(i % 3,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(answers == [expected[i]] * 2 for i, answers in got.items())
+    assert status(warm)["workers"] <= 2
+
+
+def test_the_warm_command_line_imports_no_torch(warm):
+    done = cli(CASES[2], warm, "-X", "importtime")
+    assert done.returncode == 1  # the file is wrong: graded, by the warm grader
+    imported = [line.split("|")[-1].strip() for line in done.stderr.decode().splitlines()]
+    assert "autograder.service.client" in imported
+    assert not [m for m in imported if m.split(".")[0] in ("torch", "numpy")]
+
+
+@pytest.mark.slow  # grades in a fresh process too (the direct path), for comparison
+def test_drill_check_and_progress_go_through_the_grader_and_say_the_same(warm, tmp_path):
+    drills = {**warm, "ATTENTION_DRILL_HOME": str(tmp_path / "home")}
+    started = cli(["drill", "start", "causal_mask", "--dir", str(tmp_path)], drills)
+    assert started.returncode == 0, started.stderr
+    path = str(next(tmp_path.glob("drill_*.py")))
+    ours = cli(["drill", "check", path], drills)
+    direct = cli(["drill", "check", path, "--no-daemon"], drills)
+    assert ours.returncode == direct.returncode == 1
+    # the same report; the last line says how long since `start` (later for the second)
+    assert ours.stdout.splitlines()[:-1] == direct.stdout.splitlines()[:-1]
+    listed = cli(["drill", "list"], drills).stdout.decode()
+    assert any(
+        line.split()[:1] == ["causal_mask"] and line.split()[4] == "2"
+        for line in listed.splitlines()
+    ), "both attempts were recorded, the warm one too"
+    ours = cli(["progress", "notebooks"], warm)
+    direct = cli(["progress", "notebooks", "--no-daemon"], warm)
+    assert (ours.returncode, ours.stdout) == (direct.returncode, direct.stdout)
+
+
+def test_start_status_stop_and_the_socket_is_private(own_grader):
+    sock = client.connect()
+    sock.close()
+    state = client.control("status")
+    assert state["fingerprint"] == runtime.fingerprint()
+    where = runtime.paths(own_grader)
+    assert stat.S_IMODE(os.stat(where.socket).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(own_grader).st_mode) == 0o700
+    assert client.control("stop")["pid"] == state["pid"]
+    assert gone(state["pid"])
+    assert not where.socket.exists()
+    assert client.control("status") is None
+
+
+def test_it_exits_after_the_idle_timeout(own_grader, monkeypatch):
+    monkeypatch.setenv("AUTOGRADER_DAEMON_IDLE", "5")
+    sock = client.connect()  # asked at once, on the connection that started it
+    runtime.send(sock, {"kind": "status"})
+    pid = runtime.receive(sock)[0]["pid"]
+    sock.close()
+    assert gone(pid), "still running long after its idle timeout"
+    assert not runtime.paths(own_grader).socket.exists()
+
+
+def test_a_changed_course_makes_it_step_down_and_a_new_one_start(own_grader):
+    client.connect().close()
+    old = client.control("status")["pid"]
+    sock = client.connect(start=False)
+    runtime.send(sock, {"kind": "judge", "fingerprint": "another version", "sources": []})
+    assert runtime.receive(sock)[0] == {"stale": True}
+    sock.close()
+    assert gone(old)
+    client.connect().close()  # what a client does on "stale": a new one, of this code
+    assert client.control("status")["pid"] != old
+
+
+def test_only_a_private_folder_of_ours_is_used(tmp_path, monkeypatch):
+    monkeypatch.setenv(runtime.ENV_DIR, str(tmp_path / "rt"))
+    made = runtime.runtime_dir()
+    assert stat.S_IMODE(os.stat(made).st_mode) == 0o700
+    made.chmod(0o755)
+    with pytest.raises(runtime.Unsafe, match="open to other users"):
+        runtime.runtime_dir()
+    made.rmdir()
+    (tmp_path / "elsewhere").mkdir(mode=0o700)
+    (tmp_path / "rt").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(runtime.Unsafe, match="not a folder"):
+        runtime.runtime_dir()
+    if os.geteuid() == 0:
+        (tmp_path / "rt").unlink()
+        (tmp_path / "rt").mkdir(mode=0o700)
+        os.chown(tmp_path / "rt", 65534, 65534)
+        with pytest.raises(runtime.Unsafe, match="belongs to uid 65534"):
+            runtime.runtime_dir()
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not os.path.exists("/usr/bin/python3"),
+    reason="needs root (to connect as another user) and /usr/bin/python3",
+)
+def test_another_users_connection_is_closed_unanswered(own_grader, monkeypatch):
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="ag-rt-", dir="/tmp"))  # a path nobody can reach
+    monkeypatch.setenv(runtime.ENV_DIR, str(folder))
+    try:
+        client.connect().close()
+        where = runtime.paths(folder)
+        folder.chmod(0o711)  # as if the folder and socket were opened up by mistake
+        where.socket.chmod(0o666)
+        probe = (
+            "import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); "
+            's.sendall(b\'\\x00\\x00\\x00\\x11{"kind":"status"}\')\n'
+            "try: print(repr(s.recv(100)))\nexcept ConnectionResetError: print(repr(b''))"
+        )
+        done = subprocess.run(
+            ["/usr/bin/python3", "-I", "-c", probe, str(where.socket)],  # readable by nobody
+            user=65534,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        folder.chmod(0o700)
+        assert done.stdout.strip() == "b''", done.stdout + done.stderr  # closed, nothing said
+        assert client.control("status"), "and the grader still serves its own user"
+    finally:
+        client.control("stop")
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.slow  # grades in a fresh process too (the direct path), for comparison
+def test_where_it_cannot_start_the_direct_path_answers_and_says_so_once(tmp_path, warm):
+    unsafe = tmp_path / "open"
+    unsafe.mkdir(mode=0o755)
+    unsafe.chmod(0o755)
+    env = {**warm, runtime.ENV_DIR: str(unsafe)}
+    ours = cli(CASES[2], env)
+    direct = cli([*CASES[2], "--no-daemon"], env)
+    assert (ours.returncode, ours.stdout) == (direct.returncode, direct.stdout)
+    assert ours.stderr.decode().count("the warm grader is not used") == 1
+    assert "open to other users" in ours.stderr.decode()
+    assert not direct.stderr
+    long = tmp_path / ("x" * 100)  # too long a path for a Unix socket
+    long.mkdir(mode=0o700)
+    ours = cli(CASES[2], {**warm, runtime.ENV_DIR: str(long)})
+    assert (ours.returncode, ours.stdout) == (direct.returncode, direct.stdout)
+    assert ours.stderr.decode().count("the warm grader is not used") == 1
+
+
+def test_a_request_is_refused_without_a_socket_in_reach(monkeypatch, tmp_path):
+    monkeypatch.setenv("AUTOGRADER_DAEMON", "0")
+    assert client.run_cli(["check", "x.py"]) is None
+    assert client.judge({"file": "x.py"}) is None
+    monkeypatch.setenv("AUTOGRADER_DAEMON", "1")
+    assert client.run_cli(["drill", "list"]) is None  # only what grades
+    assert client.run_cli(["check", "--help"]) is None
+    assert isinstance(socket.AF_UNIX, int)
