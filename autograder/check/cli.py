@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 
+from autograder.service import client
 from autograder.service.client import NO_DAEMON
 
 EXIT_PASSED, EXIT_FAILED, EXIT_UNGRADABLE = 0, 1, 2
@@ -82,6 +83,9 @@ def _lesson_scope(file: str, code) -> tuple[list[str] | None, list[str]]:
 
 def progress_main(args: argparse.Namespace) -> int:
     from autograder.progress import course_progress, table
+
+    if args.no_daemon:  # the notebooks are then judged here, not asked of the warm grader
+        client.turn_off()
 
     try:
         progress = course_progress(args.notebooks)

@@ -31,6 +31,7 @@ NO_DAEMON = (
 START_TIMEOUT_S = 60.0  # for the supervisor's socket (it imports no torch; a very busy machine)
 VERBS = (["check"], ["progress"], ["drill", "check"], ["grade"])
 INSIDE = False  # True in the grader's own workers: what they run never asks the grader again
+_turned_off = False  # set by turn_off(): --no-daemon for the rest of this process
 NOTE = "note: the warm grader is not used ({why}); grading in this process, as before (slower)."
 _failed: str | None = None  # why the grader could not be used in this process (said once)
 _lock = threading.Lock()
@@ -45,8 +46,14 @@ class Interrupted(RuntimeError):
 
 
 def enabled(argv: list[str] = ()) -> bool:
-    off = os.environ.get(ENV, "1").strip().lower() in ("0", "off", "no", "false")
+    off = _turned_off or os.environ.get(ENV, "1").strip().lower() in ("0", "off", "no", "false")
     return not (INSIDE or off or "--no-daemon" in argv or _failed)
+
+
+def turn_off() -> None:
+    """Grade in this process from now on (a verb given ``--no-daemon``)."""
+    global _turned_off
+    _turned_off = True
 
 
 def _note(why: str) -> None:

@@ -125,3 +125,21 @@ def test_the_widget_shows_the_same_progress(tmp_path):
     assert label.value == "00_setup" and isinstance(bar_, ipywidgets.FloatProgress)
     assert bar_.value == 1.0 and counts.value == "100%  (2/2 questions)"
     assert "well done" in summary.value
+
+
+def test_progress_no_daemon_never_asks_the_warm_grader(tmp_path, monkeypatch, capsys):
+    from autograder.service import client
+
+    def ask(*_a, **_kw):
+        raise AssertionError("--no-daemon asked the warm grader")
+
+    monkeypatch.setattr(client, "_ask", ask)
+    monkeypatch.setattr(client, "_turned_off", False)
+    monkeypatch.setattr(client, "INSIDE", False)
+    monkeypatch.delenv(client.ENV, raising=False)
+    root = tmp_path / "notebooks" / "04_softmax_masks"
+    root.mkdir(parents=True)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
+    nbformat.write(nb, root / "04_softmax_masks.ipynb")
+    assert main(["progress", str(tmp_path / "notebooks"), "--no-daemon"]) == EXIT_FAILED
+    assert client._turned_off
