@@ -70,16 +70,18 @@ QUESTIONS = [
         (
             "Without a learning-rate warm-up, which block order is the one that often fails to "
             "train (Xiong et al., 2020)? Answer with a letter, as a string. (a) Pre-LN: x + "
-            "sublayer(LN(x)) (b) Post-LN: LN(x + sublayer(x)) (c) both equally (d) neither: "
-            "warm-up only speeds training up"
+            "sublayer(LN(x)), whose residual stream grows with depth (b) Post-LN: LN(x + "
+            "sublayer(x)), whose last layers start with large gradients (c) both orders equally: at"
+            " this depth neither trains without a warm-up (d) neither order: a warm-up only speeds "
+            "training up, it never rescues it"
         ),
         "choice",
         "b",
         choices={
-            "a": "Pre-LN: x + sublayer(LN(x))",
-            "b": "Post-LN: LN(x + sublayer(x))",
-            "c": "both equally",
-            "d": "neither: warm-up only speeds training up",
+            "a": "Pre-LN: x + sublayer(LN(x)), whose residual stream grows with depth",
+            "b": "Post-LN: LN(x + sublayer(x)), whose last layers start with large gradients",
+            "c": "both orders equally: at this depth neither trains without a warm-up",
+            "d": "neither order: a warm-up only speeds training up, it never rescues it",
         },
         hint="Look at the gradient norms per layer at initialisation in part 3: in which order "
         "are the last layers' gradients the largest?",
@@ -95,17 +97,18 @@ QUESTIONS = [
         (
             "A causal language model reaches a training loss near 0 within a few hundred steps, "
             "yet generates garbage. What is the most likely bug? Answer with a letter, as a "
-            "string. (a) the learning rate is too low (b) the causal mask is missing, so every "
-            "position sees the token it must predict (c) the model has too few layers (d) Post-LN"
-            " instead of Pre-LN"
+            "string. (a) the learning rate is too low, so the model memorised its batches (b) the "
+            "causal mask is missing, so each position sees its own target (c) the model has too few"
+            " layers to generalise past the training set (d) Post-LN instead of Pre-LN, so the last"
+            " layers' gradients blew up"
         ),
         "choice",
         "b",
         choices={
-            "a": "the learning rate is too low",
-            "b": "the causal mask is missing, so every position sees the token it must predict",
-            "c": "the model has too few layers",
-            "d": "Post-LN instead of Pre-LN",
+            "a": "the learning rate is too low, so the model memorised its batches",
+            "b": "the causal mask is missing, so each position sees its own target",
+            "c": "the model has too few layers to generalise past the training set",
+            "d": "Post-LN instead of Pre-LN, so the last layers' gradients blew up",
         },
         hint="Part 4 trains exactly this model. What can a position see when nothing hides the "
         "future?",
@@ -114,6 +117,8 @@ QUESTIONS = [
         known_wrong={
             "a": "a learning rate that is too low gives a high training loss, not a near-zero one",
             "c": "a model too small to solve the task cannot reach a training loss near 0",
+            "d": "Post-LN without warm-up fails to lower the loss at all; it does not reach 0 "
+            "and then fail only at generation",
         },
     ),
     Question(
