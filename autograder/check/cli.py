@@ -36,8 +36,10 @@ def register_progress(verbs: argparse._SubParsersAction) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from autograder.check import report
+    from autograder.core.assignment import judge_assignment
     from autograder.core.extract import ExtractError, from_file
     from autograder.core.judge import NothingToGrade, judge_code
+    from autograder.core.registry import all_exercises
     from autograder.core.result import printable
     from autograder.sandbox.host.pool import warm_up
 
@@ -45,10 +47,12 @@ def main(args: argparse.Namespace) -> int:
     carried: list[str] = []
     try:
         code = from_file(args.file)
-        only = args.only
-        if not only:
-            only, carried = _lesson_scope(args.file, code)
-        results = judge_code(code, only)
+        work = None if args.only else _lesson_work(args.file, code)
+        if work:  # a lesson notebook: what its graded cells grade, as `grade` does
+            results, _ = judge_assignment(code, work)
+            carried = [n for n in code.names(all_exercises()) if n not in work.items]
+        else:
+            results = judge_code(code, args.only)
     except (ExtractError, NothingToGrade) as e:
         if args.json:
             print(json.dumps({"file": args.file, "error": str(e)}))
@@ -63,22 +67,24 @@ def main(args: argparse.Namespace) -> int:
     return EXIT_PASSED if all(r.passed for r in results) else EXIT_FAILED
 
 
-def _lesson_scope(file: str, code) -> tuple[list[str] | None, list[str]]:
-    """A lesson's notebook (``06_multihead.ipynb``) is graded on that lesson's exercises: the
-    earlier lessons' functions its tools cell carries are graded in their own lessons. Returns
-    ``(exercises to grade or None for all it defines, exercises it defines and skips)``."""
+def _lesson_work(file: str, code):
+    """A lesson's notebook (``10_interview.ipynb``) is graded on its lesson's assignment, the
+    exercises and questions its graded cells grade (``autograder.core.assignment``): the earlier
+    lessons' functions its tools cell or drills carry are graded in their own lessons. None for
+    any other file, or a notebook that defines nothing of the course (nothing to grade)."""
     from pathlib import Path
 
-    from autograder import contract
+    from autograder.core import lesson_folders
+    from autograder.core.assignment import assignment
+    from autograder.core.registry import all_exercises
+    from autograder.questions import QUESTIONS
 
     path = Path(file)
-    if path.suffix != ".ipynb" or path.stem not in contract.lessons():
-        return None, []
-    defined = code.names(contract.NAMES)
-    own = [e.name for e in contract.of_lesson(path.stem) if e.name in defined]
-    if not own:
-        return None, []
-    return own, [n for n in defined if n not in own]
+    if path.suffix != ".ipynb" or path.stem not in lesson_folders.lessons():
+        return None
+    work = assignment(path.stem[:2])
+    answers = any(f"answer_{q}" in code.defined for q in QUESTIONS)
+    return work if work.items and (answers or code.names(all_exercises())) else None
 
 
 def progress_main(args: argparse.Namespace) -> int:

@@ -147,14 +147,16 @@ def judge_code(
     named ``answer_<id>``), as a class's grade table has them. ``lesson`` (a lesson folder's
     name, when known) only narrows the names an unknown name is told about.
     """
+    from autograder.questions import QUESTIONS
+
     exercises = all_exercises()
     answered = []
     if questions and not only:
-        from autograder.questions import QUESTIONS
-
         answered = [qid for qid in QUESTIONS if f"answer_{qid}" in code.defined]
-    if only:
-        unknown = [n for n in only if n not in exercises]
+    if only:  # exercises, and questions named as their variables, answer_10_1
+        answered = [q for q in QUESTIONS if f"answer_{q}" in set(only)]
+        known = {*exercises, *(f"answer_{q}" for q in answered)}
+        unknown = [n for n in only if n not in known]
         if unknown:
             raise NothingToGrade(_unknown_names(unknown, exercises, lesson))
         names = [n for n in exercises if n in set(only)]
@@ -167,7 +169,17 @@ def judge_code(
             f"classes of the course, e.g. {', '.join(list(exercises)[:3])}, defined at the top "
             "level of a cell or file."
         )
-    return judge_names(code, names, answered, time_limit)
+    unset = [q for q in answered if f"answer_{q}" not in code.defined]  # named with --only
+    results = judge_names(code, names, [q for q in answered if q not in unset], time_limit)
+    return results + [
+        failed_result(
+            question_gradable(q),
+            f"Question {q.replace('_', '.')} is not answered: set answer_{q} = ... in its cell.",
+            None,
+            attempted=False,
+        )
+        for q in unset
+    ]
 
 
 def _unknown_names(unknown: list[str], exercises: dict[str, Gradable], lesson: str | None) -> str:

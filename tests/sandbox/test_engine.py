@@ -16,6 +16,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from autograder.core.assignment import assignment
 from autograder.core.extract import from_file
 from autograder.core.judge import judge_code, judge_file, judge_source
 
@@ -100,16 +101,20 @@ def test_only_grades_just_the_named_exercises(tmp_path):
 
 def test_a_lesson_notebook_is_graded_on_its_own_lessons_exercises(tmp_path):
     """A lesson's tools cell carries the learner's earlier functions: ``check`` of the notebook
-    grades the lesson's exercises and says which it left to their own lessons."""
+    grades the lesson's assignment (its exercises and questions, what it lacks a 0, as ``grade``
+    does) and says which functions it left to their own lessons."""
     nb = notebook(GOOD)
     lesson = (
         tmp_path / "04_softmax_masks.ipynb"
     )  # causal_mask is lesson 04's, attention_scores 02's
     nbformat.write(nb, lesson)
     report = json.loads(run_cli("check", lesson, "--json").stdout)
-    assert [r["exercise"] for r in report["results"]] == ["causal_mask"]
+    rows = {r["exercise"]: r for r in report["results"]}
+    work = assignment("04")
+    assert list(rows) == work.items and report["max_score"] == work.max_points
+    assert rows["causal_mask"]["passed"] and report["score"] == rows["causal_mask"]["points"]
     proc = run_cli("check", lesson)
-    assert proc.returncode == 0 and "attention_scores" not in proc.stdout.split("Score:")[0]
+    assert proc.returncode == 1 and "attention_scores" not in proc.stdout.split("Score:")[0]
     assert "Not graded here: attention_scores" in proc.stdout and "--only" in proc.stdout
     asked = json.loads(run_cli("check", lesson, "--only", "attention_scores", "--json").stdout)
     assert [r["exercise"] for r in asked["results"]] == ["attention_scores"]
