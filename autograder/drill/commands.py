@@ -1,9 +1,9 @@
 """The commands the trainer suggests, spelled so that they work from where the candidate is.
 
-- Run by ``make drill`` (``MAKELEVEL`` is set): ``make drill DRILL="VERB ..."``, from the
-  repository's root; ``make -C PATH drill DRILL=...`` when make was run elsewhere (``make -C
-  course drill``): where it was run is ``DRILL_FROM`` if set, else make's own ``PWD`` (the
-  shell under make has the repository's root as its ``PWD``).
+- Run by ``make drill`` (``MAKELEVEL`` and the Makefile's ``DRILL_FROM`` are set, not by another
+  make target such as ``make test``): ``make drill DRILL="VERB ..."`` from the repository's root,
+  ``make -C PATH drill DRILL=...`` when make was run elsewhere (``make -C course drill``): where it
+  was run is ``DRILL_FROM`` (make's own ``PWD``).
 - ``python`` on the PATH is this interpreter (an activated virtual environment, or a conda
   environment): ``python -m autograder drill VERB ...``.
 - Otherwise this interpreter by its path: ``.venv/bin/python`` when the candidate is in the
@@ -60,7 +60,7 @@ def _make() -> str:
 def command(*words: str) -> str:
     """The trainer's command line for ``words`` (e.g. ``command("check", "drill_mha.py")``)."""
     verb = " ".join(shlex.quote(w) for w in words)
-    if os.environ.get("MAKELEVEL"):
+    if os.environ.get("MAKELEVEL") and os.environ.get("DRILL_FROM"):  # run by `make drill`
         make = _make()
         return f'{make} drill DRILL="{verb}"' if verb else f"{make} drill"
     return f"{_python()} -m autograder drill {verb}".rstrip()
