@@ -32,27 +32,10 @@ def _python() -> str:
         return shlex.quote(str(exe.absolute()))
 
 
-def _make_origin() -> Path | None:
-    """The directory the candidate ran ``make`` from (None: unknown)."""
-    given = os.environ.get("DRILL_FROM")
-    if given:
-        return Path(given)
-    try:
-        import psutil
-
-        for p in psutil.Process().parents():
-            if p.name() in ("make", "gmake"):
-                pwd = p.environ().get("PWD")
-                return Path(pwd) if pwd else None
-    except Exception:  # noqa: BLE001 - no psutil, or no process table: make's own directory
-        return None
-    return None
-
-
 def _make() -> str:
     """``make``, with ``-C PATH`` when make was run from another directory than the root's."""
-    origin, root = _make_origin(), Path.cwd()
-    if origin is None or origin.resolve() == root.resolve():
+    origin, root = Path(os.environ["DRILL_FROM"]), Path.cwd()
+    if origin.resolve() == root.resolve():
         return "make"
     return f"make -C {shlex.quote(os.path.relpath(root, origin))}"
 
