@@ -14,14 +14,17 @@ Where the font comes from (offline at run time; nothing is downloaded here):
 - the ``mplfonts`` package (``pip install mplfonts``, 85 MB: Noto Sans CJK SC among others), whose
   font files are registered from its folder.
 
-Without either, Chinese labels show as boxes (matplotlib warns "Glyph ... missing") and everything
-else works; the labels course_lib's own figures draw (axis names such as "keys") are English in
-both editions, so those figures read correctly anyway.
+Without either, Chinese labels show as boxes and everything else works; the labels course_lib's
+own figures draw (axis names such as "keys") are English in both editions, so those figures read
+correctly anyway. matplotlib's "Glyph ... (CJK ...) missing from font" warnings are then silenced
+(for CJK and full-width characters only): a learner cannot act on them in the notebook, they would
+fill every plot cell's output, and README.zh-CN.md says how to install a font.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import warnings
 from pathlib import Path
 
 # In order of preference: Simplified Chinese first, then fonts that cover it.
@@ -39,6 +42,9 @@ CJK_FAMILIES = (
     "Source Han Sans",
 )
 MPLFONTS_FILE = "NotoSansCJKsc-Regular.otf"  # the Noto Sans CJK SC that mplfonts ships
+# matplotlib's warning for a character no font has, for Chinese characters and punctuation:
+# "Glyph 27880 (\N{CJK UNIFIED IDEOGRAPH-6CE8}) missing from font(s) DejaVu Sans."
+MISSING_CJK_GLYPH = r"Glyph \d+ \(\\N\{(CJK|FULLWIDTH|IDEOGRAPHIC)[^}]*\}\) missing from font"
 
 
 def _register_mplfonts() -> None:
@@ -65,11 +71,13 @@ def cjk_family() -> str | None:
 
 def use_cjk_fallback() -> str | None:
     """Append the CJK font to matplotlib's ``font.family`` (after the default fonts, so they
-    still draw everything they can) and return its name; None, changing nothing, without one."""
+    still draw everything they can) and return its name; without one, silence the warnings for
+    the Chinese glyphs it lacks (see the module's docstring) and return None."""
     import matplotlib
 
     family = cjk_family()
     if family is None:
+        warnings.filterwarnings("ignore", message=MISSING_CJK_GLYPH, category=UserWarning)
         return None
     current = list(matplotlib.rcParams["font.family"])
     if family not in current:

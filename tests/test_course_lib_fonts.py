@@ -60,3 +60,19 @@ def test_an_installed_cjk_font_draws_chinese():
         pytest.skip("no CJK font installed here (make cjk-font installs one)")
     path = font_manager.findfont(font_manager.FontProperties(family=family))
     assert font_manager.get_font(path).get_char_index(ord("注")) != 0, (family, path)
+
+
+def test_without_a_cjk_font_only_the_chinese_glyph_warnings_are_silenced(monkeypatch):
+    """No font to draw them with: the notebook's output is not flooded with a warning per
+    character a learner cannot act on; a missing glyph of another script still warns."""
+    import warnings
+
+    monkeypatch.setattr(fonts, "cjk_family", lambda: None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert fonts.use_cjk_fallback() is None
+        with matplotlib.rc_context({"font.family": ["DejaVu Sans"]}):
+            _png("注意力权重：形状")
+            assert not [w for w in caught if "missing from font" in str(w.message)]
+            _png("\u0e01")  # a Thai letter, which DejaVu Sans lacks too
+    assert [w for w in caught if "THAI" in str(w.message)]
