@@ -359,3 +359,33 @@ def test_the_chinese_notebooks_are_the_release(tmp_path):
     for lesson in TRANSLATED:
         problems += release.differences(built / lesson, ROOT / "zh-CN" / "notebooks" / lesson)
     assert not problems, "\n".join(problems)
+
+
+def _make_n(*args: str) -> str:
+    """What ``make -n ARGS`` would run (nothing is run)."""
+    import os
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
+    done = subprocess.run(
+        ["make", "-n", *args], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+@pytest.mark.parametrize("lang", ["LANG=zh-CN", "LANG=zh_CN.UTF-8"])
+def test_make_lab_in_chinese_opens_the_chinese_edition_in_a_chinese_lab(lang):
+    lab = [line for line in _make_n("lab", lang).splitlines() if " lab " in line][-1]
+    assert lab.startswith("LANG=zh_CN.UTF-8 ")  # the kernels' and the grader's locale
+    assert "--ServerApp.root_dir=zh-CN/notebooks" in lab
+    assert "settings-zh-CN" in lab and "default_url=/lab/tree/00_setup/00_setup.ipynb" in lab
+    assert "LANG=zh_CN.UTF-8 .venv/bin/python -m autograder.service start" in _make_n("lab", lang)
+    grade = _make_n("grade", lang).splitlines()[-1]
+    assert "grade zh-CN/submitted --out zh-CN/grades/grades.csv" in grade
+
+
+@pytest.mark.parametrize("args", [("LANG=C.UTF-8",), ("LANG=zh_CN.UTF-8", "COURSE_LANG=en")])
+def test_make_lab_in_english_is_unchanged(args):
+    lab = [line for line in _make_n("lab", *args).splitlines() if " lab " in line][-1]
+    assert "--ServerApp.root_dir=notebooks" in lab and "zh" not in lab
+    assert "grade submitted --out grades/grades.csv" in _make_n("grade", *args)
