@@ -103,10 +103,13 @@ lab: install $(if $(EDITION),cjk-font)
 
 # The same lab with nbgrader's instructor tools (Create Assignment, Validate, formgrader), opened
 # on formgrader at the repo root: formgrader works only where the course folder (this one, with
-# nbgrader_config.py and gradebook.db) is inside the server's root.
+# nbgrader_config.py and gradebook.db) is inside the server's root. It reads the config of the
+# folder it starts in: the Chinese course's (zh-CN/) with LANG=zh-CN.
 lab-instructor: install
-	JUPYTER_CONFIG_PATH=$(abspath jupyter/instructor) $(BIN)/jupyter lab \
-	  --ServerApp.root_dir=$(CURDIR) $(AS_ROOT) --ServerApp.default_url=/formgrader
+	cd $(or $(EDITION),.) && $(LAB_LOCALE) JUPYTER_CONFIG_PATH=$(abspath jupyter/instructor) \
+	  $(abspath $(BIN))/jupyter lab --ServerApp.root_dir=$(CURDIR)/$(EDITION) $(AS_ROOT) \
+	  $(if $(EDITION),--LabApp.app_settings_dir=$(abspath $(dir $(LAB_SETTINGS_ZH)))) \
+	  --ServerApp.default_url=/formgrader
 
 # Which exercises and questions of your notebooks pass, lesson by lesson (read-only).
 progress: install
