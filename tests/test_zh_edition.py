@@ -54,8 +54,10 @@ QUESTION_ZH = re.compile(r"\*\*问题 (\d\d\.\d+)\.\*\*")
 OPTION = re.compile(r"(?<![\w`])\(([a-h])\)")
 MISTAKE = re.compile(r"\[([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\]")
 URL = re.compile(r"https?://[^\s)>\]]+")
-MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$", re.S)
-CODE_SPAN = re.compile(r"`[^`\n]+`")
+# A fenced block (its comments may be translated), and spans, which may wrap across lines.
+FENCE = re.compile(r"^[ \t]*```.*?^[ \t]*```", re.S | re.M)
+MATH = re.compile(r"\$\$.+?\$\$|\$[^$]+\$", re.S)
+CODE_SPAN = re.compile(r"`[^`]+`")
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 # Calls and keywords whose strings a human reads (a plot's labels, a printout).
 HUMAN_CALLS = {"print", "set_title", "set_xlabel", "set_ylabel", "suptitle", "legend", "text"}
@@ -129,11 +131,19 @@ def _strings(tree: ast.AST) -> list[ast.Constant]:
     ]
 
 
+def _field(value: ast.FormattedValue) -> str:
+    """An f-string field as the code sees it: its expression with its strings normalised (a
+    header such as ``{'heads':>5}`` is text a human reads), its conversion and format spec exact."""
+    expression = ast.dump(_Normalise().visit(ast.parse(ast.unparse(value.value), mode="eval")))
+    spec = ast.dump(value.format_spec) if value.format_spec else ""
+    return f"{expression}!{value.conversion}:{spec}"
+
+
 class _Normalise(ast.NodeTransformer):
     """Every string constant becomes ``"…"``; every f-string becomes its fields, sorted."""
 
     def visit_JoinedStr(self, node: ast.JoinedStr) -> ast.AST:
-        fields = sorted(ast.dump(v) for v in node.values if isinstance(v, ast.FormattedValue))
+        fields = sorted(_field(v) for v in node.values if isinstance(v, ast.FormattedValue))
         return ast.Constant(value="f:" + "|".join(fields))
 
     def visit_Constant(self, node: ast.Constant) -> ast.AST:
@@ -171,7 +181,22 @@ def code_differences(english: str, chinese: str) -> list[str]:
         zh_text = "".join(v.value for v in b.values if isinstance(v, ast.Constant))
         if en_text != zh_text and not CJK.search(zh_text):
             problems.append(f"line {b.lineno}: f-string text changed, not to Chinese: {zh_text!r}")
+        en_fields, zh_fields = Counter(_field_strings(a)), Counter(_field_strings(b))
+        for changed in zh_fields - en_fields:
+            if not CJK.search(changed):
+                problems.append(f"line {b.lineno}: {changed!r} in an f-string field changed")
     return problems
+
+
+def _field_strings(fstring: ast.JoinedStr) -> list[str]:
+    """The strings inside an f-string's field expressions (format specs excluded)."""
+    return [
+        n.value
+        for v in fstring.values
+        if isinstance(v, ast.FormattedValue)
+        for n in ast.walk(v.value)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    ]
 
 
 def _fstrings(tree: ast.AST) -> list[ast.JoinedStr]:
@@ -200,7 +225,7 @@ def markdown_differences(english: str, chinese: str) -> list[str]:
         if Counter(pattern.findall(english)) != Counter(pattern.findall(chinese)):
             problems.append(f"{what} differ: {sorted(set(pattern.findall(english)))}")
     for what, pattern in (("math", MATH), ("code spans", CODE_SPAN)):
-        lost = set(pattern.findall(english)) - set(pattern.findall(chinese))
+        lost = _spans(pattern, english) - _spans(pattern, chinese)
         if lost:
             problems.append(f"{what} lost or changed: {sorted(lost)}")
     headings_en = re.findall(r"^(#{1,6}) ", english, re.M)
@@ -208,6 +233,12 @@ def markdown_differences(english: str, chinese: str) -> list[str]:
     if headings_en != headings_zh:
         problems.append(f"headings {headings_zh}, the English {headings_en}")
     return problems
+
+
+def _spans(pattern: re.Pattern, text: str) -> set[str]:
+    """The spans ``pattern`` finds outside fenced blocks, each with its white space collapsed
+    (a translation wraps its lines elsewhere)."""
+    return {" ".join(m.split()) for m in pattern.findall(FENCE.sub("", text))}
 
 
 def graded_or_answer(cell) -> bool:
@@ -275,6 +306,7 @@ ENGLISH_CELL = '''
 def show(weights, mode="causal"):
     """Plot the weights."""
     # one row per query
+    print(f"{'heads':>5} {'loss':>6}")
     print(f"{weights.shape} weights, max {weights.max():.3f}")
     plot_attention(weights, title="attention weights")
     return mask_for(mode)
@@ -289,6 +321,7 @@ def test_a_translated_code_cell_passes():
         'f"最大值 {weights.max():.3f}，形状 {weights.shape}"',
     )
     chinese = chinese.replace('"attention weights"', '"注意力权重"')
+    chinese = chinese.replace("{'heads':>5}", "{'头数':>5}")  # a header, in a field
     assert code_differences(ENGLISH_CELL, chinese) == []
 
 
@@ -298,6 +331,9 @@ def test_a_translated_code_cell_passes():
         ('mode="causal"', 'mode="因果"'),  # a string the code uses
         ('mode="causal"', 'mode="padding"'),  # not a translation
         ("max():.3f}", "max():.2f}"),  # a format spec
+        ("{'loss':>6}", "{'loss':>8}"),  # a field's format spec
+        ("{'loss':>6}", "{'lost':>6}"),  # a field's string, not translated
+        ("{'loss':>6}", "{'loss'!r:>6}"),  # a conversion
         ("weights.max()", "weights.min()"),  # the code
         ("return mask_for(mode)", "return mask_for(mode, 1)"),
     ],
@@ -311,6 +347,9 @@ def test_markdown_must_keep_questions_options_ids_math_and_code():
     english = "## Q\n**Question 04.2.** Which `causal_mask`? $QK^T$ (a) one (b) two [inverted-mask]"
     good = "## 问\n**问题 04.2.** 哪个 `causal_mask`？$QK^T$ (a) 一 (b) 二 [inverted-mask]"
     assert markdown_differences(english, good) == []
+    wrapped = "$d_\\text{head} =\n  d/h$ of `x.view(B,\n L)`, then `y`"  # spans across lines
+    assert markdown_differences(wrapped, "$d_\\text{head} = d/h$ 的 `x.view(B, L)`，然后 `y`") == []
+    assert markdown_differences(wrapped, "$d_\\text{head} = d/h$ 的 `x.view(B, L)`，然后 y")
     for bad in (
         good.replace("问题 04.2", "Question 04.2"),
         good.replace("问题 04.2", "问题 04.3"),
