@@ -254,7 +254,7 @@ def release_edition(
     names = own if names is None else [n for n in names if n in own]
     solutions, notebooks = edition.solutions, edition.notebooks
     if not names:
-        stale = assignments(notebooks) if notebooks.is_dir() else []
+        stale = [n for n in assignments(notebooks) if n not in own]
         if check and stale:
             print(f"{edition} has {', '.join(stale)}, which {solutions.relative_to(ROOT)}/ lacks")
             return 1

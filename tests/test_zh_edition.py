@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import re
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -428,3 +429,28 @@ def test_make_lab_in_english_is_unchanged(args):
     lab = [line for line in _make_n("lab", *args).splitlines() if " lab " in line][-1]
     assert "--ServerApp.root_dir=notebooks" in lab and "zh" not in lab
     assert "grade submitted --out grades/grades.csv" in _make_n("grade", *args)
+
+
+@pytest.mark.slow
+def test_an_edition_is_released_on_its_own_and_checked(tmp_path, capsys):
+    """release_edition: --check finds a missing release, a release makes it, an edition that
+    lacks the lessons asked for is left alone, and a lesson gone from its sources is stale."""
+    spec = importlib.util.spec_from_file_location("release", ROOT / "scripts" / "release.py")
+    release = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(release)
+    lesson = TRANSLATED[0]
+    shutil.copytree(ZH / lesson, tmp_path / "solutions" / lesson)
+    edition = release.Edition("zh-CN", tmp_path)
+    monkey_root = release.ROOT
+    release.ROOT = tmp_path  # paths in messages are relative to it
+    try:
+        assert release.release_edition(edition, check=True) == 1
+        assert release.release_edition(edition) == 0
+        assert (tmp_path / "notebooks" / lesson / f"{lesson}.ipynb").is_file()
+        assert release.release_edition(edition, check=True) == 0
+        assert release.release_edition(edition, ["99_elsewhere"], check=True) == 0
+        shutil.rmtree(tmp_path / "solutions" / lesson)
+        assert release.release_edition(edition, check=True) == 1
+        assert "lacks" in capsys.readouterr().out
+    finally:
+        release.ROOT = monkey_root
