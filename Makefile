@@ -10,18 +10,28 @@ export PATH := $(abspath $(BIN)):$(PATH)
 # Plots render off-screen in tests, grading and benchmarks.
 export MPLBACKEND ?= Agg
 
-SUBMISSIONS ?= submitted
+# The course's language: en, or zh-CN for the Simplified Chinese edition (中文版, zh-CN/), which
+# is its own course folder (zh-CN/notebooks, zh-CN/submitted, zh-CN/gradebook.db...).
+# `make lab LANG=zh-CN` opens it; so does a Chinese locale (LANG=zh_CN.UTF-8). COURSE_LANG=en
+# keeps the English course whatever the locale.
+COURSE_LANG ?= $(if $(filter zh%,$(LANG)),zh-CN,en)
+EDITION     := $(if $(filter zh-CN,$(COURSE_LANG)),zh-CN/)
+# The locale the lab, its kernels and the grader run in (gettext picks their language from it).
+LAB_LOCALE  := $(if $(EDITION),LANG=zh_CN.UTF-8)
+
+SUBMISSIONS ?= $(EDITION)submitted
 # Everything `grade` writes goes into grades/ (student data: .gitignore keeps it out of git).
-GRADES      ?= grades/grades.csv
+GRADES      ?= $(EDITION)grades/grades.csv
 # `make grade` also writes the scores into the course's nbgrader gradebook once `make release`
 # has made one (GRADEBOOK= turns that off; GRADEBOOK=/path/to/course points elsewhere).
-GRADEBOOK   ?= $(if $(wildcard gradebook.db),.)
+GRADEBOOK   ?= $(if $(wildcard $(EDITION)gradebook.db),$(or $(EDITION),.))
 
-.PHONY: help install sandbox-tool lab lab-instructor progress test test-fast release grade gradescope bench doctor lint format clean
+.PHONY: help install sandbox-tool cjk-font lab lab-instructor progress test test-fast release grade gradescope bench doctor lint format clean
 
 help:
 	@grep -E '^# ' Makefile | head -3 | sed 's/^# //'
-	@echo "Other targets: progress lab-instructor release grade gradescope bench doctor lint format clean"
+	@echo "Other targets: progress lab-instructor release grade gradescope bench doctor lint format clean cjk-font"
+	@echo "The Chinese edition (中文版): make lab LANG=zh-CN (see README.zh-CN.md)"
 
 # The venv, with the pinned packages, the course's own packages, the kernel and the widgets
 # (ipywidgets 8 ships its JupyterLab extension as a package: installing it registers it).
@@ -56,25 +66,54 @@ $(LAB_SETTINGS): jupyter/overrides.json $(BIN)/.installed
 	cp jupyter/overrides.json $@
 install: $(LAB_SETTINGS)
 
+# The Chinese lab's settings folder: the same overrides, and JupyterLab's own language pack
+# (jupyterlab-language-pack-zh-CN, in requirements.txt) as its interface language.
+# `make lab LANG=zh-CN` points JupyterLab at it (--LabApp.app_settings_dir); the English lab
+# never reads it.
+LAB_SETTINGS_ZH := $(VENV)/share/jupyter/lab/settings-zh-CN/overrides.json
+$(LAB_SETTINGS_ZH): jupyter/overrides.json jupyter/zh-CN.json $(BIN)/.installed
+	mkdir -p $(dir $@)
+	$(PY) -c "import json, sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); \
+	  print(json.dumps({**a, **b}, indent=2))" jupyter/overrides.json jupyter/zh-CN.json > $@
+install: $(LAB_SETTINGS_ZH)
+
+# A CJK font for the Chinese edition's plot labels (course_lib/fonts.py picks it up). As root on
+# Debian/Ubuntu: fonts-wqy-microhei (a 1.6 MB download), then matplotlib's font cache is rebuilt.
+# Elsewhere: install any CJK font (Noto Sans CJK SC...) or `pip install mplfonts` (85 MB).
+# Without one the Chinese labels show as boxes; nothing else changes.
+cjk-font: $(BIN)/.installed
+	@$(PY) -c "from course_lib.fonts import cjk_family; raise SystemExit(cjk_family() is None)" || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get update -qq && apt-get install -y -qq fonts-wqy-microhei >/dev/null \
+	      && $(PY) -c "import matplotlib.font_manager as f; f._load_fontmanager(try_read_cache=False)") \
+	      || echo "note: could not install a CJK font; Chinese plot labels will show as boxes"; \
+	  else \
+	    echo "note: no CJK font: Chinese plot labels show as boxes (see README.zh-CN.md)"; \
+	  fi; }
+
 # As root (containers, cloud boxes) Jupyter refuses to start without --allow-root.
 AS_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
-LAB := $(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(AS_ROOT)
+LAB := $(BIN)/jupyter lab --ServerApp.root_dir=$(EDITION)notebooks $(AS_ROOT) \
+  $(if $(EDITION),--LabApp.app_settings_dir=$(abspath $(dir $(LAB_SETTINGS_ZH))))
 # The warm grader starts first (autograder/service/): it loads torch while the lab opens, so the
 # first check() of the first lesson answers at once.
-lab: install
-	-$(PY) -m autograder.service start
-	$(LAB) --ServerApp.default_url=/lab/tree/00_setup/00_setup.ipynb
+lab: install $(if $(EDITION),cjk-font)
+	-$(LAB_LOCALE) $(PY) -m autograder.service start
+	$(LAB_LOCALE) $(LAB) --ServerApp.default_url=/lab/tree/00_setup/00_setup.ipynb
 
 # The same lab with nbgrader's instructor tools (Create Assignment, Validate, formgrader), opened
 # on formgrader at the repo root: formgrader works only where the course folder (this one, with
-# nbgrader_config.py and gradebook.db) is inside the server's root.
+# nbgrader_config.py and gradebook.db) is inside the server's root. It reads the config of the
+# folder it starts in: the Chinese course's (zh-CN/) with LANG=zh-CN.
 lab-instructor: install
-	JUPYTER_CONFIG_PATH=$(abspath jupyter/instructor) $(BIN)/jupyter lab \
-	  --ServerApp.root_dir=$(CURDIR) $(AS_ROOT) --ServerApp.default_url=/formgrader
+	cd $(or $(EDITION),.) && $(LAB_LOCALE) JUPYTER_CONFIG_PATH=$(abspath jupyter/instructor) \
+	  $(abspath $(BIN))/jupyter lab --ServerApp.root_dir=$(CURDIR)/$(EDITION) $(AS_ROOT) \
+	  $(if $(EDITION),--LabApp.app_settings_dir=$(abspath $(dir $(LAB_SETTINGS_ZH)))) \
+	  --ServerApp.default_url=/formgrader
 
 # Which exercises and questions of your notebooks pass, lesson by lesson (read-only).
 progress: install
-	$(PY) -m autograder progress notebooks
+	$(LAB_LOCALE) $(PY) -m autograder progress $(EDITION)notebooks
 
 # --dist loadgroup: the gates that read one lesson's notebook run (tests/test_notebooks.py) share
 # one xdist group, so that each notebook is executed once per run.
@@ -86,11 +125,12 @@ test-fast: install
 
 # Rebuild notebooks/ from solutions/, then make the repo root an nbgrader course: the assignments
 # in its gradebook.db, the learners' versions in release/ (nothing goes to nbgrader's exchange).
+# The Chinese edition likewise: zh-CN/notebooks/ from zh-CN/solutions/, the course zh-CN/.
 release: install
 	$(PY) scripts/release.py --course
 
 grade: install
-	$(PY) -m autograder grade $(SUBMISSIONS) --out $(GRADES) $(if $(GRADEBOOK),--gradebook $(GRADEBOOK)) $(GRADE_OPTIONS)
+	$(LAB_LOCALE) $(PY) -m autograder grade $(SUBMISSIONS) --out $(GRADES) $(if $(GRADEBOOK),--gradebook $(GRADEBOOK)) $(GRADE_OPTIONS)
 
 # Gradescope's autograder.zip for one assignment: make gradescope ASSIGNMENT=04_softmax_masks
 # (-> grades/gradescope/ASSIGNMENT/autograder.zip; see scripts/gradescope.py).

@@ -13,6 +13,7 @@ Read a module after you have solved its lesson's exercises; each one holds one c
     data                toy_sentence, toy_task_batch (toy data, no downloads)
     memory              MemoryTracker (peak tensor memory of a block of code)
     device              pick_device, and ``python -m course_lib.device`` (the environment doctor)
+    fonts               a CJK font for the Chinese edition's plot labels, when one is installed
 
 ``EXERCISES`` names the exercises in lesson order; each is importable from here. The course
 contract's table, ``autograder/contract.py``, says where each reference lives; a test checks that

@@ -1,7 +1,8 @@
 """Matrices as heatmaps, and the figure helpers every plot and widget uses.
 
 Figures are built without pyplot (``matplotlib.figure.Figure``), so nothing leaks between cells
-and it works headless; importing this module teaches IPython to show a ``Figure`` as a PNG.
+and it works headless; importing this module teaches IPython to show a ``Figure`` as a PNG, and
+adds an installed CJK font as a fallback for Chinese labels (``course_lib.fonts``).
 
 Shape legend: T queries (Lq), S keys (Lk).
 """
@@ -15,6 +16,8 @@ import matplotlib
 import numpy as np
 import torch
 from matplotlib.figure import Figure
+
+from course_lib.fonts import use_cjk_fallback
 
 
 def _to_numpy(t) -> np.ndarray:
@@ -55,6 +58,7 @@ def _display_figures_in_ipython() -> None:
 
 
 _display_figures_in_ipython()
+use_cjk_fallback()  # Chinese labels (the zh-CN edition) drawn in a CJK font, when one is installed
 
 
 def _heatmap(

@@ -4,6 +4,13 @@
     python scripts/release.py --check    # exit 1 if notebooks/ is not what a release makes now
     python scripts/release.py --course   # and make the repo root a course (`make release`)
 
+Every edition of the course is released the same way: the English one (``solutions/`` ->
+``notebooks/``, the course folder is the repo root) and the Simplified Chinese one
+(``zh-CN/solutions/`` -> ``zh-CN/notebooks/``, the course folder is ``zh-CN/``, with its own
+``nbgrader_config.py`` that loads the root's and sets its own course id). ``--lang zh-CN``
+releases one edition only. An edition releases the lessons it has (the Chinese edition may lag
+behind while it is translated; tests/test_zh_edition.py lists what it lacks).
+
 A release runs the real ``nbgrader generate_assignment`` (solution regions become
 ``raise NotImplementedError()``, graded test cells are locked and checksummed, outputs are
 cleared) in a throwaway course folder with a throwaway gradebook, so it never touches a live
@@ -29,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 import nbformat
 
@@ -36,6 +44,30 @@ ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
 NOTEBOOKS = ROOT / "notebooks"
 CONFIG = ROOT / "nbgrader_config.py"
+
+
+class Edition(NamedTuple):
+    """One language of the course: an nbgrader course folder with solutions/ and notebooks/.
+
+    (A NamedTuple, not a dataclass: the tests load this script by path, outside sys.modules.)"""
+
+    lang: str
+    root: Path
+
+    @property
+    def solutions(self) -> Path:
+        return self.root / "solutions"
+
+    @property
+    def notebooks(self) -> Path:
+        return self.root / "notebooks"
+
+    def __str__(self) -> str:
+        return f"{self.notebooks.relative_to(ROOT)}/"
+
+
+ENGLISH = Edition("en", ROOT)
+EDITIONS = (ENGLISH, Edition("zh-CN", ROOT / "zh-CN"))
 # Files that never travel from solutions/ to a release (nbgrader_config.py's ignore list says the
 # same to nbgrader; this one also keeps them out of the throwaway course folder).
 IGNORED = (".ipynb_checkpoints", "__pycache__", "*.pyc", ".*", "*.log", "*.db", "feedback")
@@ -71,6 +103,8 @@ def nbgrader(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
 
 def assignments(solutions: Path = SOLUTIONS) -> list[str]:
     """Every folder of ``solutions`` that holds a notebook, in lesson order."""
+    if not solutions.is_dir():
+        return []
     return sorted(
         p.name
         for p in solutions.iterdir()
@@ -79,7 +113,10 @@ def assignments(solutions: Path = SOLUTIONS) -> list[str]:
 
 
 def make_course(root: Path, names: list[str], solutions: Path = SOLUTIONS) -> Path:
-    """A throwaway nbgrader course folder in ``root``: the config and a copy of ``solutions``."""
+    """A throwaway nbgrader course folder in ``root``: the config and a copy of ``solutions``.
+
+    The config is the English course's for every edition: an edition's own config only loads it
+    and names its course, which a release does not use."""
     shutil.copy(CONFIG, root / "nbgrader_config.py")
     for name in names:
         shutil.copytree(
@@ -98,16 +135,17 @@ def course_args(root: Path) -> list[str]:
     ]
 
 
-def generate(root: Path, names: list[str] | None = None) -> Path:
-    """Release ``names`` (default: all) into ``root/release`` and return that folder.
+def generate(root: Path, names: list[str] | None = None, solutions: Path = SOLUTIONS) -> Path:
+    """Release ``names`` (default: all) of ``solutions`` into ``root/release`` and return that
+    folder.
 
     ``root`` becomes an nbgrader course folder; its gradebook then knows the assignments (which
     ``nbgrader autograde`` needs).
     """
-    names = assignments() if names is None else names
+    names = assignments(solutions) if names is None else names
     if not names:
-        raise ReleaseError(f"no assignment in {SOLUTIONS} (a folder with a notebook)")
-    make_course(root, names)
+        raise ReleaseError(f"no assignment in {solutions} (a folder with a notebook)")
+    make_course(root, names, solutions)
     nbgrader(["generate_assignment", "*", "--force", *course_args(root)], cwd=root)
     release = root / "release"
     missing = [n for n in names if not (release / n).is_dir()]
@@ -116,15 +154,18 @@ def generate(root: Path, names: list[str] | None = None) -> Path:
     return release
 
 
-def generate_course(root: Path = ROOT, names: list[str] | None = None) -> Path:
-    """Generate ``names`` (default: all) in the course folder ``root``, with its own config and
-    gradebook, and return its ``release/`` folder, which must agree with ``notebooks/``."""
+def generate_course(
+    root: Path = ROOT, names: list[str] | None = None, notebooks: Path = NOTEBOOKS
+) -> Path:
+    """Generate ``names`` (default: all) in the course folder ``root`` (the repo root, or
+    ``zh-CN/``), with its own config and gradebook, and return its ``release/`` folder, which must
+    agree with the edition's ``notebooks``."""
     every = assignments(root / "solutions")
     names = every if names is None else names
     for name in ["*"] if names == every else names:  # one nbgrader run for the whole course
         nbgrader(["generate_assignment", name, "--force", f"--CourseDirectory.root={root}"], root)
     release = root / "release"
-    problems = [p for name in names for p in differences(release / name, NOTEBOOKS / name)]
+    problems = [p for name in names for p in differences(release / name, notebooks / name)]
     if problems:
         raise ReleaseError("release/ and notebooks/ differ:\n  " + "\n  ".join(problems))
     return release
@@ -204,32 +245,45 @@ def strip_outputs(path: Path) -> bool:
     return changed
 
 
-def release(names: list[str] | None = None, check: bool = False, course: bool = False) -> int:
-    names = assignments() if names is None else names
+def release_edition(
+    edition: Edition, names: list[str] | None = None, check: bool = False, course: bool = False
+) -> int:
+    """Release one edition (``names``: default all its lessons); with ``check``, change nothing
+    and return 1 where its notebooks/ is stale."""
+    own = assignments(edition.solutions)
+    names = own if names is None else [n for n in names if n in own]
+    solutions, notebooks = edition.solutions, edition.notebooks
+    if not names:
+        stale = [n for n in assignments(notebooks) if n not in own]
+        if check and stale:
+            print(f"{edition} has {', '.join(stale)}, which {solutions.relative_to(ROOT)}/ lacks")
+            return 1
+        print(f"{edition}: no lesson to release")
+        return 0
     if not check:
         for name in names:
-            for path in sorted((SOLUTIONS / name).glob("*.ipynb")):
+            for path in sorted((solutions / name).glob("*.ipynb")):
                 if strip_outputs(path):
                     print(f"stripped outputs from {path.relative_to(ROOT)}")
     with tempfile.TemporaryDirectory(prefix="release-") as tmp:
-        built = generate(Path(tmp), names)
+        built = generate(Path(tmp), names, solutions)
         problems = []
         for name in names:
-            problems += differences(built / name, NOTEBOOKS / name)
+            problems += differences(built / name, notebooks / name)
         if check:
             for name in names:
-                for path in sorted((SOLUTIONS / name).glob("*.ipynb")):
+                for path in sorted((solutions / name).glob("*.ipynb")):
                     if any(c["outputs"] for c in _cells(path)):
                         problems.append(
                             f"{path.relative_to(ROOT)}: has outputs (run `make release`)"
                         )
             if problems:
-                print("notebooks/ is out of date with solutions/:", *problems, sep="\n  ")
+                print(f"{edition} is out of date with its solutions/:", *problems, sep="\n  ")
                 return 1
-            print(f"notebooks/ is up to date ({len(names)} assignments)")
+            print(f"{edition} is up to date ({len(names)} assignments)")
             return 0
         for name in names:
-            target = NOTEBOOKS / name
+            target = notebooks / name
             if target.exists():
                 shutil.rmtree(target)
             shutil.copytree(built / name, target)
@@ -238,23 +292,37 @@ def release(names: list[str] | None = None, check: bool = False, course: bool = 
                     path.chmod(0o644)
         stale = [
             p.name
-            for p in NOTEBOOKS.iterdir()
-            if p.is_dir() and not p.name.startswith(".") and p.name not in assignments()
+            for p in notebooks.iterdir()
+            if p.is_dir() and not p.name.startswith(".") and p.name not in own
         ]
         for name in stale:
-            shutil.rmtree(NOTEBOOKS / name)
-            print(f"removed notebooks/{name} (no such assignment in solutions/)")
+            shutil.rmtree(notebooks / name)
+            print(f"removed {edition}{name} (no such assignment in its solutions/)")
         print(
-            f"released {len(names)} assignments into notebooks/"
+            f"released {len(names)} assignments into {edition}"
             + (f" ({len(problems)} changes)" if problems else " (no changes)")
         )
     if course:
-        generate_course(ROOT, names)
+        generate_course(edition.root, names, notebooks)
         print(
-            f"the course folder {ROOT} is ready: {len(names)} assignments in its gradebook, "
-            "release/ for `nbgrader release_assignment` (not released to any exchange)"
+            f"the course folder {edition.root} is ready: {len(names)} assignments in its "
+            "gradebook, release/ for `nbgrader release_assignment` (not released to any exchange)"
         )
     return 0
+
+
+def release(
+    names: list[str] | None = None,
+    check: bool = False,
+    course: bool = False,
+    editions: tuple[Edition, ...] = EDITIONS,
+) -> int:
+    """Release every edition in ``editions``; 1 if a check found one stale."""
+    if names:
+        unknown = [n for n in names if not any(n in assignments(e.solutions) for e in editions)]
+        if unknown:
+            raise ReleaseError(f"no such assignment: {', '.join(unknown)}")
+    return max(release_edition(e, names, check, course) for e in editions)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -269,11 +337,19 @@ def main(argv: list[str] | None = None) -> int:
         help="then make the repo root an nbgrader course: the assignments in its gradebook.db, "
         "the learners' versions in release/",
     )
+    parser.add_argument(
+        "--lang",
+        choices=[e.lang for e in EDITIONS],
+        help="release this edition only (default: every edition)",
+    )
     args = parser.parse_args(argv)
     if args.check and args.course:
         parser.error("--check changes nothing; give --course without it")
+    editions = tuple(e for e in EDITIONS if args.lang in (None, e.lang))
     try:
-        return release(args.assignments or None, check=args.check, course=args.course)
+        return release(
+            args.assignments or None, check=args.check, course=args.course, editions=editions
+        )
     except ReleaseError as e:
         print(f"release failed: {e}", file=sys.stderr)
         return 2
