@@ -17,6 +17,7 @@ from lesson_files import BUILTIN, LESSONS, STYLES, WRONG, graded_exercise, slice
 
 from autograder import contract
 from autograder.core import lesson_folders
+from autograder.core.registry import all_exercises
 
 LESSON_OF = {e.name: e.lesson for e in contract.CONTRACT}
 WITH_EXERCISES = sorted(set(LESSON_OF.values()))
@@ -75,3 +76,9 @@ def test_a_style_is_its_slices_in_lesson_order():
     for style in STYLES:
         lessons = [p.parent.parent.name for p in slices(style)]
         assert lessons == sorted(lessons) and set(lessons) <= set(WITH_EXERCISES), style
+
+
+def test_every_exercise_that_forbids_something_has_a_builtin_file():
+    forbidding = {name for name, gradable in all_exercises().items() if gradable.forbid}
+    missing = forbidding - {graded_exercise(p) for p in BUILTIN}
+    assert not missing, f"no tests/lessons/<L>/builtin/<name>.py calling what it forbids: {missing}"
