@@ -74,3 +74,11 @@ def wrong_file(mistake: str) -> Path:
         if path.stem == mistake:
             return path
     raise LookupError(f"no wrong file {mistake}.py under {LESSONS}")
+
+
+if __name__ == "__main__":  # python tests/lesson_files.py STYLE > style.py: a whole style, to check
+    import sys
+
+    if len(sys.argv) != 2 or sys.argv[1] not in STYLES:
+        sys.exit(f"usage: python tests/lesson_files.py STYLE  (one of {', '.join(STYLES)})")
+    print(style(sys.argv[1]), end="")
