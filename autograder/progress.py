@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.contract import CONTRACT
 from autograder.core import lesson_folders
 from autograder.core.extract import ExtractError
+from autograder.core.items import lesson_items
 from autograder.core.judge import NothingToGrade, judge_file
 from autograder.core.result import Result
 from autograder.service import client as service
@@ -55,11 +55,11 @@ class LessonProgress:
         return self.done / self.total if self.total else 1.0
 
 
-def lesson_items(lesson: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """A lesson's exercises (contract order) and question ids (as its questions.py lists them)."""
-    exercises = tuple(e.name for e in CONTRACT if e.lesson == lesson)
-    module = lesson_folders.load(lesson, "questions")
-    questions = tuple(q.id for q in getattr(module, "QUESTIONS", ()))
+def _exercises_and_questions(lesson: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A lesson's exercises and question ids, from its items (``lesson_items``)."""
+    items = lesson_items(lesson)
+    exercises = tuple(n for n in items if not n.startswith("answer_"))
+    questions = tuple(n.removeprefix("answer_") for n in items if n.startswith("answer_"))
     return exercises, questions
 
 
@@ -79,7 +79,7 @@ def _in_service(notebook: Path) -> list[Result] | None:
 
 def lesson_progress(lesson: str, notebook: Path) -> LessonProgress:
     """Grade one lesson's notebook, as ``check`` does; a blank or unreadable one passes nothing."""
-    exercises, questions = lesson_items(lesson)
+    exercises, questions = _exercises_and_questions(lesson)
     try:
         results = _in_service(notebook)
         if results is None:  # no warm grader: graded in this process

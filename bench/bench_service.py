@@ -32,8 +32,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 REPEAT = 5
 LESSON = "04_softmax_masks"
-RIGHT = ROOT / "tests" / "submissions" / "correct" / "idioms.py"
-WRONG = ROOT / "tests" / "submissions" / "wrong" / "causal-upper-triangle.py"
+RIGHT = ROOT / "tests" / "lessons" / LESSON / "correct" / "idioms.py"
+WRONG = ROOT / "tests" / "lessons" / LESSON / "wrong" / "causal-upper-triangle.py"
 results: list[bool] = []
 
 

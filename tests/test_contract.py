@@ -16,6 +16,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from lesson_files import WRONG, expected_id
 
 from autograder import contract
 from autograder.core import lesson_folders
@@ -25,7 +26,6 @@ from autograder.questions import QUESTIONS
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
 AUTOGRADER = ROOT / "autograder"
-WRONG = ROOT / "tests" / "submissions" / "wrong"
 NOTEBOOK_LESSONS = sorted(
     p.name
     for p in SOLUTIONS.iterdir()
@@ -171,11 +171,11 @@ def test_question_prompts_are_the_notebooks_text(lesson):
 
 @pytest.mark.parametrize("lesson", NOTEBOOK_LESSONS)
 def test_every_cited_mistake_exists_and_has_a_wrong_file(lesson):
-    wrong = {p.stem.split("__")[0] for p in WRONG.glob("*.py")}
+    wrong = {expected_id(p) for p in WRONG}
     for mistake in cited(lesson):
         assert mistake in MISTAKES, f"{lesson} cites [{mistake}], which is not in the catalogue"
         if mistake not in GENERIC_IDS:  # the mutation gate checks that the file gets this id
-            assert mistake in wrong, f"[{mistake}]: no tests/submissions/wrong/{mistake}.py"
+            assert mistake in wrong, f"[{mistake}]: no tests/lessons/<L>/wrong/{mistake}.py"
 
 
 @pytest.mark.parametrize("lesson", NOTEBOOK_LESSONS)

@@ -11,7 +11,7 @@ from pathlib import Path
 from autograder.core.extract import from_file, from_sources
 from autograder.core.judge import judge_file
 
-STYLE = Path(__file__).parent / "submissions" / "styles" / "module_level_code.py"
+STYLE = Path(__file__).parent / "styles" / "module_level_code.py"
 
 
 def test_a_module_style_file_passes_its_exercises():

@@ -3,14 +3,11 @@ must get exactly the id named, through the real engine."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from lesson_files import BASE, BUILTIN
 
 from autograder.core.judge import judge_source
 from autograder.core.mistakes import MISTAKES
-
-BASE = (Path(__file__).parent / "submissions" / "correct" / "plain.py").read_text()
 
 DTYPE = {  # (exercise, learner code): a dtype mismatch is a dtype mistake, checked before values
     "softmax upcasts float16 to float32": (
@@ -90,7 +87,8 @@ def test_dot_product_variance_drawn_in_an_unusual_order_passes_on_its_spread():
 
 
 def test_logsumexp_in_softmax_is_told_why_it_is_forbidden():
-    code = (Path(__file__).parent / "submissions" / "builtin" / "softmax__logsumexp.py").read_text()
+    [path] = [p for p in BUILTIN if p.stem == "softmax__logsumexp"]
+    code = path.read_text()
     [result] = judge_source(BASE + "\n\n" + code, only=["softmax"])
     assert result.mistake == "uses-builtin"
     assert "max-subtraction" in result.message and "asks you to build" not in result.message

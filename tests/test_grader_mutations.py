@@ -1,11 +1,12 @@
 """The mutation gate: the checks must name every known mistake and pass every correct style.
 
-``tests/submissions/wrong/<id>[__variant].py`` is a learner-style wrong implementation (its
+``tests/lessons/<L>/wrong/<id>[__variant].py`` is a learner-style wrong implementation (its
 ``# grade: NAME`` line says which exercise it is for) that must fail with exactly mistake ``<id>``.
-It is judged after ``correct/plain.py``, as a later notebook cell overrides an earlier one, so it
-only holds the buggy definition. ``tests/submissions/correct/*.py`` are whole solutions in
-different styles (einsum, loops, bmm, where vs masked_fill, ...) that must pass every exercise.
-``tests/submissions/builtin/*.py`` call what the exercise forbids.
+It is judged after the plain style, as a later notebook cell overrides an earlier one, so it only
+holds the buggy definition. Each correct style (every lesson's ``correct/<style>.py``, in lesson
+order: einsum, loops, bmm, where vs masked_fill, ...) must pass every exercise.
+``tests/lessons/<L>/builtin/*.py`` call what the exercise forbids. ``tests/lesson_files.py`` finds
+them all; ``tests/test_lesson_files.py`` checks where they are.
 
 Everything runs through the real engine (``autograder.core.judge.judge_source``): sandbox, forbidden
 calls, time limits and all.
@@ -17,27 +18,13 @@ import re
 from pathlib import Path
 
 import pytest
+from lesson_files import BASE, BUILTIN, STYLES, WRONG, expected_id, graded_exercise, style
 
 from autograder.core.judge import judge_source
 from autograder.core.mistakes import GENERIC_IDS, MISTAKES, catalogue
 from autograder.core.registry import all_exercises
 
-SUBMISSIONS = Path(__file__).parent / "submissions"
-WRONG = sorted((SUBMISSIONS / "wrong").glob("*.py"))
-CORRECT = sorted((SUBMISSIONS / "correct").glob("*.py"))
-BUILTIN = sorted((SUBMISSIONS / "builtin").glob("*.py"))
 CATALOGUE = catalogue()  # every lesson's mistakes, the generic ids excluded
-BASE = (SUBMISSIONS / "correct" / "plain.py").read_text()
-
-
-def expected_id(path: Path) -> str:
-    return path.stem.split("__")[0]
-
-
-def graded_exercise(path: Path) -> str:
-    match = re.search(r"^# grade: (\w+)$", path.read_text(), re.M)
-    assert match, f"{path.name} has no '# grade: NAME' line"
-    return match.group(1)
 
 
 def test_catalogue_has_at_least_40_conceptual_mistakes():
@@ -92,9 +79,9 @@ def test_calling_the_builtin_or_the_reference_is_caught(path: Path):
     assert (result.passed, result.mistake) == (False, expected), result.message
 
 
-@pytest.mark.parametrize("path", CORRECT, ids=lambda p: p.stem)
-def test_correct_submission_passes_every_exercise(path: Path):
-    results = judge_source(path.read_text())
+@pytest.mark.parametrize("name", STYLES)
+def test_correct_submission_passes_every_exercise(name: str):
+    results = judge_source(style(name))
     failed = {r.exercise: f"[{r.mistake}] {r.message}" for r in results if not r.passed}
     assert not failed, failed
     assert {r.exercise for r in results} == set(all_exercises())

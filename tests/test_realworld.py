@@ -10,7 +10,7 @@ and named, so it stays an xfail until an id exists and the header names it). Eac
 names its source (and, for a bug, the issue) and what was adapted.
 
 Both are judged as ``tests/test_grader_mutations.py`` judges its wrong files: after
-``correct/plain.py``, as a later notebook cell overrides an earlier one, so a file holds only its
+the plain correct style, as a later notebook cell overrides an earlier one, so a file holds only its
 own definitions and later exercises may use the plain solution's earlier ones. One sandbox
 session per file (``judge_source``), only the file's exercises graded.
 
@@ -25,7 +25,7 @@ import re
 from pathlib import Path
 
 import pytest
-from test_grader_mutations import BASE
+from lesson_files import BASE
 
 from autograder.core.judge import judge_source
 from autograder.core.mistakes import MISTAKES

@@ -4,9 +4,11 @@ judging a submission on exactly those, with what it lacks named and what it adds
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from autograder.core.extract import LearnerCode
+from autograder.core.items import lesson_items
 from autograder.core.judge import failed_result, judge_names, question_gradable
 from autograder.core.registry import Gradable, all_exercises
 from autograder.core.result import Result
@@ -20,28 +22,26 @@ class Assignment:
     lesson: str  # the lesson's number, "04"
     exercises: tuple[Gradable, ...]
     questions: tuple[str, ...]  # question ids, "04_1", ...
+    points: Mapping[str, float]  # lesson_items(lesson): every item graded, in order, its points
 
     @property
     def items(self) -> list[str]:
         """The names graded: the exercises, then ``answer_<id>`` for each question."""
-        return [ex.name for ex in self.exercises] + [f"answer_{q}" for q in self.questions]
+        return list(self.points)
 
     @property
     def max_points(self) -> float:
-        return float(
-            sum(ex.points for ex in self.exercises)
-            + sum(question_gradable(q).points for q in self.questions)
-        )
+        return float(sum(self.points.values()))
 
 
 def assignment(lesson: str) -> Assignment:
-    """Lesson ``lesson``'s exercises and questions: those whose ``Gradable.lesson`` (the lesson
-    folder, ``04_softmax_masks``) starts with its number, and the question ids ``<lesson>_n``."""
-    from autograder.questions import QUESTIONS
-
-    exercises = tuple(ex for ex in all_exercises().values() if ex.lesson[:2] == lesson)
-    questions = tuple(q for q in QUESTIONS if q.split("_")[0] == lesson)
-    return Assignment(lesson, exercises, questions)
+    """Lesson ``lesson``'s assignment (``lesson``: its number, ``"04"``): its items
+    (``lesson_items``) with each exercise's check."""
+    points = lesson_items(lesson)
+    checks = all_exercises()
+    exercises = tuple(checks[n] for n in points if n in checks)
+    questions = tuple(n.removeprefix("answer_") for n in points if n not in checks)
+    return Assignment(lesson, exercises, questions, points)
 
 
 def _closest(name: str, candidates: list[str]) -> str | None:

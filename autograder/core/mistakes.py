@@ -8,8 +8,8 @@ The engine's own ids (``GENERIC``) are here; every other entry lives in the less
 earliest exercise it is diagnosed in, ``autograder/lessons/<lesson>/mistakes.py`` (a tuple
 ``MISTAKES``), found by name: a new lesson's mistakes need no other registration. Each such entry
 is cited as ``[id]`` in its lesson's notebook and has a learner-style wrong submission in
-``tests/submissions/wrong/`` that must be diagnosed as exactly that id
-(``tests/test_grader_mutations.py``, ``tests/test_lesson_folders.py``).
+``tests/lessons/<lesson>/wrong/`` (the lesson of the exercise it grades) that must be diagnosed
+as exactly that id (``tests/test_grader_mutations.py``, ``tests/test_lesson_files.py``).
 """
 
 from __future__ import annotations

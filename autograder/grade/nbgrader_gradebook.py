@@ -35,8 +35,8 @@ from datetime import datetime
 from pathlib import Path
 
 from autograder.check.report import mistake_line
-from autograder.core.assignment import assignment
 from autograder.core.extract import read_submission
+from autograder.core.items import lesson_items
 from autograder.core.result import Result, printable
 from autograder.grade.grading import (
     LATE,
@@ -65,12 +65,7 @@ def cell_name(item: str) -> str:
 
 def item_points(lesson: str) -> dict[str, float]:
     """What each exercise and question of a lesson is worth, in the grader's order."""
-    from autograder.questions import QUESTIONS
-
-    work = assignment(lesson)
-    points = {ex.name: float(ex.points) for ex in work.exercises}
-    points.update({f"answer_{q}": float(QUESTIONS[q].points) for q in work.questions})
-    return points
+    return lesson_items(lesson)
 
 
 @dataclass

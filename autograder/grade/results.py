@@ -9,12 +9,13 @@ the class report, the LMS exports). An assignment is a lesson's released folder
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from autograder.core.assignment import assignment
+from autograder.core.items import lesson_items
 from autograder.core.result import Result, printable
 from autograder.grade import RELEASE
 
@@ -25,6 +26,22 @@ BLANK = "blank"  # readable, but not one exercise or question of the assignment 
 UNREADABLE = "unreadable"  # there is something, but it cannot be read as a notebook
 NOT_SUBMITTED = "not-submitted"  # no submission for this assignment
 STATUSES = (GRADED, LATE, BLANK, UNREADABLE, NOT_SUBMITTED)
+
+
+def label(item: str) -> str:
+    """``answer_04_1`` -> ``Question 04.1``; an exercise keeps its name."""
+    if item.startswith("answer_"):
+        return "Question " + item.removeprefix("answer_").replace("_", ".")
+    return item
+
+
+def safe_name(name: str) -> str:
+    """A file name for a student or assignment: letters, digits, ``.``, ``_`` and ``-`` (never
+    first). A name that had to change gets a digest of the original: two never share a file."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name).lstrip(".-") or "_"
+    if safe != name:
+        safe = f"{safe[:64]}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+    return safe
 
 
 class GradeError(Exception):
@@ -112,14 +129,14 @@ def lesson_of(name: str) -> str | None:
     that starts with a lesson number that has exercises or questions."""
     match = re.match(r"(\d\d)(?:_|$)", name)
     lesson = released().get(name) if released() else match and match[1]
-    return lesson if lesson and assignment(lesson).items else None
+    return lesson if lesson and lesson_items(lesson) else None
 
 
 @functools.cache
 def notebook_order(lesson: str) -> tuple[str, ...]:
     """The lesson's exercises and questions in the order its released notebook asks them (the
     contract's order where there is no release)."""
-    work = assignment(lesson)
+    items = list(lesson_items(lesson))
     order = []
     for release in sorted(RELEASE.glob(f"{lesson}_*/{lesson}_*.ipynb"))[:1]:
         import nbformat
@@ -128,6 +145,6 @@ def notebook_order(lesson: str) -> tuple[str, ...]:
             if cell.cell_type == "code":
                 for m in re.finditer(r"\b(?:def|class)\s+(\w+)|\b(answer_\d+_\d+)\b", cell.source):
                     item = m[1] or m[2]
-                    if item in work.items and item not in order:
+                    if item in items and item not in order:
                         order.append(item)
-    return tuple(order + [item for item in work.items if item not in order])
+    return tuple(order + [item for item in items if item not in order])

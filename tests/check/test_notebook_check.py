@@ -1,7 +1,7 @@
 """The check a learner runs below an exercise names the lesson's common mistakes, in a real kernel.
 
 For each lesson, a kernel runs the lesson's own set-up cell, then for each exercise a learner's
-wrong version (a file of tests/submissions/wrong/) and the lesson's ``check(...)`` cell. Each check
+wrong version (a file of tests/lessons/<L>/wrong/) and the lesson's ``check(...)`` cell. Each check
 must print a short verdict with the mistake's id, no traceback and nothing on stderr, and answer
 quickly (how quickly is measured by ``make bench``, not here). A check that has to wait for the
 grader's sandbox to start first says so on a line of its own, before the verdict.
@@ -16,12 +16,12 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from lesson_files import wrong_file
 from nbclient import NotebookClient
 
 from autograder.notebook import STARTING
 
 ROOT = Path(__file__).resolve().parents[2]
-WRONG = Path(__file__).resolve().parents[1] / "submissions" / "wrong"
 
 COMMON_MISTAKES = {
     "01_projections": {
@@ -60,7 +60,7 @@ def test_check_cells_name_the_lessons_common_mistakes(assignment, venv_on_path):
     mistakes = COMMON_MISTAKES[assignment]
     cells = [setup_cell(assignment)]
     for name, mistake in mistakes.items():
-        cells.append((WRONG / f"{mistake}.py").read_text())
+        cells.append(wrong_file(mistake).read_text())
         cells.append(f"check({name})")
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
@@ -94,7 +94,7 @@ def softmax(x, dim=-1):
 def test_check_grades_what_was_passed_not_a_later_rebinding(venv_on_path):
     """A cell that checks a wrong softmax and then rebinds the name to a good one on a later line
     gets the wrong one's verdict; the next cell's check sees the good one."""
-    wrong = (WRONG / "softmax-unstable.py").read_text()
+    wrong = wrong_file("softmax-unstable").read_text()
     cells = [
         setup_cell("04_softmax_masks"),
         f"{wrong}\ncheck(softmax)\n{GOOD_SOFTMAX}",

@@ -10,14 +10,16 @@ from autograder.check.cli import EXIT_FAILED, EXIT_PASSED, EXIT_UNGRADABLE
 from autograder.cli import main
 from autograder.contract import CONTRACT
 from autograder.core import lesson_folders
+from autograder.core.assignment import assignment
+from autograder.core.items import lesson_items
 from autograder.progress import (
     LessonProgress,
     bar,
     course_progress,
-    lesson_items,
     next_lesson,
     table,
 )
+from autograder.questions import QUESTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,12 +43,17 @@ def _released_lessons(source: str) -> list[str]:
     ]
 
 
-def test_lesson_items_are_the_contract_rows_and_the_questions_of_the_lesson():
-    exercises, questions = lesson_items("04_softmax_masks")
-    assert exercises == tuple(e.name for e in CONTRACT if e.lesson == "04_softmax_masks")
-    assert exercises and questions
-    assert all(q.startswith("04_") for q in questions)
-    assert lesson_items("00_setup")[0] == ()
+def test_lesson_items_are_the_contract_rows_then_the_questions_with_their_points():
+    """One place computes a lesson's items (progress, the judge and the gradebook read it)."""
+    rows = [e for e in CONTRACT if e.lesson == "04_softmax_masks"]
+    items = lesson_items("04_softmax_masks")
+    answers = [n for n in items if n.startswith("answer_")]
+    assert list(items) == [e.name for e in rows] + answers
+    assert [items[e.name] for e in rows] == [float(e.points) for e in rows]
+    assert answers and all(a.startswith("answer_04_") for a in answers)
+    assert all(items[a] == QUESTIONS[a.removeprefix("answer_")].points for a in answers)
+    assert lesson_items("04") == items == assignment("04").points
+    assert all(n.startswith("answer_") for n in lesson_items("00_setup"))
 
 
 def test_bar_and_table_show_counts_and_the_next_lesson(tmp_path):

@@ -21,21 +21,26 @@ import pytest
 from autograder.service import client, runtime
 
 ROOT = Path(__file__).resolve().parents[2]
-SUBMISSIONS = ROOT / "tests" / "submissions"
-# A correct file of every exercise, two wrong ones, a lesson notebook (graded on its lesson's
+# A lesson's slice of a correct style, two wrong ones, a lesson notebook (graded on its lesson's
 # exercises), and a file with nothing to grade (exit status 2, a message on stderr).
 CASES = [
-    ["check", "tests/submissions/correct/idioms.py", "--only", "causal_mask", "softmax"],
-    ["check", "tests/submissions/wrong/additive-mask-wrong-sign.py", "--json"],
     [
         "check",
-        "tests/submissions/wrong/additive-mask-as-bool.py",
+        "tests/lessons/04_softmax_masks/correct/idioms.py",
+        "--only",
+        "causal_mask",
+        "softmax",
+    ],
+    ["check", "tests/lessons/05_attention/wrong/additive-mask-wrong-sign.py", "--json"],
+    [
+        "check",
+        "tests/lessons/05_attention/wrong/additive-mask-as-bool.py",
         "--only",
         "causal_mask",
         "--json",
     ],
     ["check", "solutions/04_softmax_masks/04_softmax_masks.ipynb", "--json"],
-    ["check", "tests/submissions/correct/idioms.py", "--only", "no_such_exercise"],
+    ["check", "tests/lessons/04_softmax_masks/correct/idioms.py", "--only", "no_such_exercise"],
 ]
 
 

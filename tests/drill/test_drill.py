@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from fsrs import Rating
+from lesson_files import wrong_file
 
 from autograder import contract
 from autograder.drill import catalogue, files, history, schedule, stats
@@ -20,7 +21,6 @@ from autograder.drill.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 COURSE_DRILLS = [d for d in catalogue.DRILLS.values() if not hasattr(d, "stubs")]
-WRONG = ROOT / "tests" / "submissions" / "wrong"
 
 CORRECT_SDPA = """\
 import math
@@ -178,7 +178,7 @@ def test_every_drill_in_the_list_has_a_title(home, capsys):
 def test_a_wrong_then_a_correct_attempt_leave_a_history_whose_stats_are_right(home, capsys):
     main(["start", "sdpa-mask"])
     path = Path("drill_sdpa-mask.py")
-    wrong = WRONG / "mask-after-softmax.py"
+    wrong = wrong_file("mask-after-softmax")
     _solve(path, wrong.read_text())
     assert main(["check", str(path)]) == 1
     out = capsys.readouterr().out

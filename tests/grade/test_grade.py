@@ -18,7 +18,8 @@ import pytest
 from autograder import cli
 from autograder.grade import grading
 from autograder.grade.grading import GradeError, due_dates, grade_class
-from autograder.grade.outputs.table import csv_cell, safe_name
+from autograder.grade.outputs.table import csv_cell
+from autograder.grade.results import safe_name
 
 HOSTILE = Path(__file__).resolve().parents[1] / "sandbox" / "hostile"
 RELEASE = Path(__file__).resolve().parents[2] / "notebooks"

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from lesson_files import wrong_file
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.apps.api import NbGraderAPI
 from nbgrader.coursedir import CourseDirectory
@@ -264,7 +265,7 @@ def test_nbgrader_export_agrees_with_the_table_after_grade(tmp_path, venv_on_pat
     submit("ada", solution, when="2026-11-30 10:00:00 UTC")  # everything right
     submit("bea", nbformat.read(blank, as_version=4))  # the release, untouched
     partly = nbformat.read(blank, as_version=4)
-    wrong = (ROOT / "tests" / "submissions" / "wrong" / "causal-mask-inverted.py").read_text()
+    wrong = wrong_file("causal-mask-inverted").read_text()
     right = {
         c.metadata.nbgrader["grade_id"]: c.source
         for c in solution.cells

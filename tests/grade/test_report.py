@@ -24,7 +24,6 @@ from autograder.core.mistakes import MISTAKES
 from autograder.core.result import Result
 from autograder.grade.grading import grade_class
 from autograder.grade.outputs import class_report, exports, feedback, sections
-from autograder.grade.outputs.table import safe_name
 from autograder.grade.outputs.write import write_outputs
 from autograder.grade.results import (
     BLANK,
@@ -34,7 +33,9 @@ from autograder.grade.results import (
     UNREADABLE,
     Graded,
     GradeTable,
+    label,
     notebook_order,
+    safe_name,
 )
 from autograder.questions import QUESTIONS
 
@@ -160,7 +161,7 @@ def test_the_class_report_says_what_to_re_teach(tmp_path):
     # pass rates: of the submissions received (graded, late, blank, unreadable), per assignment
     qkt, masks = page.tables_headed("Exercise or question")
     rates = {r["Exercise or question"]: (r["Passed"], r["Received"], r["Pass rate"]) for r in masks}
-    assert list(rates) == [feedback.label(i) for i in notebook_order("04")]  # notebook order
+    assert list(rates) == [label(i) for i in notebook_order("04")]  # notebook order
     assert rates["causal_mask"] == ("1", "5", "20%")  # ada only; the blank and unreadable count
     assert rates["softmax"] == ("2", "5", "40%")  # ada, bob
     assert rates["padding_mask"] == ("2", "5", "40%")  # ada, hal

@@ -3,7 +3,7 @@
 since the meta-device part of their checks is skipped or fooled.
 ``autograder.sandbox.inside.devices`` sees
 a factory called without ``device=`` next to the learner's call (in the sandbox worker); these
-tests run it on the learner-style files of ``tests/submissions/device/`` directly, the judge's
+tests run it on the learner-style files of ``tests/sandbox/device/`` directly, the judge's
 half on the error it receives, and the whole engine on the same files.
 """
 
@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from lesson_files import BASE, slices
 
 from autograder.kit import Call
 from autograder.kit.calling import learner_failed
@@ -20,17 +21,17 @@ from autograder.sandbox.host.replies import LearnerError
 from autograder.sandbox.inside.devices import DefaultDeviceFactories, has_tensor
 from autograder.sandbox.protocol import CREATED_ON_DEFAULT_DEVICE as KIND
 
-SUBMISSIONS = Path(__file__).resolve().parents[1] / "submissions"
-DEVICE = sorted((SUBMISSIONS / "device").glob("*.py"))
+DEVICE = sorted((Path(__file__).resolve().parent / "device").glob("*.py"))
 CALLS = {  # how each exercise is called: (construct args or None, call args)
     "padding_mask": (None, (torch.tensor([2, 4, 1]), 4)),
     "LearnedPositionalEmbedding": ((6, 4), (torch.randn(2, 3, 4),)),
 }
 
 
-def load(path: Path, name: str):
+def load(path: Path, name: str, source: str | None = None):
     namespace: dict = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)  # our own test file
+    code = path.read_text() if source is None else source
+    exec(compile(code, str(path), "exec"), namespace)  # our own test file
     return namespace[name]
 
 
@@ -52,7 +53,7 @@ def test_a_factory_without_device_is_found_in_value_reading_code(path: Path):
 
 @pytest.mark.parametrize("name", sorted(CALLS))
 def test_the_correct_solution_makes_nothing_on_the_default_device(name: str):
-    assert run(load(SUBMISSIONS / "correct" / "plain.py", name), name) is None
+    assert run(load(slices("plain")[0], name, BASE), name) is None
 
 
 def test_scalars_and_like_factories_are_allowed():
@@ -78,8 +79,7 @@ def test_the_judge_names_it_created_on_cpu():
 def test_the_engine_names_created_on_cpu(path: Path):
     from autograder.core.judge import judge_source
 
-    base = (SUBMISSIONS / "correct" / "plain.py").read_text()
-    [result] = judge_source(base + "\n\n" + path.read_text(), only=[path.stem])
+    [result] = judge_source(BASE + "\n\n" + path.read_text(), only=[path.stem])
     assert (result.passed, result.mistake) == (False, "created-on-cpu"), result.message
 
 

@@ -4,7 +4,7 @@ and ``q /= sqrt(d)`` all passed).
 
 The comparison runs next to the learner's call (``autograder.sandbox.inside.inplace``, called by the
 sandbox worker); these tests run that half on the learner-style files of
-``tests/submissions/inplace/`` directly, the judge's half on the error it receives, and the whole
+``tests/sandbox/inplace/`` directly, the judge's half on the error it receives, and the whole
 engine on the same files.
 """
 
@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from lesson_files import BASE, slices
 
 from autograder.kit import Call
 from autograder.kit.calling import learner_failed
@@ -22,8 +23,7 @@ from autograder.sandbox.host.replies import LearnerError
 from autograder.sandbox.inside.inplace import InputModified, InputSnapshot
 from autograder.sandbox.protocol import INPUT_MODIFIED as KIND
 
-SUBMISSIONS = Path(__file__).resolve().parents[1] / "submissions"
-INPLACE = sorted((SUBMISSIONS / "inplace").glob("*.py"))
+INPLACE = sorted((Path(__file__).resolve().parent / "inplace").glob("*.py"))
 g = torch.Generator().manual_seed(0)
 INPUTS = {  # the exercise's arguments, and the parameter the in-place version changes
     "attention_scores": (
@@ -42,9 +42,10 @@ INPUTS = {  # the exercise's arguments, and the parameter the in-place version c
 }
 
 
-def load(path: Path, name: str):
+def load(path: Path, name: str, source: str | None = None):
     namespace: dict = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)  # our own test file
+    code = path.read_text() if source is None else source
+    exec(compile(code, str(path), "exec"), namespace)  # our own test file
     return namespace[name]
 
 
@@ -74,8 +75,7 @@ def test_an_in_place_change_of_an_input_is_found_and_names_the_parameter(path: P
 
 @pytest.mark.parametrize("name", sorted(INPUTS))
 def test_the_correct_solution_leaves_its_inputs_alone(name: str):
-    plain = SUBMISSIONS / "correct" / "plain.py"
-    assert call(load(plain, name), INPUTS[name][0]) is None
+    assert call(load(slices("plain")[0], name, BASE), INPUTS[name][0]) is None
 
 
 def test_a_write_that_puts_back_the_same_values_is_still_seen():
@@ -109,6 +109,5 @@ def test_the_judge_names_the_error_modifies_input_with_a_short_message():
 def test_the_engine_names_modifies_input(path: Path):
     from autograder.core.judge import judge_source
 
-    base = (SUBMISSIONS / "correct" / "plain.py").read_text()
-    [result] = judge_source(base + "\n\n" + path.read_text(), only=[graded(path)])
+    [result] = judge_source(BASE + "\n\n" + path.read_text(), only=[graded(path)])
     assert (result.passed, result.mistake) == (False, "modifies-input"), result.message

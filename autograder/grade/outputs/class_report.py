@@ -26,7 +26,6 @@ from statistics import mean, median
 from autograder.core.mistakes import MISTAKES
 from autograder.grade import COURSE
 from autograder.grade.outputs import plots, sections
-from autograder.grade.outputs.feedback import label
 from autograder.grade.outputs.page import esc, page, points, table
 from autograder.grade.results import (
     BLANK,
@@ -37,6 +36,7 @@ from autograder.grade.results import (
     UNREADABLE,
     Graded,
     GradeTable,
+    label,
     lesson_of,
     notebook_order,
     plural,

@@ -24,9 +24,8 @@ from pathlib import Path
 
 from autograder.core.mistakes import looks_like
 from autograder.grade.outputs import sections
-from autograder.grade.outputs.feedback import label
-from autograder.grade.outputs.table import csv_cell, safe_name
-from autograder.grade.results import NOT_SUBMITTED, Graded
+from autograder.grade.outputs.table import csv_cell
+from autograder.grade.results import NOT_SUBMITTED, Graded, label, safe_name
 
 
 def _test(r, g: Graded) -> dict:

@@ -18,17 +18,17 @@ from autograder.core.mistakes import looks_like
 from autograder.core.result import Result, printable
 from autograder.grade.outputs import sections
 from autograder.grade.outputs.page import esc, page, points, table
-from autograder.grade.outputs.table import safe_name
-from autograder.grade.results import BLANK, NOT_SUBMITTED, Graded, GradeTable, plural
+from autograder.grade.results import (
+    BLANK,
+    NOT_SUBMITTED,
+    Graded,
+    GradeTable,
+    label,
+    plural,
+    safe_name,
+)
 
 NBGRADER_FILES = ("timestamp.txt", "submission_secret.txt")  # what release_feedback reads
-
-
-def label(item: str) -> str:
-    """``answer_04_1`` -> ``Question 04.1``; an exercise keeps its name."""
-    if item.startswith("answer_"):
-        return "Question " + item.removeprefix("answer_").replace("_", ".")
-    return item
 
 
 def mistake_html(mistake: str | None, assignment: str) -> str:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import csv
-import hashlib
-import re
 from pathlib import Path
 
 from autograder.check import report
@@ -16,21 +14,13 @@ from autograder.grade.results import (
     GradeTable,
     lesson_of,
     notebook_order,
+    safe_name,
 )
 
 
 def csv_cell(text: str) -> str:
     """A text cell a spreadsheet shows as text: one starting like a formula gets a quote first."""
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
-def safe_name(name: str) -> str:
-    """A file name for a student or assignment: letters, digits, ``.``, ``_`` and ``-`` (never
-    first). A name that had to change gets a digest of the original: two never share a file."""
-    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name).lstrip(".-") or "_"
-    if safe != name:
-        safe = f"{safe[:64]}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
-    return safe
 
 
 FIXED = ["student", "assignment", "status"]

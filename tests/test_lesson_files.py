@@ -1,0 +1,84 @@
+"""Each lesson's learner-style test files are in its folder, ``tests/lessons/<L>/``, and none is
+left out (``tests/lesson_files.py`` says what each holds).
+
+A file in the wrong lesson's folder, a style slice without one of its lesson's exercises, a
+lesson without a slice of every style, or a wrong file still in the flat ``tests/submissions/``
+layout fails here, with the path it must have. That every mistake has a wrong file, every wrong
+file gets its id and every style passes is ``tests/test_grader_mutations.py``'s.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from lesson_files import BUILTIN, LESSONS, STYLES, WRONG, graded_exercise, slices
+
+from autograder import contract
+from autograder.core import lesson_folders
+from autograder.core.registry import all_exercises
+
+LESSON_OF = {e.name: e.lesson for e in contract.CONTRACT}
+WITH_EXERCISES = sorted(set(LESSON_OF.values()))
+KINDS = ("wrong", "correct", "builtin")
+
+
+def defined(path: Path) -> set[str]:
+    """The names a file defines at the top level (functions, classes, assignments)."""
+    names = set()
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return names
+
+
+def test_lesson_test_folders_are_named_like_the_grader_lesson_folders():
+    folders = {p.name for p in LESSONS.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert folders <= set(lesson_folders.lessons()), sorted(folders - set(lesson_folders.lessons()))
+    assert set(WITH_EXERCISES) <= folders, (
+        f"no tests/lessons/ folder: {set(WITH_EXERCISES) - folders}"
+    )
+    for folder in folders:
+        odd = {p.name for p in (LESSONS / folder).iterdir()} - set(KINDS) - {"__pycache__"}
+        assert not odd, f"tests/lessons/{folder}/ holds {sorted(odd)}; only {KINDS}"
+
+
+@pytest.mark.parametrize("path", WRONG + BUILTIN, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_each_file_is_in_the_folder_of_its_exercises_lesson(path: Path):
+    name = graded_exercise(path)
+    assert name in LESSON_OF, f"{path}: '# grade: {name}' is not an exercise of the contract"
+    want = LESSONS / LESSON_OF[name] / path.parent.name / path.name
+    assert path == want, (
+        f"move {path.relative_to(LESSONS.parents[1])} to {want.relative_to(LESSONS.parents[1])}"
+    )
+
+
+def test_there_are_several_correct_styles_and_a_plain_one():
+    assert "plain" in STYLES and len(STYLES) >= 4, STYLES
+
+
+@pytest.mark.parametrize("lesson", WITH_EXERCISES)
+def test_every_style_has_a_slice_with_exactly_its_lessons_exercises(lesson: str):
+    want = {name for name, of in LESSON_OF.items() if of == lesson}
+    for style in STYLES:
+        path = LESSONS / lesson / "correct" / f"{style}.py"
+        assert path.is_file(), f"the {style} style has no slice for {lesson}: {path} is missing"
+        exercises = defined(path) & set(LESSON_OF)
+        assert exercises == want, (
+            f"{path}: defines {sorted(exercises)}, its lesson's exercises are {sorted(want)}"
+        )
+
+
+def test_a_style_is_its_slices_in_lesson_order():
+    for style in STYLES:
+        lessons = [p.parent.parent.name for p in slices(style)]
+        assert lessons == sorted(lessons) and set(lessons) <= set(WITH_EXERCISES), style
+
+
+def test_every_exercise_that_forbids_something_has_a_builtin_file():
+    forbidding = {name for name, gradable in all_exercises().items() if gradable.forbid}
+    missing = forbidding - {graded_exercise(p) for p in BUILTIN}
+    assert not missing, f"no tests/lessons/<L>/builtin/<name>.py calling what it forbids: {missing}"
