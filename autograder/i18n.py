@@ -136,6 +136,12 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     return translations(language()).ngettext(singular, plural, n)
 
 
+def sentences(parts: list[str]) -> str:
+    """Translated sentences as one paragraph: a space between them in English, none in Chinese
+    (whose full stop is wide)."""
+    return ("" if language() == CHINESE else " ").join(parts)
+
+
 def N_(message: str) -> str:
     """Marks ``message`` for extraction only; :func:`_` translates it where it is shown."""
     return message

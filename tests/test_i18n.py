@@ -356,3 +356,27 @@ def test_check_in_a_chinese_notebooks_folder_speaks_chinese(tmp_path):
     title = _zh(MISTAKES["causal-mask-inverted"].title)
     assert title in done.stdout and "[causal-mask-inverted]" in done.stdout, done.stdout
     assert _zh("Looks like: {title} [{id}]. {hint}").split("{")[0] in done.stdout
+
+
+def test_feedback_and_the_class_report_speak_chinese():
+    from autograder.core.result import Result
+    from autograder.grade.outputs.class_report import report_html
+    from autograder.grade.outputs.feedback import feedback_html
+    from autograder.grade.results import Graded
+
+    wrong = Result(
+        "causal_mask", False, 0, 1, "query 0 may attend to keys 0", "causal-mask-inverted"
+    )
+    right = Result("answer_04_1", True, 1, 1, "", None)
+    graded = Graded(
+        "ada", "04_softmax_masks", "graded", 2.0, "04_softmax_masks.ipynb", [wrong, right]
+    )
+    with i18n.use("zh-CN"):
+        page, report = feedback_html(graded), report_html([graded])
+    title = _zh(MISTAKES["causal-mask-inverted"].title)
+    for html in (page, report):
+        assert '<html lang="zh-CN">' in html and title in html
+    assert _zh("Feedback: {assignment}").format(assignment="04_softmax_masks") in page
+    assert _zh("Question {number}").format(number="04.1") in page
+    assert _zh("Class report") in report and "Class report" not in report
+    assert "Score:" not in page and "Looks like" not in page

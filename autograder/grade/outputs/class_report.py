@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import mean, median
 
+from autograder import i18n
 from autograder.core.mistakes import MISTAKES
 from autograder.grade import COURSE
 from autograder.grade.outputs import plots, sections
@@ -222,7 +223,7 @@ def _mistakes_section(rows: list[Graded]) -> str:
         ).format(n=unattempted)
     )
     counted.append(_("The Who column names students: this page is for the instructor only."))
-    parts.append(f"<p class='note'>{esc(' '.join(counted))}</p>")
+    parts.append(f"<p class='note'>{esc(i18n.sentences(counted))}</p>")
     return "\n".join(parts)
 
 
@@ -271,7 +272,9 @@ def _assignment_section(rows: list[Graded], assignment: str) -> str:
         parts.append(element("h3", _("Pass rate per exercise and question")))
         head = [_("Exercise or question"), _("Points"), _("Passed"), _("Received")]
         parts.append(table([*head, _("Pass rate")], body, numeric={1, 2, 3, 4}))
-        chart = plots.pass_rates([label(r.item) for r in rates], [r.rate for r in rates])
+        with i18n.use("en"):  # the plots' labels are English: their font has no Chinese glyphs
+            names = [label(r.item) for r in rates]
+        chart = plots.pass_rates(names, [r.rate for r in rates])
         alt = _("pass rate per exercise and question of {assignment}")
         parts.append(_img(chart, alt.format(assignment=assignment)))
     if received:
