@@ -380,3 +380,31 @@ def test_feedback_and_the_class_report_speak_chinese():
     assert _zh("Question {number}").format(number="04.1") in page
     assert _zh("Class report") in report and "Class report" not in report
     assert "Score:" not in page and "Looks like" not in page
+
+
+@pytest.mark.slow
+def test_check_in_a_kernel_of_a_chinese_notebook_speaks_chinese(
+    tmp_path, venv_on_path, monkeypatch
+):
+    """A kernel in ``zh-CN/notebooks/<L>/`` (as JupyterLab starts one) asks the warm grader and
+    shows its verdict in Chinese, whatever the locale."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    folder = tmp_path / "zh-CN" / "notebooks" / "04_softmax_masks"
+    folder.mkdir(parents=True)
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    for name in (*i18n.LOCALE_VARIABLES[:-1], i18n.ENV):
+        monkeypatch.delenv(name, raising=False)
+    nb = nbformat.v4.new_notebook()
+    wrong = (WRONG / "causal-mask-inverted.py").read_text()
+    nb.cells = [
+        nbformat.v4.new_code_cell(f"{wrong}\nfrom autograder.notebook import check"),
+        nbformat.v4.new_code_cell("check(causal_mask)"),
+    ]
+    NotebookClient(
+        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(folder)}}
+    ).execute()
+    text = "".join(o.get("text", "") for o in nb.cells[1].outputs)
+    assert text.splitlines()[-2].startswith("✘ causal_mask"), text
+    assert _zh(MISTAKES["causal-mask-inverted"].title) in text, text
