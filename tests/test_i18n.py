@@ -142,7 +142,9 @@ def test_every_mistake_is_shown_in_chinese():
         for mistake_id, entry in MISTAKES.items():
             line = looks_like(mistake_id)
             assert f"[{mistake_id}]" in line
-            assert entry.title not in line and entry.hint not in line, (mistake_id, HOW_TO_ADD)
+            assert entry.title not in line and entry.hint not in line, (
+                f"mistake [{mistake_id}] has no Chinese title or hint. {HOW_TO_ADD}"
+            )
     with i18n.use("en"):
         entry = MISTAKES["causal-mask-inverted"]
         assert looks_like("causal-mask-inverted") == (
