@@ -45,6 +45,24 @@ $(BIN)/.installed: requirements.txt pyproject.toml
 
 install: $(BIN)/.installed sandbox-tool
 
+# The grader's messages in other languages (autograder/locale/README.md): `make install` compiles
+# each language's catalog; `make i18n` extracts the marked texts (and every Mistake's title and
+# hint) into the template and merges it into each language's .po, for a translator to fill in.
+LOCALES := autograder/locale
+PO_FILES := $(wildcard $(LOCALES)/*/LC_MESSAGES/autograder.po)
+MO_FILES := $(PO_FILES:.po=.mo)
+$(LOCALES)/%/LC_MESSAGES/autograder.mo: $(LOCALES)/%/LC_MESSAGES/autograder.po $(BIN)/.installed
+	$(BIN)/pybabel compile --statistics -i $< -o $@
+install: $(MO_FILES)
+
+.PHONY: i18n
+i18n: $(BIN)/.installed
+	$(BIN)/pybabel extract -F babel.cfg --no-location --add-comments=TRANSLATORS: -w 100 \
+	  --project="Attention from Scratch" --copyright-holder="Attention from Scratch contributors" \
+	  -o $(LOCALES)/autograder.pot autograder
+	$(BIN)/pybabel update -i $(LOCALES)/autograder.pot -d $(LOCALES) -D autograder -w 100
+	@echo "Now translate the new or fuzzy entries of $(PO_FILES), then make install."
+
 # The grader's OS-level sandbox (bubblewrap). Installed where missing when we are root on a
 # Debian/Ubuntu machine; otherwise `check` still works (process isolation only, and says so) and
 # `grade` refuses until it is installed: ask your administrator for `apt-get install bubblewrap`.

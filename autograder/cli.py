@@ -10,6 +10,9 @@
     python -m autograder progress [NOTEBOOKS_DIR]
     python -m autograder drill VERB ...        (the interview trainer: autograder/drill/)
 
+``--lang zh-CN`` (or ``en``), anywhere on the line, chooses the language people read (the
+default: ``AUTOGRADER_LANG``, a notebook under ``zh-CN/``, else the locale; ``autograder/i18n.py``).
+
 ``check`` grades every exercise FILE defines, except that a lesson's notebook
 (``06_multihead.ipynb``) is graded on that lesson's exercises only: the earlier lessons'
 functions its tools cell carries are graded in their own lessons (``--only`` grades any).
@@ -24,6 +27,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from autograder import i18n
 from autograder.check import cli as check_cli
 from autograder.grade import cli as grade_cli
 
@@ -33,6 +37,12 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m autograder",
         description="Grade Attention-from-Scratch exercises, safely, with feedback that names "
         "the mistake.",
+    )
+    parser.add_argument(  # taken out by main() wherever it is; listed here for --help
+        "--lang",
+        metavar="LANG",
+        help="the language of the output: zh-CN or en (default: AUTOGRADER_LANG, a notebook "
+        "under zh-CN/, else the locale, e.g. LANG=zh_CN.UTF-8)",
     )
     verbs = parser.add_subparsers(
         dest="verb", required=True, metavar="{check,grade,progress,drill}"
@@ -47,6 +57,17 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    try:
+        tag, argv = i18n.split_lang(argv)
+        lang = i18n.choose(tag) if tag else None
+    except ValueError as e:  # --lang without a language, or one the course does not speak
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    with i18n.use(lang):
+        return _main(argv)
+
+
+def _main(argv: list[str]) -> int:
     if argv[:1] == ["drill"]:  # the interview trainer has verbs of its own
         from autograder.drill.cli import main as drill
 

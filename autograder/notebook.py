@@ -19,6 +19,7 @@ from autograder.check.report import mistake_line
 from autograder.core.extract import from_file, from_sources
 from autograder.core.judge import NothingToGrade, judge_code
 from autograder.core.result import Result
+from autograder.i18n import N_, _
 from autograder.sandbox.host.pool import default_ready, warm_up
 from autograder.service import client as service
 
@@ -37,7 +38,11 @@ def _in_kernel() -> bool:
 # sandbox. A check that has to wait for it says so at once, on a line of its own.
 if not (_in_kernel() and service.start_ahead()):  # a script checks in its own process
     warm_up(background=True)
-STARTING = "starting the grader… (the first check of a session takes a few seconds)"
+STARTING = N_("starting the grader… (the first check of a session takes a few seconds)")
+
+
+def _starting() -> None:
+    print(_(STARTING), flush=True)
 
 
 class CheckFailed(AssertionError):
@@ -89,7 +94,9 @@ def _code_for(obj, caller=None):
 
 def _verdict(result: Result) -> str:
     if result.passed:
-        return f"✔ {result.exercise}: all checks pass ({result.points:g}/{result.max_points:g})."
+        return _("✔ {name}: all checks pass ({points}/{max_points}).").format(
+            name=result.exercise, points=f"{result.points:g}", max_points=f"{result.max_points:g}"
+        )
     lines = [f"✘ {result.exercise}: {result.message}"]
     hint = mistake_line(result.mistake)
     if hint:
@@ -103,7 +110,7 @@ def _in_service(obj, name: str, caller, lesson: str) -> Result | None:
     if sources is None:
         return None
     message = {"label": "this notebook", "sources": sources, "only": [name], "lesson": lesson}
-    reply = service.judge(message, on_queued=lambda: print(STARTING, flush=True))
+    reply = service.judge(message, on_queued=_starting)
     if reply is None:
         if not default_ready():  # this kernel's own sandbox starts now
             warm_up(background=True)
@@ -123,7 +130,11 @@ def check(obj, *, strict: bool = False) -> None:
     """
     name = obj if isinstance(obj, str) else getattr(obj, "__name__", None)
     if not name:
-        print(f"✘ check() needs the function or class of an exercise, got {obj!r}.")
+        print(
+            _("✘ check() needs the function or class of an exercise, got {obj}.").format(
+                obj=repr(obj)
+            )
+        )
         return
     caller = sys._getframe(1)
     lesson = Path.cwd().name  # the notebook's folder
@@ -131,7 +142,7 @@ def check(obj, *, strict: bool = False) -> None:
         result = _in_service(obj, name, caller, lesson)
         if result is None:  # no warm grader: this kernel's own sandbox, as before
             if not default_ready():
-                print(STARTING, flush=True)
+                _starting()
             [result] = judge_code(_code_for(obj, caller), only=[name], lesson=lesson)
     except NothingToGrade as e:
         message = f"✘ {e}"
@@ -142,4 +153,4 @@ def check(obj, *, strict: bool = False) -> None:
     print(_verdict(result))
     sys.stdout.flush()
     if strict and not result.passed:
-        raise CheckFailed(f"{name} does not pass its checks yet (see above).")
+        raise CheckFailed(_("{name} does not pass its checks yet (see above).").format(name=name))

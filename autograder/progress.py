@@ -20,6 +20,7 @@ from autograder.core.extract import ExtractError
 from autograder.core.items import lesson_items
 from autograder.core.judge import NothingToGrade, judge_file
 from autograder.core.result import Result
+from autograder.i18n import _, cells
 from autograder.service import client as service
 
 BAR_WIDTH = 20
@@ -96,12 +97,16 @@ def course_progress(notebooks_dir: str | Path = "notebooks") -> list[LessonProgr
     """Every lesson with a notebook in ``notebooks_dir``, in course order."""
     root = Path(notebooks_dir)
     if not root.is_dir():
-        raise FileNotFoundError(f"{root} is not a folder (expected your notebooks/ folder)")
+        raise FileNotFoundError(
+            _("{root} is not a folder (expected your notebooks/ folder)").format(root=root)
+        )
     found = [(name, root / name / f"{name}.ipynb") for name in lesson_folders.lessons()]
     found = [(name, path) for name, path in found if path.is_file()]
     if not found:
         raise FileNotFoundError(
-            f"no lesson notebook in {root}: expected e.g. {root}/00_setup/00_setup.ipynb"
+            _("no lesson notebook in {root}: expected e.g. {root}/00_setup/00_setup.ipynb").format(
+                root=root
+            )
         )
     return [lesson_progress(name, path) for name, path in found]
 
@@ -120,10 +125,19 @@ def _count(passed: int, total: int) -> str:
     return f"{passed}/{total}" if total else "-"
 
 
+def _left(text: str, width: int) -> str:
+    return text + " " * max(0, width - cells(text))
+
+
+def _right(text: str, width: int) -> str:
+    return " " * max(0, width - cells(text)) + text
+
+
 def table(progress: list[LessonProgress]) -> str:
     """The plain-text view: one row per lesson, a total, and which lesson to open next."""
     width = max(len(p.lesson) for p in progress)
-    lines = [f"{'lesson':<{width}}  exercises  questions  {'':<{BAR_WIDTH + 2}}  done"]
+    head = [_left(_("lesson"), width), _right(_("exercises"), 9), _right(_("questions"), 9)]
+    lines = ["  ".join(head) + f"  {'':<{BAR_WIDTH + 2}}  " + _("done")]
     for p in progress:
         lines.append(
             f"{p.lesson:<{width}}  {_count(p.exercises_passed, len(p.exercises)):>9}  "
@@ -131,7 +145,12 @@ def table(progress: list[LessonProgress]) -> str:
             f"{p.fraction:>4.0%}" + (f"  ({p.problem})" if p.problem else "")
         )
     done, total = sum(p.done for p in progress), sum(p.total for p in progress)
-    lines.append(f"\nCourse: {done}/{total} passed ({done / total if total else 1:.0%}).")
+    lines.append(
+        "\n"
+        + _("Course: {done}/{total} passed ({percent}).").format(
+            done=done, total=total, percent=f"{done / total if total else 1:.0%}"
+        )
+    )
     lines.append(summary(progress))
     return "\n".join(lines)
 
@@ -140,8 +159,10 @@ def summary(progress: list[LessonProgress]) -> str:
     """Which lesson to open next, in one sentence."""
     nxt = next_lesson(progress)
     if nxt is None:
-        return "Every exercise and question passes: well done."
-    return f"Open next: {nxt.notebook} ({nxt.done}/{nxt.total} passed)."
+        return _("Every exercise and question passes: well done.")
+    return _("Open next: {notebook} ({done}/{total} passed).").format(
+        notebook=nxt.notebook, done=nxt.done, total=nxt.total
+    )
 
 
 def widget(notebooks_dir: str | Path = ".."):
@@ -154,8 +175,8 @@ def widget(notebooks_dir: str | Path = ".."):
     progress = course_progress(notebooks_dir)
     rows = []
     for p in progress:
-        counts = [(p.exercises_passed, len(p.exercises), "exercises")]
-        counts.append((p.questions_passed, len(p.questions), "questions"))
+        counts = [(p.exercises_passed, len(p.exercises), _("exercises"))]
+        counts.append((p.questions_passed, len(p.questions), _("questions")))
         label = ", ".join(f"{done}/{total} {what}" for done, total, what in counts if total)
         rows.append(
             widgets.HBox(
@@ -173,5 +194,5 @@ def widget(notebooks_dir: str | Path = ".."):
             )
         )
     nxt = next_lesson(progress)
-    text = summary(progress) if nxt is None else f"Open next: {nxt.lesson}."
+    text = summary(progress) if nxt is None else _("Open next: {lesson}.").format(lesson=nxt.lesson)
     return widgets.VBox([*rows, widgets.HTML(f"<b>{text}</b>")])

@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 
+from autograder.i18n import _
 from autograder.service import client
 from autograder.service.client import NO_DAEMON
 
@@ -49,20 +50,22 @@ def main(args: argparse.Namespace) -> int:
         code = from_file(args.file)
         work = None if args.only else _lesson_work(args.file, code)
         if work:  # a lesson notebook: what its graded cells grade, as `grade` does
-            results, _ = judge_assignment(code, work)
+            results, _graded = judge_assignment(code, work)
             carried = [n for n in code.names(all_exercises()) if n not in work.items]
         else:
             results = judge_code(code, args.only)
     except (ExtractError, NothingToGrade) as e:
         if args.json:
             print(json.dumps({"file": args.file, "error": str(e)}))
-        print(f"error: {printable(e)}", file=sys.stderr)
+        print(_("error: {problem}").format(problem=printable(e)), file=sys.stderr)
         return EXIT_UNGRADABLE
     print(report.as_json(args.file, results) if args.json else report.human(args.file, results))
     if carried and not args.json:
         print(
-            f"Not graded here: {', '.join(carried)}, from earlier lessons (graded in their own "
-            "notebooks; add --only NAME to grade one here)."
+            _(
+                "Not graded here: {names}, from earlier lessons (graded in their own "
+                "notebooks; add --only NAME to grade one here)."
+            ).format(names=", ".join(carried))
         )
     return EXIT_PASSED if all(r.passed for r in results) else EXIT_FAILED
 
@@ -96,7 +99,7 @@ def progress_main(args: argparse.Namespace) -> int:
     try:
         progress = course_progress(args.notebooks)
     except FileNotFoundError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(_("error: {problem}").format(problem=e), file=sys.stderr)
         return EXIT_UNGRADABLE
     print(table(progress))
     return EXIT_PASSED if all(p.done == p.total for p in progress) else EXIT_FAILED

@@ -7,13 +7,14 @@ import textwrap
 
 from autograder.core.mistakes import looks_like
 from autograder.core.result import Result, printable
+from autograder.i18n import _, fill
 
 
 def mistake_line(mistake: str | None) -> str | None:
     """'Looks like: <title> [id]. <hint>' for a catalogue id, or None."""
     if mistake is None:
         return None
-    return looks_like(mistake) or f"Looks like: [{mistake}]"
+    return looks_like(mistake) or _("Looks like: [{id}]").format(id=mistake)
 
 
 def _indent(text: str, prefix: str = "      ") -> str:
@@ -30,18 +31,22 @@ def human(file: str, results: list[Result], notes: list[str] = ()) -> str:
     width = max(len(r.exercise) for r in results)
     lines = [printable(file)]
     for r in results:
-        status = "PASS" if r.passed else "FAIL"
+        status = _("PASS") if r.passed else _("FAIL")
         lines.append(f"  {status}  {r.exercise:<{width}}  {r.points:g}/{r.max_points:g}")
         if not r.passed:
             lines.append(_indent(printable(r.message)))
             hint = mistake_line(r.mistake)
             if hint:
-                lines.append(_indent(textwrap.fill(hint, 92, break_on_hyphens=False)))
-    lines += [_indent(f"Note: {printable(note)}", "  ") for note in notes]
+                lines.append(_indent(fill(hint, 92)))
+    lines += [_indent(_("Note: {note}").format(note=printable(note)), "  ") for note in notes]
     score = sum(r.points for r in results)
     total = sum(r.max_points for r in results)
     passed = sum(r.passed for r in results)
-    lines.append(f"Score: {score:g}/{total:g} ({passed} of {len(results)} passed)")
+    lines.append(
+        _("Score: {score}/{total} ({passed} of {count} passed)").format(
+            score=f"{score:g}", total=f"{total:g}", passed=passed, count=len(results)
+        )
+    )
     return "\n".join(lines)
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from autograder.core import lesson_folders
+from autograder.i18n import _
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,11 @@ def get(mistake_id: str) -> Mistake:
 
 def looks_like(mistake_id: str | None) -> str | None:
     """'Looks like: <title> [id]. <hint>' for an id of the catalogue, None for any other: the one
-    line every output (the report, the feedback pages, the exports) names a mistake with."""
+    line every output (the report, the feedback pages, the exports) names a mistake with, in the
+    grader's language (``autograder/i18n.py``)."""
     entry = MISTAKES.get(mistake_id) if mistake_id is not None else None
-    return f"Looks like: {entry.title} [{mistake_id}]. {entry.hint}" if entry else None
+    if entry is None:
+        return None
+    return _("Looks like: {title} [{id}]. {hint}").format(
+        title=_(entry.title), id=mistake_id, hint=_(entry.hint)
+    )

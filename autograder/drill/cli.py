@@ -29,6 +29,7 @@ from pathlib import Path
 from autograder import contract
 from autograder.drill import catalogue, files, history, schedule, session, stats, verbs
 from autograder.drill.commands import command
+from autograder.i18n import N_, _
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD = 0, 1, 2
 _IMPORTED = time.time()  # the latest the command can have been launched, without psutil
@@ -80,7 +81,7 @@ def _find(name: str) -> catalogue.Drill | None:
     try:
         return catalogue.find(name)
     except KeyError as e:
-        print(f"error: {e.args[0]}", file=sys.stderr)
+        print(_("error: {problem}").format(problem=e.args[0]), file=sys.stderr)
         return None
 
 
@@ -100,14 +101,19 @@ def _launched() -> datetime:
 
 
 KINDS = (  # the sections of `list`, and why the pairs that grade one exercise were merged
-    ("The course's exercises, one drill each", lambda d: d.name in contract.BY_NAME),
+    (N_("The course's exercises, one drill each"), lambda d: d.name in contract.BY_NAME),
     (
-        "Whiteboard drills (each is also the drill of the exercise it grades: `start "
-        "MultiHeadAttention` is `start mha`)",
+        N_(
+            "Whiteboard drills (each is also the drill of the exercise it grades: `start "
+            "MultiHeadAttention` is `start mha`)"
+        ),
         lambda d: d in catalogue.COMPOSITES,
     ),
-    ("Beyond the course: what interviews also ask", lambda d: hasattr(d, "stubs") and not d.bug),
-    ("Find the bug: you get broken code to fix", lambda d: getattr(d, "bug", False)),
+    (
+        N_("Beyond the course: what interviews also ask"),
+        lambda d: hasattr(d, "stubs") and not d.bug,
+    ),
+    (N_("Find the bug: you get broken code to fix"), lambda d: getattr(d, "bug", False)),
 )
 
 
@@ -115,28 +121,32 @@ def _list(h: history.History) -> int:
     width = max(len(n) for n in catalogue.DRILLS)
     aliases = {v: k for k, v in catalogue.ALIASES.items()}
     for heading, belongs in KINDS:
-        print(f"{heading}:")
-        print(f"  {'drill':<{width}}  level   target  tries  passed  title")
+        print(_("{heading}:").format(heading=_(heading)))
+        print(f"  {'drill':<{width}}  level   target  tries  passed  title")  # as the ids
         for d in catalogue.DRILLS.values():
             if not belongs(d):
                 continue
             tries = h.of(d.name)
             title = d.title
             if d.name in aliases:
-                title += f" (grades {aliases[d.name]})"
+                title += " " + _("(grades {exercise})").format(exercise=aliases[d.name])
             print(
                 f"  {d.name:<{width}}  {'*' * d.difficulty:<5}  {d.minutes:>3} min  "
                 f"{len(tries):>5}  {sum(a.passed for a in tries):>6}  {title}"
             )
         print()
     print(
-        "A whiteboard drill that grades one exercise is that exercise's drill, with a problem "
-        "statement, hints and an interview target time: sdpa-mask for "
-        "scaled_dot_product_attention (both mask forms), mha for MultiHeadAttention, rope, "
-        "tiled. `masks` grades three exercises at once."
+        _(
+            "A whiteboard drill that grades one exercise is that exercise's drill, with a problem "
+            "statement, hints and an interview target time: sdpa-mask for "
+            "scaled_dot_product_attention (both mask forms), mha for MultiHeadAttention, rope, "
+            "tiled. `masks` grades three exercises at once."
+        )
     )
-    print(f"\nStart one: {command('start', 'NAME')}   (--bare: the interview setting)")
-    print(f"Or a focused session: {command('session', '--focus', 'sdpa-mask', 'mha')}")
+    start = command("start", "NAME")
+    print("\n" + _("Start one: {command}   (--bare: the interview setting)").format(command=start))
+    focus = command("session", "--focus", "sdpa-mask", "mha")
+    print(_("Or a focused session: {command}").format(command=focus))
     return EXIT_OK
 
 
@@ -146,7 +156,10 @@ def _start(h: history.History, args) -> int:
         return EXIT_BAD
     path = Path(args.dir) / f"drill_{drill.name}.py"
     if path.exists() and not args.force:
-        print(f"error: {path} exists; pass --force to start it again from blank", file=sys.stderr)
+        print(
+            _("error: {path} exists; pass --force to start it again from blank").format(path=path),
+            file=sys.stderr,
+        )
         return EXIT_BAD
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(files.blank(drill, str(path), bare=args.bare, command=command), "utf-8")
@@ -157,14 +170,20 @@ def _start(h: history.History, args) -> int:
     }
     current = session.current(h, history.now())
     h.save()
-    level = "bare" if args.bare else "guided"
+    level = _("bare") if args.bare else _("guided")
     print(
-        f"Wrote {path} ({level}): {drill.title}, target {drill.minutes} min. The timer is running."
+        _("Wrote {path} ({level}): {title}, target {minutes} min. The timer is running.").format(
+            path=path, level=level, title=drill.title, minutes=drill.minutes
+        )
     )
     if current and drill.name not in current["drills"]:
-        print(f"Note: {drill.name} is not part of your session ({', '.join(current['drills'])}).")
-    print(f"Check it:  {command('check', str(path))}")
-    print(f"Stuck?     {command('hint', drill.name)}")
+        print(
+            _("Note: {name} is not part of your session ({drills}).").format(
+                name=drill.name, drills=", ".join(current["drills"])
+            )
+        )
+    print(_("Check it:  {command}").format(command=command("check", str(path))))
+    print(_("Stuck?     {command}").format(command=command("hint", drill.name)))
     return EXIT_OK
 
 
@@ -178,7 +197,9 @@ def _check(h: history.History, args) -> int:
     try:
         name = files.drill_of(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as e:
-        print(f"error: cannot read {path}: {e}", file=sys.stderr)
+        print(
+            _("error: cannot read {path}: {problem}").format(path=path, problem=e), file=sys.stderr
+        )
         return EXIT_BAD
     submitted = _launched()  # the candidate's time stops when they asked for the check
     timer = h.started.get(str(path.resolve()))
@@ -186,8 +207,10 @@ def _check(h: history.History, args) -> int:
     drill = _find(name) if name else None
     if drill is None:
         print(
-            f"error: {path} does not name its drill: its first line should be "
-            f"'{files.HEADER}NAME' (files from `drill start` have it)",
+            _(
+                "error: {path} does not name its drill: its first line should be "
+                "'{header}NAME' (files from `drill start` have it)"
+            ).format(path=path, header=files.HEADER),
             file=sys.stderr,
         )
         return EXIT_BAD
@@ -195,7 +218,7 @@ def _check(h: history.History, args) -> int:
     try:
         results = grading.judge(path, drill)
     except (ExtractError, NothingToGrade) as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(_("error: {problem}").format(problem=e), file=sys.stderr)
         return EXIT_BAD
     print(grading.human(str(path), results))
     passed = all(r.passed for r in results)
@@ -226,12 +249,26 @@ def _check(h: history.History, args) -> int:
     took = (
         "" if seconds is None else f"{seconds:.0f} s" if seconds < 60 else f"{seconds / 60:.1f} min"
     )
-    timing = "" if seconds is None else f" after {took} (target {drill.minutes} min)"
+    timing = (
+        ""
+        if seconds is None
+        else _(" after {took} (target {minutes} min)").format(took=took, minutes=drill.minutes)
+    )
     if passed:
-        note = " (after a reveal: not counted as a clean pass)" if revealed else ""
-        print(f"\nPassed{timing}{note}. The model answer: {command('reveal', drill.name)}")
+        note = _(" (after a reveal: not counted as a clean pass)") if revealed else ""
+        print(
+            "\n"
+            + _("Passed{timing}{note}. The model answer: {command}").format(
+                timing=timing, note=note, command=command("reveal", drill.name)
+            )
+        )
     else:
-        print(f"\nNot yet{timing}. Fix it and check again, or: {command('hint', drill.name)}")
+        print(
+            "\n"
+            + _("Not yet{timing}. Fix it and check again, or: {command}").format(
+                timing=timing, command=command("hint", drill.name)
+            )
+        )
     if in_session:
         verbs.session_line(h, current)
     return EXIT_OK if passed else EXIT_FAILED
@@ -249,12 +286,14 @@ def _hints(drill) -> list[str]:
     own = {m: IN_DRILLS[m, e] for m, e in IN_DRILLS if e in drill.exercises}  # in its words
     known = [own.get(m.id, m) for m in known]
     if known:
+        shown = _("  [{id}] {title}. {hint}")
         levels.append(
-            "The mistakes the checks name for this drill:\n"
-            + "\n".join(f"  [{m.id}] {m.title}. {m.hint}" for m in known)
+            _("The mistakes the checks name for this drill:")
+            + "\n"
+            + "\n".join(shown.format(id=m.id, title=_(m.title), hint=_(m.hint)) for m in known)
         )
     if not drill.hints:
-        levels.insert(0, "Re-read the contract lines and conventions at the top of the file.")
+        levels.insert(0, _("Re-read the contract lines and conventions at the top of the file."))
     return levels
 
 
@@ -267,14 +306,18 @@ def _hint(h: history.History, args) -> int:
     h.saw("hint", drill.name, history.now(), level)
     h.save()
     for i, text in enumerate(levels[:level], 1):
-        print(f"Hint {i}/{len(levels)}: {text}")
+        print(_("Hint {i}/{n}: {text}").format(i=i, n=len(levels), text=text))
     if level < len(levels):
-        print(f"\nMore: {command('hint', drill.name, str(level + 1))}")
+        more = command("hint", drill.name, str(level + 1))
+        print("\n" + _("More: {command}").format(command=more))
     else:
-        print(f"\nNo more hints. The model answer: {command('reveal', drill.name)}")
+        reveal = command("reveal", drill.name)
+        print("\n" + _("No more hints. The model answer: {command}").format(command=reveal))
     print(
-        "(Hints count in the rating of your next pass: at most Good after one level, Hard "
-        "after two.)"
+        _(
+            "(Hints count in the rating of your next pass: at most Good after one level, Hard "
+            "after two.)"
+        )
     )
     return EXIT_OK
 
@@ -290,25 +333,26 @@ def _reveal(h: history.History, args) -> int:
     h.saw("reveal", drill.name, at)
     h.save()
     if recent_pass:
-        print(
-            f"You passed {drill.name}: the model answer is yours to compare. (A repeat within "
-            "24 h counts as revealed, not as a clean pass.)\n"
+        message = _(
+            "You passed {name}: the model answer is yours to compare. (A repeat within "
+            "24 h counts as revealed, not as a clean pass.)"
         )
     else:
-        print(
-            f"You have not passed {drill.name} today: it is revealed now, counts as a fail "
+        message = _(
+            "You have not passed {name} today: it is revealed now, counts as a fail "
             "for the scheduler (it will come back soon), and a pass within 24 h counts as "
-            "revealed, not clean.\n"
+            "revealed, not clean."
         )
+    print(message.format(name=drill.name) + "\n")
     where = (
-        "the course's reference, course_lib"
+        _("the course's reference, course_lib")
         if not getattr(drill, "answer", ())
-        else ("the drill's reference")
+        else _("the drill's reference")
     )
-    print(f"# Model answer for {drill.name} ({where})\n")
+    print(_("# Model answer for {name} ({where})").format(name=drill.name, where=where) + "\n")
     print(files.model_answer(drill))
     if drill.explanation:
-        print(f"\nWhy: {drill.explanation}")
+        print("\n" + _("Why: {explanation}").format(explanation=drill.explanation))
     return EXIT_OK
 
 
@@ -318,8 +362,8 @@ def _go(h: history.History, name: str) -> str:
     if running:
         path = Path(running[-1])
         shown = str(path.relative_to(Path.cwd())) if path.is_relative_to(Path.cwd()) else str(path)
-        return f"Keep going (its timer runs): {command('check', shown)}"
-    return f"Start it: {command('start', name)}"
+        return _("Keep going (its timer runs): {command}").format(command=command("check", shown))
+    return _("Start it: {command}").format(command=command("start", name))
 
 
 def _next(h: history.History) -> int:
@@ -330,30 +374,44 @@ def _next(h: history.History) -> int:
         if name is not None:
             d = catalogue.DRILLS[name]
             rows = session.status(h, s)
-            state = dict((n, st) for n, st, _ in rows)[name]
-            print(f"Next in your session: {name} ({d.title}, target {d.minutes} min; {state}).")
+            state = dict((n, st) for n, st, _review in rows)[name]
+            print(
+                _("Next in your session: {name} ({title}, target {minutes} min; {state}).").format(
+                    name=name, title=d.title, minutes=d.minutes, state=state
+                )
+            )
             print(_go(h, name))
             return EXIT_OK
-        print("Your session is complete:")
+        print(_("Your session is complete:"))
         verbs.summary(h, s)
         session.end(h, at)
         h.save()
     last = h.attempts[-1] if h.attempts else None
     if last and not last.passed and at - datetime.fromisoformat(last.at) <= schedule.RUN_GAP:
         d = catalogue.DRILLS[last.drill]
+        ago = (at - datetime.fromisoformat(last.at)).total_seconds() / 60
         print(
-            f"Next: {d.name} ({d.title}): you are on it, its last check failed "
-            f"{(at - datetime.fromisoformat(last.at)).total_seconds() / 60:.0f} min ago."
+            _(
+                "Next: {name} ({title}): you are on it, its last check failed {minutes} min ago."
+            ).format(name=d.name, title=d.title, minutes=f"{ago:.0f}")
         )
         print(_go(h, d.name))
         return EXIT_OK
     first = schedule.plan(h, at)[0]
     d = first.drill
-    print(f"Next: {d.name} ({d.title}, target {d.minutes} min): {first.reason}.")
+    print(
+        _("Next: {name} ({title}, target {minutes} min): {reason}.").format(
+            name=d.name, title=d.title, minutes=d.minutes, reason=first.reason
+        )
+    )
     print(_go(h, d.name))
     due_questions = [q for q, state in verbs.quiz_order(h, at) if state == "due"]
     if due_questions:
-        print(f"{len(due_questions)} quiz question(s) due: {command('quiz')}")
+        print(
+            _("{n} quiz question(s) due: {command}").format(
+                n=len(due_questions), command=command("quiz")
+            )
+        )
     return EXIT_OK
 
 
@@ -361,10 +419,10 @@ def _stats(h: history.History, args) -> int:
     print(stats.text(h, command("next")))
     if args.png:
         if not h.attempts:
-            print("error: no attempts to plot yet", file=sys.stderr)
+            print(_("error: no attempts to plot yet"), file=sys.stderr)
             return EXIT_BAD
         stats.plot(h, args.png)
-        print(f"Wrote {args.png}")
+        print(_("Wrote {path}").format(path=args.png))
     return EXIT_OK
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from autograder.drill.catalogue import DRILLS
 from autograder.drill.extra.judging import title_and_hint
 from autograder.drill.history import History
+from autograder.i18n import _
 
 
 @dataclass(frozen=True)
@@ -110,10 +111,11 @@ def text(history: History, start: str = "python -m autograder drill next") -> st
     )
     recurring = recurring_mistakes(history)
     if recurring:
-        lines.append("Recurring mistakes:")
+        lines.append(_("Recurring mistakes:"))
         for mistake, n in recurring:
             entry = title_and_hint(mistake)
-            lines.append(f"  {n}x [{mistake}] {entry.title if entry else ''}")
+            title = _(entry.title) if entry else ""
+            lines.append(f"  {n}x [{mistake}] {title}")
     if quiz:
         lines.append(quiz)
     return "\n".join(lines)

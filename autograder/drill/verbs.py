@@ -7,6 +7,7 @@ import sys
 
 from autograder.drill import catalogue, history, session
 from autograder.drill.commands import command
+from autograder.i18n import _
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD = 0, 1, 2
 
@@ -15,21 +16,27 @@ def _find(name: str):
     try:
         return catalogue.find(name)
     except KeyError as e:
-        print(f"error: {e.args[0]}", file=sys.stderr)
+        print(_("error: {problem}").format(problem=e.args[0]), file=sys.stderr)
         return None
 
 
 def session_line(h: history.History, s: dict) -> None:
     """How far the session is; the pass that completes it ends it, and says so."""
     rows = session.status(h, s)
-    done = sum(state == "passed" for _, state, _ in rows)
+    done = sum(state == "passed" for _name, state, _review in rows)
     following = session.next_drill(h, s)
     if following:
-        print(f"Session: {done}/{len(rows)} passed; next: {following}")
+        print(
+            _("Session: {done}/{total} passed; next: {name}").format(
+                done=done, total=len(rows), name=following
+            )
+        )
         return
     session.end(h, history.now())
     h.save()
-    print(f"Session: {done}/{len(rows)} passed: complete, and ended.")
+    print(
+        _("Session: {done}/{total} passed: complete, and ended.").format(done=done, total=len(rows))
+    )
     summary(h, s)
 
 
@@ -49,12 +56,12 @@ def run_session(h: history.History, args) -> int:
         if s is None:
             complete = _last_complete(h)
             if complete is not None:
-                print("Your last session was already complete (it ended at its last pass):")
+                print(_("Your last session was already complete (it ended at its last pass):"))
                 summary(h, complete)
             else:
-                print("No session in progress.")
+                print(_("No session in progress."))
             return EXIT_OK
-        print("Session ended.")
+        print(_("Session ended."))
         summary(h, s)
         return EXIT_OK
     if args.focus or args.due:
@@ -62,8 +69,9 @@ def run_session(h: history.History, args) -> int:
             names = session.due(h, at)
             if not names:
                 print(
-                    f"Nothing is due now. Choose drills: {command('session', '--focus', 'NAME')}"
-                    f" (or see {command('next')})"
+                    _("Nothing is due now. Choose drills: {command} (or see {next})").format(
+                        command=command("session", "--focus", "NAME"), next=command("next")
+                    )
                 )
                 return EXIT_OK
         else:
@@ -78,17 +86,21 @@ def run_session(h: history.History, args) -> int:
         s = session.begin(h, names, "due" if args.due else "focus", at)
         h.save()
         print(
-            f"Session started: {', '.join(names)}. Each drill gets one rating for the whole "
-            "session, however many checks it takes."
+            _(
+                "Session started: {names}. Each drill gets one rating for the whole "
+                "session, however many checks it takes."
+            ).format(names=", ".join(names))
         )
-        print(f"First: {command('start', session.next_drill(h, s))}   (`next` follows the session)")
+        first = command("start", session.next_drill(h, s))
+        print(_("First: {command}   (`next` follows the session)").format(command=first))
         return EXIT_OK
     s = session.current(h, at)
     if s is None:
         print(
-            "No session in progress. Start one: "
-            f"{command('session', '--focus', 'sdpa-mask', 'mha')}"
-            f" or {command('session', '--due')}"
+            _("No session in progress. Start one: {focus} or {due}").format(
+                focus=command("session", "--focus", "sdpa-mask", "mha"),
+                due=command("session", "--due"),
+            )
         )
         return EXIT_OK
     summary(h, s)
@@ -96,9 +108,11 @@ def run_session(h: history.History, args) -> int:
 
 
 def summary(h: history.History, s: dict) -> None:
-    print(f"Session of {s['started'][:16].replace('T', ' ')} UTC ({s['how']}):")
+    started = s["started"][:16].replace("T", " ")
+    print(_("Session of {started} UTC ({how}):").format(started=started, how=s["how"]))
     for name, state, review in session.status(h, s):
-        rating = f"  rated {review.rating.name}: {review.why}" if review else ""
+        rated = _("  rated {rating}: {why}")
+        rating = rated.format(rating=review.rating.name, why=review.why) if review else ""
         print(f"  {name:<16} {state:<14}{rating}")
 
 
@@ -110,7 +124,7 @@ def run_schedule(h: history.History) -> int:
     plan = schedule.plan(h, at)
     tried = [d for d in plan if d.due is not None]
     if not tried:
-        print(f"No drill tried yet. Start one: {command('next')}")
+        print(_("No drill tried yet. Start one: {command}").format(command=command("next")))
         return EXIT_OK
     print(f"  {'drill':<30} {'due (UTC)':<17} last review")
     for d in sorted(tried, key=lambda d: d.due):
@@ -118,8 +132,10 @@ def run_schedule(h: history.History) -> int:
         when = "now" if d.due <= at else f"{d.due:%Y-%m-%d %H:%M}"
         print(f"  {d.drill.name:<30} {when:<17} {last.rating.name}: {last.why}")
     print(
-        f"\n{len(plan) - len(tried)} drills never tried. Practise the due ones: "
-        f"{command('session', '--due')}"
+        "\n"
+        + _("{n} drills never tried. Practise the due ones: {command}").format(
+            n=len(plan) - len(tried), command=command("session", "--due")
+        )
     )
     return EXIT_OK
 
@@ -138,14 +154,21 @@ def run_quiz(h: history.History, args) -> int:
     if args.id is None:
         for qid, state in quiz.order(h, at):
             print(f"[{qid}] ({state}) {qs[qid].prompt}\n")
-        print(f"Answer one: {command('quiz', '10_1', 'b')}  (answers are recorded and scheduled)")
+        answer = command("quiz", "10_1", "b")
+        print(
+            _("Answer one: {command}  (answers are recorded and scheduled)").format(command=answer)
+        )
         return EXIT_OK
     if args.answer is None:
-        print(f"error: give an answer: {command('quiz', args.id, 'ANSWER')}", file=sys.stderr)
+        answer = command("quiz", args.id, "ANSWER")
+        print(_("error: give an answer: {command}").format(command=answer), file=sys.stderr)
         return EXIT_BAD
     verdict = quiz.grade(args.id, args.answer)
     if not verdict.readable:  # no verdict on an answer it could not read: nothing recorded
-        print(f"error: {verdict.message} Nothing was recorded.", file=sys.stderr)
+        print(
+            _("error: {problem} Nothing was recorded.").format(problem=verdict.message),
+            file=sys.stderr,
+        )
         return EXIT_BAD
     if args.id in qs:
         s = session.current(h, at)

@@ -22,6 +22,7 @@ import sys
 import threading
 import time
 
+from autograder import i18n
 from autograder.service import runtime
 
 ENV = "AUTOGRADER_DAEMON"  # 0/off: grade in the caller's own process
@@ -181,7 +182,11 @@ def _std_fds() -> tuple[list[int], list[int]]:
 def run_cli(argv: list[str]) -> int | None:
     """``python -m autograder ARGV`` in the warm grader: its exit status, or None when the caller
     should run it itself (not a grading verb, help asked for, the grader off or unavailable)."""
-    if not any(argv[: len(verb)] == verb for verb in VERBS) or not enabled(argv):
+    try:
+        _, bare = i18n.split_lang(argv)  # `--lang zh-CN check ...` is a grading verb too
+    except ValueError:
+        return None  # the direct path says what is wrong
+    if not any(bare[: len(verb)] == verb for verb in VERBS) or not enabled(argv):
         return None
     if {"-h", "--help"} & set(argv):
         return None
@@ -222,8 +227,8 @@ def judge(message: dict, on_queued=None) -> dict | None:
     ``questions``, ``lesson``): its reply, or None when the caller should grade itself."""
     if not enabled():
         return None
-    try:
-        return _ask({"kind": "judge", **message}, on_queued=on_queued)
+    try:  # the caller's language: the grader's own folder and environment are not the kernel's
+        return _ask({"kind": "judge", "lang": i18n.language(), **message}, on_queued=on_queued)
     except (Unavailable, Interrupted) as e:
         _note(str(e))
         return None

@@ -95,6 +95,13 @@ def run_cli(message: dict, fds: list[int]) -> int:
 
 def run_judge(message: dict) -> dict:
     """A kernel's ``check()`` (sources) or ``progress`` (a file): the results, as data."""
+    from autograder import i18n
+
+    with i18n.use(i18n.normalise(message.get("lang"))):  # the kernel's language, not ours
+        return _judge(message)
+
+
+def _judge(message: dict) -> dict:
     from autograder.core.extract import ExtractError, from_file, from_sources
     from autograder.core.judge import NothingToGrade, judge_code
 

@@ -12,6 +12,7 @@ from autograder.core.registry import Gradable
 from autograder.core.result import Result, printable
 from autograder.drill.extra.base import NewDrill
 from autograder.drill.extra.judging import title_and_hint
+from autograder.i18n import _, fill
 
 POINTS = 1.0
 TIME_LIMIT = 30.0  # seconds of CPU time for all the calls of one check
@@ -54,23 +55,28 @@ def human(file: str, results: list[Result]) -> str:
     width = max(len(r.exercise) for r in results)
     lines = [printable(file)]
     for r in results:
-        lines.append(
-            f"  {'PASS' if r.passed else 'FAIL'}  {r.exercise:<{width}}  "
-            f"{r.points:g}/{r.max_points:g}"
-        )
+        status = _("PASS") if r.passed else _("FAIL")
+        lines.append(f"  {status}  {r.exercise:<{width}}  {r.points:g}/{r.max_points:g}")
         if r.passed:
             continue
         lines.append(textwrap.indent(printable(r.message), "      "))
         entry = title_and_hint(r.mistake, r.exercise)
         if r.mistake:
             text = (
-                f"Looks like: {entry.title} [{r.mistake}]. {entry.hint}"
+                _("Looks like: {title} [{id}]. {hint}").format(
+                    title=_(entry.title), id=r.mistake, hint=_(entry.hint)
+                )
                 if entry
-                else f"Looks like: [{r.mistake}]"
+                else _("Looks like: [{id}]").format(id=r.mistake)
             )
-            lines.append(textwrap.indent(textwrap.fill(text, 92, break_on_hyphens=False), "      "))
+            lines.append(textwrap.indent(fill(text, 92), "      "))
     score, total = sum(r.points for r in results), sum(r.max_points for r in results)
     lines.append(
-        f"Score: {score:g}/{total:g} ({sum(r.passed for r in results)} of {len(results)} passed)"
+        _("Score: {score}/{total} ({passed} of {count} passed)").format(
+            score=f"{score:g}",
+            total=f"{total:g}",
+            passed=sum(r.passed for r in results),
+            count=len(results),
+        )
     )
     return "\n".join(lines)

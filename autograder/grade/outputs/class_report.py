@@ -23,10 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import mean, median
 
+from autograder import i18n
 from autograder.core.mistakes import MISTAKES
 from autograder.grade import COURSE
 from autograder.grade.outputs import plots, sections
-from autograder.grade.outputs.page import esc, page, points, table
+from autograder.grade.outputs.feedback import label
+from autograder.grade.outputs.page import element, esc, page, points, table
 from autograder.grade.results import (
     BLANK,
     GRADED,
@@ -36,11 +38,10 @@ from autograder.grade.results import (
     UNREADABLE,
     Graded,
     GradeTable,
-    label,
     lesson_of,
     notebook_order,
-    plural,
 )
+from autograder.i18n import _, ngettext
 
 RECEIVED = (GRADED, LATE, BLANK, UNREADABLE)  # the one denominator: what was submitted
 ATTEMPTED = (GRADED, LATE)  # a blank notebook's failures are not mistakes
@@ -159,16 +160,16 @@ def _percent(x: float) -> str:
 
 def _mistakes_section(rows: list[Graded]) -> str:
     ranked, unnamed, unattempted, knocked = mistakes(rows)
-    parts = ["<h2>What to re-teach: the most frequent named mistakes</h2>"]
+    parts = [element("h2", _("What to re-teach: the most frequent named mistakes"))]
     if not ranked:
-        parts.append("<p>No named mistake in the submissions graded.</p>")
+        parts.append(element("p", _("No named mistake in the submissions graded.")))
     else:
         top = ranked[:TOP_MISTAKES]
         body = []
         for m in top:
             entry = MISTAKES.get(m.mistake)
-            title = entry.title if entry else "(not in the catalogue)"
-            (assignment, _), _ = m.where.most_common(1)[0]
+            title = _(entry.title) if entry else _("(not in the catalogue)")
+            (assignment, _item), _times = m.where.most_common(1)[0]
             where = sections.section(m.mistake, assignment)
             seen = ", ".join(
                 f"{label(item)} ({assignment}) ×{n}" for (assignment, item), n in m.where.items()
@@ -181,29 +182,48 @@ def _mistakes_section(rows: list[Graded]) -> str:
                     str(len(m.students)),
                     esc(", ".join(sorted(m.students))),
                     esc(seen),
-                    esc(where) if where else "not cited in a lesson",
+                    esc(where) if where else esc(_("not cited in a lesson")),
                 ]
             )
-        head = ["Mistake", "Title", "Times", "Students", "Who", "Where made", "Lesson section"]
+        head = [_("Mistake"), _("Title"), _("Times"), _("Students"), _("Who"), _("Where made")]
+        head.append(_("Lesson section"))
         parts.append(table(head, body, numeric={2, 3}))
         chart = plots.mistake_counts([m.mistake for m in top], [m.times for m in top])
-        parts.append(_img(chart, "how often each named mistake was made"))
+        parts.append(_img(chart, _("how often each named mistake was made")))
         if len(ranked) > TOP_MISTAKES:
-            parts.append(f"<p class='note'>{len(ranked) - TOP_MISTAKES} rarer ones not shown.</p>")
-    parts.append(
-        "<p class='note'>Each failure is counted once, at its root"
-        + (
-            f": {plural(knocked, 'failure')} of an exercise built on an earlier one that also "
-            "failed (the earlier one is counted) left out. "
-            if knocked
-            else ". "
-        )
-        + f"{plural(unnamed, 'other failure')} named no "
-        f"known mistake (their messages are in each student's feedback); "
-        f"{plural(unattempted, 'item')} (exercises or questions) not attempted (not defined, "
-        "or not answered) in notebooks that attempted others. The Who column names students: this "
-        "page is for the instructor only.</p>"
+            rarer = _("{n} rarer ones not shown.").format(n=len(ranked) - TOP_MISTAKES)
+            parts.append(f"<p class='note'>{esc(rarer)}</p>")
+    counted = [
+        ngettext(
+            "Each failure is counted once, at its root: {n} failure of an exercise built on an "
+            "earlier one that also failed (the earlier one is counted) left out.",
+            "Each failure is counted once, at its root: {n} failures of an exercise built on an "
+            "earlier one that also failed (the earlier one is counted) left out.",
+            knocked,
+        ).format(n=knocked)
+        if knocked
+        else _("Each failure is counted once, at its root.")
+    ]
+    counted.append(
+        ngettext(
+            "{n} other failure named no known mistake (their messages are in each student's "
+            "feedback);",
+            "{n} other failures named no known mistake (their messages are in each student's "
+            "feedback);",
+            unnamed,
+        ).format(n=unnamed)
     )
+    counted.append(
+        ngettext(
+            "{n} item (exercises or questions) not attempted (not defined, or not answered) in "
+            "notebooks that attempted others.",
+            "{n} items (exercises or questions) not attempted (not defined, or not answered) in "
+            "notebooks that attempted others.",
+            unattempted,
+        ).format(n=unattempted)
+    )
+    counted.append(_("The Who column names students: this page is for the instructor only."))
+    parts.append(f"<p class='note'>{esc(i18n.sentences(counted))}</p>")
     return "\n".join(parts)
 
 
@@ -213,12 +233,29 @@ def _assignment_section(rows: list[Graded], assignment: str) -> str:
     max_points = mine[0].max_points
     counts = ", ".join(f"{n} {s}" for s in STATUSES if (n := sum(g.status == s for g in mine)))
     never = len(mine) - len(received)
-    left_out = f"; {plural(never, 'student')} who never submitted left out" if never else ""
+    students = ngettext("{n} student", "{n} students", len(mine)).format(n=len(mine))
+    figures = ngettext(
+        "Every figure below is of the {n} submission received (an unreadable one passes "
+        "nothing and scores 0",
+        "Every figure below is of the {n} submissions received (an unreadable one passes "
+        "nothing and scores 0",
+        len(received),
+    ).format(n=len(received))
+    if never:
+        figures += ngettext(
+            "; {n} student who never submitted left out",
+            "; {n} students who never submitted left out",
+            never,
+        ).format(n=never)
     parts = [
-        f"<h2>Assignment {esc(assignment)}</h2>",
-        f"<p>{plural(len(mine), 'student')}: {esc(counts)}. Every figure below is of the "
-        f"{plural(len(received), 'submission')} received (an unreadable one passes nothing and "
-        f"scores 0{left_out}).</p>",
+        element("h2", _("Assignment {assignment}").format(assignment=assignment)),
+        "<p>"
+        + esc(
+            _("{students}: {counts}. {figures}).").format(
+                students=students, counts=counts, figures=figures
+            )
+        )
+        + "</p>",
     ]
     rates = pass_rates(rows, assignment)
     if rates:
@@ -232,25 +269,27 @@ def _assignment_section(rows: list[Graded], assignment: str) -> str:
             ]
             for r in rates
         ]
-        parts.append("<h3>Pass rate per exercise and question</h3>")
-        parts.append(
-            table(
-                ["Exercise or question", "Points", "Passed", "Received", "Pass rate"],
-                body,
-                numeric={1, 2, 3, 4},
-            )
-        )
-        chart = plots.pass_rates([label(r.item) for r in rates], [r.rate for r in rates])
-        parts.append(_img(chart, f"pass rate per exercise and question of {assignment}"))
+        parts.append(element("h3", _("Pass rate per exercise and question")))
+        head = [_("Exercise or question"), _("Points"), _("Passed"), _("Received")]
+        parts.append(table([*head, _("Pass rate")], body, numeric={1, 2, 3, 4}))
+        with i18n.use("en"):  # the plots' labels are English: their font has no Chinese glyphs
+            names = [label(r.item) for r in rates]
+        chart = plots.pass_rates(names, [r.rate for r in rates])
+        alt = _("pass rate per exercise and question of {assignment}")
+        parts.append(_img(chart, alt.format(assignment=assignment)))
     if received:
         totals = [g.total for g in received]
-        parts.append("<h3>Score distribution</h3>")
-        parts.append(
-            f"<p>Mean {mean(totals):.2f}, median {median(totals):g}, best {max(totals):g}, of "
-            f"{points(max_points)} points.</p>"
+        parts.append(element("h3", _("Score distribution")))
+        stats = _("Mean {mean}, median {median}, best {best}, of {points} points.").format(
+            mean=f"{mean(totals):.2f}",
+            median=f"{median(totals):g}",
+            best=f"{max(totals):g}",
+            points=points(max_points),
         )
+        parts.append(f"<p>{esc(stats)}</p>")
         chart = plots.score_histogram(totals, max_points)
-        parts.append(_img(chart, f"distribution of the totals of {assignment}"))
+        alt = _("distribution of the totals of {assignment}").format(assignment=assignment)
+        parts.append(_img(chart, alt))
     manual = [g for g in received if g.manual]
     if manual:
         body = [
@@ -259,30 +298,29 @@ def _assignment_section(rows: list[Graded], assignment: str) -> str:
             for r in g.results
             if (auto := g.manual.get(r.exercise)) is not None
         ]
-        parts.append("<h3>Scores set in formgrader</h3>")
-        parts.append(
-            table(["Student", "Exercise or question", "Grader", "Instructor"], body, numeric={2, 3})
-        )
+        parts.append(element("h3", _("Scores set in formgrader")))
+        head = [_("Student"), _("Exercise or question"), _("Grader"), _("Instructor")]
+        parts.append(table(head, body, numeric={2, 3}))
     return "\n".join(parts)
 
 
 def _problems_section(rows: list[Graded]) -> str:
-    parts = ["<h2>Could not be graded</h2>"]
+    parts = [element("h2", _("Could not be graded"))]
     failed = [g for g in rows if g.status in (UNREADABLE, NOT_SUBMITTED, BLANK)]
     if failed:
         reasons = {
-            NOT_SUBMITTED: "nothing submitted",
-            BLANK: "nothing attempted in the notebook",
-            UNREADABLE: "cannot be read",
+            NOT_SUBMITTED: _("nothing submitted"),
+            BLANK: _("nothing attempted in the notebook"),
+            UNREADABLE: _("cannot be read"),
         }
         body = [
             [esc(g.student), esc(g.assignment), esc(g.status), esc(g.error or reasons[g.status])]
             for g in failed
         ]
-        parts.append(table(["Student", "Assignment", "Status", "Why"], body))
+        parts.append(table([_("Student"), _("Assignment"), _("Status"), _("Why")], body))
     else:
-        parts.append("<p>Every submission was graded.</p>")
-    parts.append("<h2>Late</h2>")
+        parts.append(element("p", _("Every submission was graded.")))
+    parts.append(element("h2", _("Late")))
     late = [g for g in rows if g.status == LATE]
     if late:
         body = [
@@ -295,11 +333,10 @@ def _problems_section(rows: list[Graded]) -> str:
             ]
             for g in late
         ]
-        parts.append(
-            table(["Student", "Assignment", "Submitted", "Penalty", "Delay"], body, numeric={3})
-        )
+        head = [_("Student"), _("Assignment"), _("Submitted"), _("Penalty"), _("Delay")]
+        parts.append(table(head, body, numeric={3}))
     else:
-        parts.append("<p>No late submission.</p>")
+        parts.append(element("p", _("No late submission.")))
     return "\n".join(parts)
 
 
@@ -309,24 +346,29 @@ def report_html(rows: list[Graded], ignored: list[str] = (), missing: int = 0) -
     students = sorted({g.student for g in rows})
     assignments = sorted({g.assignment for g in rows})
     counts = [[esc(s), str(n)] for s in STATUSES if (n := sum(g.status == s for g in rows))]
-    parts = [
-        f"<p>{plural(len(students), 'student')}, {plural(len(assignments), 'assignment')} "
-        f"({esc(', '.join(assignments))}), {plural(len(rows), 'row')} in the grade table.</p>",
-        table(["Status", "Rows"], counts, numeric={1}),
-    ]
+    summary = _("{students}, {assignments} ({names}), {rows} in the grade table.").format(
+        students=ngettext("{n} student", "{n} students", len(students)).format(n=len(students)),
+        assignments=ngettext("{n} assignment", "{n} assignments", len(assignments)).format(
+            n=len(assignments)
+        ),
+        names=", ".join(assignments),
+        rows=ngettext("{n} row", "{n} rows", len(rows)).format(n=len(rows)),
+    )
+    parts = [f"<p>{esc(summary)}</p>", table([_("Status"), _("Rows")], counts, numeric={1})]
     if missing:
-        parts.append(
-            f"<p class='note'>{missing} rows of the grade table were graded before this report "
-            "kept details: grade the class again without --student/--assignment to include "
-            "them.</p>"
-        )
+        note = _(
+            "{n} rows of the grade table were graded before this report kept details: grade the "
+            "class again without --student/--assignment to include them."
+        ).format(n=missing)
+        parts.append(f"<p class='note'>{esc(note)}</p>")
     parts.append(_mistakes_section(rows))
     parts += [_assignment_section(rows, a) for a in assignments]
     parts.append(_problems_section(rows))
     if ignored:
-        items = "".join(f"<li>{esc(p)}: not an assignment of the course</li>" for p in ignored)
-        parts.append(f"<h2>Ignored folders</h2>\n<ul>{items}</ul>")
-    return page("Class report", "\n".join(parts))
+        not_one = _("{folder}: not an assignment of the course")
+        items = "".join(f"<li>{esc(not_one.format(folder=p))}</li>" for p in ignored)
+        parts.append(element("h2", _("Ignored folders")) + f"\n<ul>{items}</ul>")
+    return page(_("Class report"), "\n".join(parts))
 
 
 def write(path: Path, rows: list[Graded], graded: GradeTable, table_rows: list[dict]) -> Path:

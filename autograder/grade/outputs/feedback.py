@@ -17,18 +17,25 @@ from autograder.core.extract import ExtractError, read_submission
 from autograder.core.mistakes import looks_like
 from autograder.core.result import Result, printable
 from autograder.grade.outputs import sections
-from autograder.grade.outputs.page import esc, page, points, table
+from autograder.grade.outputs.page import element, esc, fill, page, points, table
 from autograder.grade.results import (
     BLANK,
     NOT_SUBMITTED,
     Graded,
     GradeTable,
-    label,
     plural,
     safe_name,
 )
+from autograder.i18n import _
 
 NBGRADER_FILES = ("timestamp.txt", "submission_secret.txt")  # what release_feedback reads
+
+
+def label(item: str) -> str:
+    """``answer_04_1`` -> ``Question 04.1`` (``问题 04.1``); an exercise keeps its name."""
+    if item.startswith("answer_"):
+        return _("Question {number}").format(number=item.removeprefix("answer_").replace("_", "."))
+    return item
 
 
 def mistake_html(mistake: str | None, assignment: str) -> str:
@@ -37,53 +44,62 @@ def mistake_html(mistake: str | None, assignment: str) -> str:
         return ""
     text = looks_like(mistake) or f"[{mistake}]"
     where = sections.section(mistake, assignment)
-    reread = f"<br>Re-read: {esc(where)}." if where else ""
+    reread = "<br>" + esc(_("Re-read: {section}.").format(section=where)) if where else ""
     return f'<p class="note">{esc(text)}{reread}</p>'
 
 
 def _result_row(r: Result, assignment: str, manual: dict[str, float]) -> list[str]:
     verdict = (
-        '<span class="passed">passed</span>' if r.passed else '<span class="failed">failed</span>'
+        element("span", _("passed"), "passed")
+        if r.passed
+        else element("span", _("failed"), "failed")
     )
     detail = (
         "" if r.passed else f"<pre>{esc(r.message)}</pre>" + mistake_html(r.mistake, assignment)
     )
     score = f"{points(r.points)} / {points(r.max_points)}"
     if r.exercise in manual:
-        score += f" (set by your instructor; the grader gave {points(manual[r.exercise])})"
+        score += " " + _("(set by your instructor; the grader gave {points})").format(
+            points=points(manual[r.exercise])
+        )
     return [esc(label(r.exercise)), verdict, score, detail]
 
 
 def feedback_html(g: Graded) -> str:
     """The page for one student's submission of one assignment."""
     parts = [
-        f"<p>Your notebook: <code>{esc(g.notebook or '(none)')}</code>. Status: "
-        f"<strong>{esc(g.status)}</strong>.</p>"
+        "<p>"
+        + fill(
+            _("Your notebook: {notebook}. Status: {status}."),
+            notebook=element("code", g.notebook or _("(none)")),
+            status=f"<strong>{esc(g.status)}</strong>",  # the grade table's status, an id
+        )
+        + "</p>"
     ]
     passed = sum(r.passed for r in g.results)
-    score = f"Score: <strong>{points(g.total)} / {points(g.max_points)}</strong>"
+    sentence = [_("Score: {score}")]
     if g.results:
-        score += f" ({passed} of {len(g.results)} passed)"
+        sentence.append(_(" ({passed} of {count} passed)"))
     if g.penalty:
-        score += f", after a late penalty of {points(g.penalty)}"
-    parts.append(f"<p>{score}.</p>")
+        sentence.append(_(", after a late penalty of {penalty}"))
+    # TRANSLATORS: the full stop that ends the sentence "Score: 6 / 8 (6 of 8 passed)."
+    sentence.append(_("."))
+    score = f"<strong>{points(g.total)} / {points(g.max_points)}</strong>"
+    fields = {"passed": str(passed), "count": str(len(g.results)), "penalty": points(g.penalty)}
+    parts.append("<p>" + fill("".join(sentence), score=score, **fields) + "</p>")
     if g.error:
-        parts.append(f'<p class="failed">Could not be graded: {esc(g.error)}</p>')
+        problem = esc(_("Could not be graded: {problem}").format(problem=g.error))
+        parts.append(f'<p class="failed">{problem}</p>')
     if g.status == BLANK:
-        parts.append("<p>Nothing in this notebook was attempted yet.</p>")
+        parts.append(element("p", _("Nothing in this notebook was attempted yet.")))
     if g.results:
         rows = [_result_row(r, g.assignment, g.manual) for r in g.results]
-        parts.append(
-            table(
-                ["Exercise or question", "Result", "Points", "What the grader found"],
-                rows,
-                numeric={2},
-            )
-        )
+        head = [_("Exercise or question"), _("Result"), _("Points"), _("What the grader found")]
+        parts.append(table(head, rows, numeric={2}))
     if g.notes:
         items = "".join(f"<li>{esc(n)}</li>" for n in g.notes)
-        parts.append(f'<h2>Notes</h2>\n<ul class="note">{items}</ul>')
-    return page(f"Feedback: {g.assignment}", "\n".join(parts))
+        parts.append(element("h2", _("Notes")) + f'\n<ul class="note">{items}</ul>')
+    return page(_("Feedback: {assignment}").format(assignment=g.assignment), "\n".join(parts))
 
 
 def html_path(feedback_dir: Path, g: Graded) -> Path:

@@ -6,9 +6,11 @@ Everything a learner wrote (names, messages, errors) reaches a page only through
 from __future__ import annotations
 
 import html
+import re
 from string import Template
 
 from autograder.core.result import printable
+from autograder.i18n import language
 
 STYLE = """
 body { font: 15px/1.45 system-ui, sans-serif; max-width: 62rem; margin: 2rem auto; padding: 0 1rem;
@@ -26,7 +28,7 @@ img { max-width: 100%; }
 
 PAGE = Template(
     """<!DOCTYPE html>
-<html lang="en">
+<html lang="$lang">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -47,9 +49,21 @@ def esc(text: object) -> str:
     return html.escape(printable(str(text)), quote=True)
 
 
+def fill(template: str, **fields: str) -> str:
+    """A (translated) text ``template`` as HTML: its text escaped, each ``{field}`` replaced, in
+    one pass, by the HTML given for it (escape text fields with :func:`esc` first)."""
+    return re.sub(r"\{(\w+)\}", lambda m: fields.get(m[1], m[0]), esc(template))
+
+
+def element(tag: str, text: str, css_class: str | None = None) -> str:
+    """``<tag>text</tag>`` (``text`` escaped), of ``css_class`` if one is given."""
+    attribute = f' class="{css_class}"' if css_class else ""
+    return f"<{tag}{attribute}>{esc(text)}</{tag}>"
+
+
 def page(title: str, body: str) -> str:
     """A whole page; ``title`` is text (escaped here), ``body`` is HTML built with :func:`esc`."""
-    return PAGE.substitute(title=esc(title), style=STYLE, body=body)
+    return PAGE.substitute(lang=language(), title=esc(title), style=STYLE, body=body)
 
 
 def table(head: list[str], rows: list[list[str]], numeric: set[int] = frozenset()) -> str:

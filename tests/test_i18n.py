@@ -1,0 +1,412 @@
+"""The grader speaks Chinese when asked (autograder/i18n.py, autograder/locale/).
+
+Every marked message (and every Mistake's title and hint) has a Chinese translation that keeps
+its placeholders; the committed template is what the sources give; the language is chosen by
+``--lang``, ``AUTOGRADER_LANG``, a notebook under ``zh-CN/``, then the locale; ``check`` names the
+mistake in Chinese, directly and through the warm grader, and ``--json`` stays English.
+"""
+
+from __future__ import annotations
+
+import ast
+import gettext
+import json
+import os
+import string
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from autograder import i18n
+from autograder.core.mistakes import MISTAKES, looks_like
+
+babel = pytest.importorskip("babel", reason="Babel is in requirements.txt: run make install")
+from babel.messages.extract import extract_from_dir  # noqa: E402
+from babel.messages.frontend import parse_mapping_cfg  # noqa: E402
+from babel.messages.pofile import read_po  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+LOCALES = ROOT / "autograder" / "locale"
+POT = LOCALES / "autograder.pot"
+PO = LOCALES / "zh_CN" / "LC_MESSAGES" / "autograder.po"
+MO = PO.with_suffix(".mo")
+WRONG = ROOT / "tests" / "submissions" / "wrong"
+HOW_TO_ADD = (
+    "To add the Chinese: run `make i18n` (it extracts every marked message and every Mistake's "
+    "title and hint into autograder/locale/autograder.pot and merges them into "
+    "autograder/locale/zh_CN/LC_MESSAGES/autograder.po), write the Chinese in each empty "
+    'msgstr "" (and delete the `#, fuzzy` line of each entry you have checked), keeping every '
+    "{placeholder} and using the terms of docs/glossary.zh-CN.md, then `make install` to "
+    "compile it."
+)
+ZH_ENV = {"LANG": "zh_CN.UTF-8", "LANGUAGE": "", "LC_ALL": "", "LC_MESSAGES": ""}
+
+
+def _key(message) -> str | tuple:
+    return message.id
+
+
+def _catalog(path: Path):
+    with open(path, "rb") as f:
+        return read_po(f)
+
+
+def _extracted() -> set:
+    """The messages the sources mark now, as ``pybabel extract -F babel.cfg`` finds them."""
+    with open(ROOT / "babel.cfg") as f:
+        method_map, options_map = parse_mapping_cfg(f)
+    found = set()
+    for _file, _line, message, _comments, _context in extract_from_dir(
+        str(ROOT / "autograder"), method_map, options_map
+    ):
+        found.add(message if isinstance(message, str) else tuple(message))
+    return found
+
+
+def _ids(catalog) -> set:
+    return {_key(m) for m in catalog if m.id}
+
+
+def _strings(message) -> list[str]:
+    return [message.string] if isinstance(message.string, str) else list(message.string)
+
+
+def _fields(text: str) -> list[str]:
+    """The format fields of ``text`` (``{name}``), sorted; ValueError if it is no format."""
+    return sorted(f for _, f, _, _ in string.Formatter().parse(text) if f is not None)
+
+
+# The catalog -----------------------------------------------------------------------------------
+
+
+def test_the_template_is_what_the_sources_mark():
+    stale = _ids(_catalog(POT)) ^ _extracted()
+    assert not stale, (
+        f"autograder/locale/autograder.pot is out of date ({len(stale)} messages differ, e.g. "
+        f"{sorted(map(str, stale))[:3]}). {HOW_TO_ADD}"
+    )
+
+
+def test_every_message_has_a_chinese_translation():
+    po = _catalog(PO)
+    by_id = {_key(m): m for m in po if m.id}
+    wanted = (
+        _extracted() | {m.title for m in MISTAKES.values()} | {m.hint for m in MISTAKES.values()}
+    )
+    from autograder.drill.extra.mistakes import MISTAKES as DRILL_MISTAKES
+
+    wanted |= {t for m in DRILL_MISTAKES.values() for t in (m.title, m.hint)}
+    untranslated = sorted(
+        str(w) for w in wanted if w not in by_id or by_id[w].fuzzy or not all(_strings(by_id[w]))
+    )
+    assert not untranslated, (
+        f"{len(untranslated)} messages have no Chinese translation (or a fuzzy one), e.g. "
+        f"{untranslated[:3]}. {HOW_TO_ADD}"
+    )
+
+
+def test_translations_keep_every_placeholder():
+    wrong = []
+    for m in _catalog(PO):
+        if not m.id:
+            continue
+        sources = [m.id] if isinstance(m.id, str) else list(m.id)
+        for i, text in enumerate(_strings(m)):
+            source = sources[min(i, len(sources) - 1)]
+            try:
+                same = _fields(source) == _fields(text)
+            except ValueError:  # not a format string (code in a hint): kept literally
+                same = text.count("{") == source.count("{")
+            if text and not same:
+                wrong.append((source, text))
+    assert not wrong, f"placeholders differ between msgid and msgstr: {wrong[:3]}"
+
+
+def test_the_compiled_catalog_is_the_po():
+    assert MO.is_file(), f"{MO.relative_to(ROOT)} is missing: run make install to compile it"
+    with open(MO, "rb") as f:
+        compiled = gettext.GNUTranslations(f)
+    for m in _catalog(PO):
+        if m.id and isinstance(m.id, str) and not m.fuzzy:
+            assert compiled.gettext(m.id) == m.string, (
+                f"{MO.relative_to(ROOT)} is older than the .po: run make install"
+            )
+
+
+def test_every_mistake_is_shown_in_chinese():
+    with i18n.use("zh-CN"):
+        for mistake_id, entry in MISTAKES.items():
+            line = looks_like(mistake_id)
+            assert f"[{mistake_id}]" in line
+            assert entry.title not in line and entry.hint not in line, (
+                f"mistake [{mistake_id}] has no Chinese title or hint. {HOW_TO_ADD}"
+            )
+    with i18n.use("en"):
+        entry = MISTAKES["causal-mask-inverted"]
+        assert looks_like("causal-mask-inverted") == (
+            f"Looks like: {entry.title} [causal-mask-inverted]. {entry.hint}"
+        )
+
+
+def _modules_using_gettext():
+    for path in sorted((ROOT / "autograder").rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        if "from autograder.i18n import" in source:
+            yield path, ast.parse(source)
+
+
+def test_messages_are_marked_where_babel_finds_them():
+    """A ``_()`` inside an f-string is not extracted (Python 3.11 tokenizes it as one string),
+    and a module that also assigns ``_`` (``x, _ = ...``) turns ``_()`` into an error."""
+    hidden, shadowed = [], []
+    for path, tree in _modules_using_gettext():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.JoinedStr):
+                for call in ast.walk(node):
+                    if isinstance(call, ast.Call) and getattr(call.func, "id", "") in (
+                        "_",
+                        "N_",
+                        "ngettext",
+                    ):
+                        hidden.append(f"{path.relative_to(ROOT)}:{call.lineno}")
+            if isinstance(node, ast.Name) and node.id == "_" and isinstance(node.ctx, ast.Store):
+                shadowed.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not hidden, f"_() inside an f-string (compute it before): {hidden}"
+    assert not shadowed, f"`_` assigned where _() translates (name it otherwise): {shadowed}"
+
+
+# The language ----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def no_language(monkeypatch, tmp_path):
+    for name in (*i18n.LOCALE_VARIABLES, i18n.ENV, "JPY_SESSION_NAME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    return monkeypatch
+
+
+@pytest.mark.parametrize(
+    "env, expected",
+    [
+        ({}, "en"),
+        ({"LANG": "zh_CN.UTF-8"}, "zh-CN"),
+        ({"LANG": "zh_TW.UTF-8"}, "zh-CN"),
+        ({"LANG": "C.UTF-8"}, "en"),
+        ({"LANG": "en_US.UTF-8", "LC_ALL": "zh_CN.UTF-8"}, "zh-CN"),
+        ({"LANG": "zh_CN.UTF-8", "LC_ALL": "en_GB.UTF-8"}, "en"),
+        ({"LANG": "zh_CN.UTF-8", "LANGUAGE": "en:zh"}, "en"),
+        ({"LANG": "fr_FR.UTF-8"}, "en"),
+        ({"LANG": "en_US.UTF-8", "AUTOGRADER_LANG": "zh-CN"}, "zh-CN"),
+        ({"LANG": "zh_CN.UTF-8", "AUTOGRADER_LANG": "en"}, "en"),
+        ({"JPY_SESSION_NAME": "/home/ada/course/zh-CN/notebooks/04_x/04_x.ipynb"}, "zh-CN"),
+        ({"JPY_SESSION_NAME": "/home/ada/course/notebooks/04_x/04_x.ipynb"}, "en"),
+    ],
+)
+def test_the_language_is_the_setting_then_the_notebook_then_the_locale(no_language, env, expected):
+    for name, value in env.items():
+        no_language.setenv(name, value)
+    assert i18n.language() == expected
+
+
+def test_a_working_folder_under_zh_cn_is_chinese_and_an_explicit_choice_wins(no_language):
+    folder = Path.cwd() / "zh-CN" / "solutions" / "04_softmax_masks"
+    folder.mkdir(parents=True)
+    no_language.chdir(folder)
+    assert i18n.language() == "zh-CN"
+    with i18n.use("en"):
+        assert i18n.language() == "en" and i18n._("PASS") == "PASS"
+    assert i18n._("PASS") != "PASS"
+
+
+def test_lang_is_taken_out_of_any_place_on_the_command_line():
+    assert i18n.split_lang(["check", "f.py", "--lang", "zh-CN"]) == ("zh-CN", ["check", "f.py"])
+    assert i18n.split_lang(["--lang=en", "progress"]) == ("en", ["progress"])
+    assert i18n.split_lang(["check", "f.py"]) == (None, ["check", "f.py"])
+    with pytest.raises(ValueError, match="zh-CN or en"):
+        i18n.split_lang(["check", "--lang"])
+    with pytest.raises(ValueError, match="zh-CN or en"):
+        i18n.choose("klingon")
+
+
+@given(st.text(alphabet=st.sampled_from(list("注意力权重掩码，。ab_(1) ")), max_size=300))
+def test_chinese_text_is_wrapped_by_columns_without_losing_a_character(text):
+    wrapped = i18n.fill(text, 40)
+    assert "".join(wrapped.split()) == "".join(text.split())
+    for line in wrapped.splitlines():
+        core = line.rstrip("，。")  # closing punctuation never starts a line
+        too_long_to_break = " " not in core and i18n.cells(core) == len(core)  # one ASCII run
+        assert i18n.cells(core) <= 40 or too_long_to_break, wrapped
+
+
+# The grader's output ---------------------------------------------------------------------------
+
+
+def _check(args, env, *extra):
+    return subprocess.run(
+        [sys.executable, *extra, "-m", "autograder", "check", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def _zh(text: str) -> str:
+    with open(MO, "rb") as f:
+        return gettext.GNUTranslations(f).gettext(text)
+
+
+def _env(**extra) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in (*i18n.LOCALE_VARIABLES, i18n.ENV)}
+    return {**env, "LANG": "C.UTF-8", **extra}
+
+
+@pytest.fixture(scope="module")
+def wrong_file():
+    return "tests/submissions/wrong/causal-mask-inverted.py", MISTAKES["causal-mask-inverted"]
+
+
+def test_check_names_the_mistake_in_chinese_under_a_chinese_locale(wrong_file):
+    path, entry = wrong_file
+    zh = _check([path, "--no-daemon"], _env(LANG="zh_CN.UTF-8"))
+    en = _check([path, "--no-daemon"], _env())
+    assert zh.returncode == en.returncode == 1
+    assert _zh(entry.title) in zh.stdout and "[causal-mask-inverted]" in zh.stdout
+    assert f"  {_zh('FAIL')}  causal_mask  0/1" in zh.stdout.splitlines()
+    assert entry.title not in zh.stdout
+    assert "  FAIL  causal_mask  0/1" in en.stdout.splitlines()
+    assert "Looks like: " + entry.title in " ".join(en.stdout.split())
+    assert "Score: 0/1 (0 of 1 passed)" in en.stdout
+    assert not any("\u4e00" <= c <= "\u9fff" for c in en.stdout)
+
+
+def test_json_stays_english_in_every_language(wrong_file):
+    path, _ = wrong_file
+    zh = _check([path, "--json", "--no-daemon", "--lang", "zh-CN"], _env())
+    en = _check([path, "--json", "--no-daemon"], _env())
+    assert zh.stdout == en.stdout and json.loads(zh.stdout)["results"][0]["mistake"]
+
+
+def test_an_unknown_language_is_refused_with_the_choices():
+    done = _check(["tests/submissions/correct/idioms.py", "--lang", "tlh"], _env())
+    assert done.returncode == 2 and "zh-CN or en" in done.stderr
+
+
+@pytest.fixture(scope="module")
+def warm_grader(tmp_path_factory):
+    """A warm grader of this module's own, started with an English environment."""
+    folder = Path(os.path.realpath(tmp_path_factory.mktemp("rt")))
+    folder.chmod(0o700)
+    env = _env(AUTOGRADER_RUNTIME_DIR=str(folder), AUTOGRADER_DAEMON="1")
+    subprocess.run([sys.executable, "-m", "autograder.service", "start"], env=env, check=True)
+    yield env
+    subprocess.run([sys.executable, "-m", "autograder.service", "stop"], env=env)
+
+
+def test_a_warm_check_speaks_the_callers_language(warm_grader, wrong_file):
+    path, entry = wrong_file
+    for env, args, chinese in [
+        ({**warm_grader, "LANG": "zh_CN.UTF-8"}, [path], True),
+        (warm_grader, [path], False),
+        (warm_grader, ["--lang", "zh-CN", path], True),
+        ({**warm_grader, "AUTOGRADER_LANG": "zh-CN"}, [path], True),
+    ]:
+        done = _check(args, env, "-X", "importtime")
+        imported = [line.split("|")[-1].strip() for line in done.stderr.splitlines()]
+        assert "autograder.service.client" in imported  # answered by the warm grader:
+        assert not [m for m in imported if m.split(".")[0] == "torch"]  # no torch here
+        assert (_zh(entry.title) in done.stdout) is chinese, (args, done.stdout)
+        assert (entry.title in done.stdout.replace("\n      ", " ")) is not chinese
+
+
+def test_a_kernels_check_sends_its_language_to_the_warm_grader(monkeypatch, no_language):
+    from autograder.service import client
+
+    sent = []
+    monkeypatch.setattr(client, "_ask", lambda message, **kw: sent.append(message) or {})
+    monkeypatch.setattr(client, "enabled", lambda argv=(): True)
+    no_language.setenv("JPY_SESSION_NAME", "/c/zh-CN/notebooks/04_softmax_masks/04.ipynb")
+    client.judge({"label": "this notebook", "sources": []})
+    no_language.setenv("JPY_SESSION_NAME", "/c/notebooks/04_softmax_masks/04.ipynb")
+    client.judge({"label": "this notebook", "sources": []})
+    assert [m["lang"] for m in sent] == ["zh-CN", "en"]
+
+
+def test_check_in_a_chinese_notebooks_folder_speaks_chinese(tmp_path):
+    """``check()`` in a script run from ``zh-CN/notebooks/<L>/`` (a kernel's working folder)."""
+    folder = tmp_path / "zh-CN" / "notebooks" / "04_softmax_masks"
+    folder.mkdir(parents=True)
+    script = folder / "learner.py"
+    script.write_text(
+        (WRONG / "causal-mask-inverted.py").read_text()
+        + "\nfrom autograder.notebook import check\ncheck(causal_mask)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=folder,
+        env=_env(AUTOGRADER_DAEMON="0", PYTHONPATH=str(ROOT)),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    title = _zh(MISTAKES["causal-mask-inverted"].title)
+    assert title in done.stdout and "[causal-mask-inverted]" in done.stdout, done.stdout
+    assert _zh("Looks like: {title} [{id}]. {hint}").split("{")[0] in done.stdout
+
+
+def test_feedback_and_the_class_report_speak_chinese():
+    from autograder.core.result import Result
+    from autograder.grade.outputs.class_report import report_html
+    from autograder.grade.outputs.feedback import feedback_html
+    from autograder.grade.results import Graded
+
+    wrong = Result(
+        "causal_mask", False, 0, 1, "query 0 may attend to keys 0", "causal-mask-inverted"
+    )
+    right = Result("answer_04_1", True, 1, 1, "", None)
+    graded = Graded(
+        "ada", "04_softmax_masks", "graded", 2.0, "04_softmax_masks.ipynb", [wrong, right]
+    )
+    with i18n.use("zh-CN"):
+        page, report = feedback_html(graded), report_html([graded])
+    title = _zh(MISTAKES["causal-mask-inverted"].title)
+    for html in (page, report):
+        assert '<html lang="zh-CN">' in html and title in html
+    assert _zh("Feedback: {assignment}").format(assignment="04_softmax_masks") in page
+    assert _zh("Question {number}").format(number="04.1") in page
+    assert _zh("Class report") in report and "Class report" not in report
+    assert "Score:" not in page and "Looks like" not in page
+
+
+@pytest.mark.slow
+def test_check_in_a_kernel_of_a_chinese_notebook_speaks_chinese(
+    tmp_path, venv_on_path, monkeypatch
+):
+    """A kernel in ``zh-CN/notebooks/<L>/`` (as JupyterLab starts one) asks the warm grader and
+    shows its verdict in Chinese, whatever the locale."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    folder = tmp_path / "zh-CN" / "notebooks" / "04_softmax_masks"
+    folder.mkdir(parents=True)
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    for name in (*i18n.LOCALE_VARIABLES[:-1], i18n.ENV):
+        monkeypatch.delenv(name, raising=False)
+    nb = nbformat.v4.new_notebook()
+    wrong = (WRONG / "causal-mask-inverted.py").read_text()
+    nb.cells = [
+        nbformat.v4.new_code_cell(f"{wrong}\nfrom autograder.notebook import check"),
+        nbformat.v4.new_code_cell("check(causal_mask)"),
+    ]
+    NotebookClient(
+        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(folder)}}
+    ).execute()
+    text = "".join(o.get("text", "") for o in nb.cells[1].outputs)
+    assert text.splitlines()[-2].startswith("✘ causal_mask"), text
+    assert _zh(MISTAKES["causal-mask-inverted"].title) in text, text
