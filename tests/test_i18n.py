@@ -34,7 +34,7 @@ LOCALES = ROOT / "autograder" / "locale"
 POT = LOCALES / "autograder.pot"
 PO = LOCALES / "zh_CN" / "LC_MESSAGES" / "autograder.po"
 MO = PO.with_suffix(".mo")
-WRONG = ROOT / "tests" / "submissions" / "wrong"
+WRONG = ROOT / "tests" / "lessons" / "04_softmax_masks" / "wrong"
 HOW_TO_ADD = (
     "To add the Chinese: run `make i18n` (it extracts every marked message and every Mistake's "
     "title and hint into autograder/locale/autograder.pot and merges them into "
@@ -269,7 +269,7 @@ def _env(**extra) -> dict:
 
 @pytest.fixture(scope="module")
 def wrong_file():
-    return "tests/submissions/wrong/causal-mask-inverted.py", MISTAKES["causal-mask-inverted"]
+    return str((WRONG / "causal-mask-inverted.py").relative_to(ROOT)), MISTAKES["causal-mask-inverted"]
 
 
 def test_check_names_the_mistake_in_chinese_under_a_chinese_locale(wrong_file):
