@@ -37,17 +37,6 @@ ZH = ROOT / "zh-CN" / "solutions"
 LESSONS = sorted(p.name for p in EN.iterdir() if (p / f"{p.name}.ipynb").is_file())
 TRANSLATED = [lesson for lesson in LESSONS if (ZH / lesson / f"{lesson}.ipynb").is_file()]
 
-# Lessons whose Chinese notebook is still being written. MERGE NOTE: empty this set once every
-# translation is in; the test below fails as soon as the set and the tree disagree, either way.
-UNTRANSLATED: set[str] = {
-    "04_softmax_masks",
-    "05_attention",
-    "06_multihead",
-    "07_positions",
-    "08_blocks",
-    "09_efficient",
-    "10_interview",
-}
 
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
 QUESTION_EN = re.compile(r"\*\*Question (\d\d\.\d+)\.\*\*")
@@ -72,10 +61,10 @@ def notebooks(lesson: str):
 
 
 def test_every_english_lesson_has_a_chinese_one():
-    missing = {lesson for lesson in LESSONS if lesson not in TRANSLATED}
-    assert missing == UNTRANSLATED, (
-        f"not yet translated: {sorted(missing) or 'none'}; UNTRANSLATED in this file says "
-        f"{sorted(UNTRANSLATED) or 'none'} (update it when a translation lands)"
+    missing = sorted(lesson for lesson in LESSONS if lesson not in TRANSLATED)
+    assert not missing, (
+        f"no Chinese edition of {missing}: translate solutions/<L>/<L>.ipynb into "
+        "zh-CN/solutions/<L>/<L>.ipynb (CONTRIBUTING.md, 'Change a lesson: both editions')"
     )
     extra = sorted(p.name for p in ZH.iterdir() if p.is_dir() and p.name not in LESSONS)
     assert not extra, f"zh-CN/solutions/ has lessons the English course lacks: {extra}"
