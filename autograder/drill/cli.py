@@ -274,88 +274,6 @@ def _check(h: history.History, args) -> int:
     return EXIT_OK if passed else EXIT_FAILED
 
 
-def _hints(drill) -> list[str]:
-    from autograder.core.mistakes import MISTAKES
-    from autograder.drill.extra.mistakes import IN_DRILLS
-    from autograder.drill.extra.mistakes import MISTAKES as OWN
-
-    levels = list(drill.hints)
-    everything = list(MISTAKES.values()) + list(OWN.values())
-    named = set(getattr(drill, "course_mistakes", ()))  # the course's ids a new drill also names
-    known = [m for m in everything if set(m.exercises) & set(drill.exercises) or m.id in named]
-    own = {m: IN_DRILLS[m, e] for m, e in IN_DRILLS if e in drill.exercises}  # in its words
-    known = [own.get(m.id, m) for m in known]
-    if known:
-        shown = _("  [{id}] {title}. {hint}")
-        levels.append(
-            _("The mistakes the checks name for this drill:")
-            + "\n"
-            + "\n".join(shown.format(id=m.id, title=_(m.title), hint=_(m.hint)) for m in known)
-        )
-    if not drill.hints:
-        levels.insert(0, _("Re-read the contract lines and conventions at the top of the file."))
-    return levels
-
-
-def _hint(h: history.History, args) -> int:
-    drill = _find(args.name)
-    if drill is None:
-        return EXIT_BAD
-    levels = _hints(drill)
-    level = max(1, min(args.level, len(levels)))
-    h.saw("hint", drill.name, history.now(), level)
-    h.save()
-    for i, text in enumerate(levels[:level], 1):
-        print(_("Hint {i}/{n}: {text}").format(i=i, n=len(levels), text=text))
-    if level < len(levels):
-        more = command("hint", drill.name, str(level + 1))
-        print("\n" + _("More: {command}").format(command=more))
-    else:
-        reveal = command("reveal", drill.name)
-        print("\n" + _("No more hints. The model answer: {command}").format(command=reveal))
-    print(
-        _(
-            "(Hints count in the rating of your next pass: at most Good after one level, Hard "
-            "after two.)"
-        )
-    )
-    return EXIT_OK
-
-
-def _reveal(h: history.History, args) -> int:
-    drill = _find(args.name)
-    if drill is None:
-        return EXIT_BAD
-    at = history.now()
-    recent_pass = any(
-        a.passed and at - datetime.fromisoformat(a.at) <= history.SEEN_FOR for a in h.of(drill.name)
-    )
-    h.saw("reveal", drill.name, at)
-    h.save()
-    if recent_pass:
-        message = _(
-            "You passed {name}: the model answer is yours to compare. (A repeat within "
-            "24 h counts as revealed, not as a clean pass.)"
-        )
-    else:
-        message = _(
-            "You have not passed {name} today: it is revealed now, counts as a fail "
-            "for the scheduler (it will come back soon), and a pass within 24 h counts as "
-            "revealed, not clean."
-        )
-    print(message.format(name=drill.name) + "\n")
-    where = (
-        _("the course's reference, course_lib")
-        if not getattr(drill, "answer", ())
-        else _("the drill's reference")
-    )
-    print(_("# Model answer for {name} ({where})").format(name=drill.name, where=where) + "\n")
-    print(files.model_answer(drill))
-    if drill.explanation:
-        print("\n" + _("Why: {explanation}").format(explanation=drill.explanation))
-    return EXIT_OK
-
-
 def _go(h: history.History, name: str) -> str:
     """How to go on with a drill: check its file when its timer runs, else start it."""
     running = [f for f, t in h.started.items() if t.get("drill") == name]
@@ -432,8 +350,8 @@ def _run(args) -> int:
         "list": lambda: _list(h),
         "start": lambda: _start(h, args),
         "check": lambda: _check(h, args),
-        "hint": lambda: _hint(h, args),
-        "reveal": lambda: _reveal(h, args),
+        "hint": lambda: verbs.hint(h, args),
+        "reveal": lambda: verbs.reveal(h, args),
         "session": lambda: verbs.run_session(h, args),
         "next": lambda: _next(h),
         "schedule": lambda: verbs.run_schedule(h),

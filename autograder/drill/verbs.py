@@ -1,11 +1,12 @@
-"""The ``session`` and ``quiz`` verbs of ``python -m autograder drill``, and the session lines
-the other verbs print."""
+"""The ``hint``, ``reveal``, ``session`` and ``quiz`` verbs of ``python -m autograder drill``, and
+the session lines the other verbs print."""
 
 from __future__ import annotations
 
 import sys
+from datetime import datetime
 
-from autograder.drill import catalogue, history, session
+from autograder.drill import catalogue, files, history, session
 from autograder.drill.commands import command
 from autograder.i18n import _
 
@@ -176,3 +177,85 @@ def run_quiz(h: history.History, args) -> int:
         h.save()
     print(("✔ " if verdict.correct else "✘ ") + verdict.message)
     return EXIT_OK if verdict.correct else EXIT_FAILED
+
+
+def hints(drill) -> list[str]:
+    from autograder.core.mistakes import MISTAKES
+    from autograder.drill.extra.mistakes import IN_DRILLS
+    from autograder.drill.extra.mistakes import MISTAKES as OWN
+
+    levels = list(drill.hints)
+    everything = list(MISTAKES.values()) + list(OWN.values())
+    named = set(getattr(drill, "course_mistakes", ()))  # the course's ids a new drill also names
+    known = [m for m in everything if set(m.exercises) & set(drill.exercises) or m.id in named]
+    own = {m: IN_DRILLS[m, e] for m, e in IN_DRILLS if e in drill.exercises}  # in its words
+    known = [own.get(m.id, m) for m in known]
+    if known:
+        shown = _("  [{id}] {title}. {hint}")
+        levels.append(
+            _("The mistakes the checks name for this drill:")
+            + "\n"
+            + "\n".join(shown.format(id=m.id, title=_(m.title), hint=_(m.hint)) for m in known)
+        )
+    if not drill.hints:
+        levels.insert(0, _("Re-read the contract lines and conventions at the top of the file."))
+    return levels
+
+
+def hint(h: history.History, args) -> int:
+    drill = _find(args.name)
+    if drill is None:
+        return EXIT_BAD
+    levels = hints(drill)
+    level = max(1, min(args.level, len(levels)))
+    h.saw("hint", drill.name, history.now(), level)
+    h.save()
+    for i, text in enumerate(levels[:level], 1):
+        print(_("Hint {i}/{n}: {text}").format(i=i, n=len(levels), text=text))
+    if level < len(levels):
+        more = command("hint", drill.name, str(level + 1))
+        print("\n" + _("More: {command}").format(command=more))
+    else:
+        reveal = command("reveal", drill.name)
+        print("\n" + _("No more hints. The model answer: {command}").format(command=reveal))
+    print(
+        _(
+            "(Hints count in the rating of your next pass: at most Good after one level, Hard "
+            "after two.)"
+        )
+    )
+    return EXIT_OK
+
+
+def reveal(h: history.History, args) -> int:
+    drill = _find(args.name)
+    if drill is None:
+        return EXIT_BAD
+    at = history.now()
+    recent_pass = any(
+        a.passed and at - datetime.fromisoformat(a.at) <= history.SEEN_FOR for a in h.of(drill.name)
+    )
+    h.saw("reveal", drill.name, at)
+    h.save()
+    if recent_pass:
+        message = _(
+            "You passed {name}: the model answer is yours to compare. (A repeat within "
+            "24 h counts as revealed, not as a clean pass.)"
+        )
+    else:
+        message = _(
+            "You have not passed {name} today: it is revealed now, counts as a fail "
+            "for the scheduler (it will come back soon), and a pass within 24 h counts as "
+            "revealed, not clean."
+        )
+    print(message.format(name=drill.name) + "\n")
+    where = (
+        _("the course's reference, course_lib")
+        if not getattr(drill, "answer", ())
+        else _("the drill's reference")
+    )
+    print(_("# Model answer for {name} ({where})").format(name=drill.name, where=where) + "\n")
+    print(files.model_answer(drill))
+    if drill.explanation:
+        print("\n" + _("Why: {explanation}").format(explanation=drill.explanation))
+    return EXIT_OK

@@ -39,11 +39,11 @@ def test_at_least_15_new_drills_with_5_find_the_bug():
 
 
 def test_the_course_mistakes_a_new_drill_names_exist_and_its_hints_list_them(home_dir):
-    from autograder.drill.cli import _hints
+    from autograder.drill.verbs import hints
 
     for d in extra.DRILLS:
         assert set(d.course_mistakes) <= set(COURSE), d.name
-        last = _hints(d)[-1]
+        last = hints(d)[-1]
         for m in d.course_mistakes:
             assert f"[{m}]" in last, (d.name, m)
     covered = {m for _, m, _, _ in MUTATIONS}
