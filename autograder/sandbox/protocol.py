@@ -35,11 +35,21 @@ HEADER = struct.Struct("!I")
 COMMAND = struct.Struct("!4si")  # judge -> server: b"load" (with a socket) or b"kill", pid
 RECORD = struct.Struct("!cii")  # server -> judge: R = ready, S = started, X = exited; pid, status
 # ... and b"rset": kill every process, empty every writable place; the server answers C (clean).
+# ... and b"peak", b"high": the start and end of a measured call (inside/zygote.py, PeakMemory);
+# the server answers M and, in the status, how much the learner's processes' peak resident memory
+# rose (KiB; 0 at the start), or why it cannot be measured:
+PEAK_UNREADABLE = -1  # a process's memory is unreadable (made non-dumpable)
+PEAK_ENDED = -2  # a process ended, or started and ended, during the call: its peak is lost
+PEAK_UNAVAILABLE = -3  # no /proc here (not Linux): not measured
 # Every writable place in a sandbox: (size in bytes, inodes). bubblewrap sets the size; the server
 # adds the inode cap (empty folders cost no bytes) before it drops its last capability.
 TMPFS = {"/tmp": (64 * 2**20, 16384), "/dev/shm": (16 * 2**20, 1024)}
 MAX_FRAME = 256 * 2**20  # the largest reply the judge reads (a tensor of 64M floats)
 MAX_TEXT = 4000  # characters of any message the sandbox sends
+# The largest pickle (all but the tensors' data) the judge reads of one message: decoding it is
+# pure Python, about a second per MiB; tensors' bytes are read at memory speed. A reply's plain
+# data (numbers, texts, a trace of op shapes) is a few KiB.
+MAX_PICKLE = 256 * 2**10
 NOBODY = 65534  # the user the learner's code runs as, in bubblewrap and in the lockdown
 # The two problems the sandbox finds around a learner's call (inside/devices.py, inside/inplace.py),
 # by the name of the exception the judge sees (``autograder.kit.calling`` explains them).
@@ -118,13 +128,15 @@ class Request:
       for forbidden calls, inputs changed in place and tensors created off the inputs' device;
     - ``new``: the same, and keep the result in the sandbox: the reply is its handle (an int);
     - ``get``: the target's value (``method``: an attribute of it), not called;
+    - ``ready``: nothing; its reply says the exercise process waits for the next request, a call
+      whose peak memory the sandbox's server measures from outside it (``Submission.peak_memory``);
     - ``apply``: ``helper(target, *args, **kwargs)`` where ``helper`` is a function of
       :mod:`autograder.sandbox.inside.remote` (a training loop, a look at a module's layers): code
       of the
       grader's that must run next to the learner's object. Adding one needs no change here.
     """
 
-    op: str  # call | new | get | apply
+    op: str  # call | new | get | apply | ready
     target: str | int | None = None  # a learner's global, or a handle from ``new``
     method: str | None = None  # an attribute path on the target ("forward", "ff.0")
     args: tuple = ()
@@ -185,10 +197,33 @@ def _traceback(text: str) -> str:
     return "\n".join(line for line in lines if _FRAME.fullmatch(line))
 
 
+def _pickle_size(data: bytes) -> int:
+    """How many bytes of a ``torch.save`` archive are its pickle (``*/data.pkl``; everything
+    counts where there is no such archive), as its zip directory says (read, not trusted: zipfile
+    and torch.load read at most that much, and check it)."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            entries = archive.infolist()
+    except (zipfile.BadZipFile, ValueError, EOFError, OSError):
+        return len(data)
+    sizes = [e.file_size for e in entries if e.filename.endswith("data.pkl")]
+    if len(sizes) != 1 or any(e.compress_type != zipfile.ZIP_STORED for e in entries):
+        return len(data)
+    return sizes[0]
+
+
 def parse(data: bytes) -> dict:
     """A validated sandbox message, or :class:`ProtocolError` (never anything else)."""
     import torch
 
+    pickled = _pickle_size(data)
+    if pickled > MAX_PICKLE:
+        raise ProtocolError(
+            f"a message of {pickled // 1024} KiB of plain data (the limit is "
+            f"{MAX_PICKLE // 1024} KiB): return tensors, not long lists"
+        )
     try:
         message = torch.load(io.BytesIO(data), weights_only=True)
     except Exception as e:

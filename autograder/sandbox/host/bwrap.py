@@ -9,10 +9,13 @@ the checks, the solutions, the tests or anybody's submission. See SECURITY.md.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import hashlib
 import os
 import platform
 import shutil
+import stat
 import struct
 import subprocess
 import sys
@@ -59,20 +62,49 @@ class NotReadable(RuntimeError):
     """The judge runs as root, and the sandbox's user (nobody) cannot read what it needs."""
 
 
+def _own_folder(name: str) -> str:
+    """``/tmp/<name>``: a folder of this user's, readable by others, that nobody else can change,
+    made once and shared by every judge of this user (nothing left behind per run). Where
+    another user holds the name (or it is not a plain folder), a private one, removed at exit."""
+    path = os.path.join(tempfile.gettempdir(), name)
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(path, 0o755)
+    st = os.lstat(path)
+    if stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid() and not st.st_mode & 0o022:
+        os.chmod(path, 0o755)  # (the umask may have taken some of it)
+        return path
+    path = tempfile.mkdtemp(prefix=f"{name}-")
+    os.chmod(path, 0o755)
+    atexit.register(shutil.rmtree, path, True)
+    return path
+
+
 def _font_cache() -> str | None:
     """A readable copy of matplotlib's font list (the judge's own), so that each sandbox does not
-    rebuild it (seconds of CPU): the server copies it into its tmpfs before importing matplotlib."""
+    rebuild it (seconds of CPU): the server copies it into its tmpfs before importing matplotlib.
+    One copy per user and content (``/tmp/autograder-fonts-<uid>/<digest>``), made atomically
+    (a rename), shared by every later judge."""
     if "fonts" not in _probe:
         home = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
         source = os.environ.get("MPLCONFIGDIR") or os.path.join(home, "matplotlib")
         found = sorted(Path(source).glob("fontlist-*.json")) if os.path.isdir(source) else []
         copy = None
         if found:
-            copy = tempfile.mkdtemp(prefix="autograder-fonts-")
-            os.chmod(copy, 0o755)
-            for f in found:
-                shutil.copyfile(f, os.path.join(copy, f.name))
-                os.chmod(os.path.join(copy, f.name), 0o644)
+            contents = {f.name: f.read_bytes() for f in found}
+            digest = hashlib.sha256(repr(sorted(contents.items())).encode()).hexdigest()[:16]
+            top = _own_folder(f"autograder-fonts-{os.geteuid()}")
+            copy = os.path.join(top, digest)
+            if not os.path.isdir(copy):
+                making = tempfile.mkdtemp(prefix=".making-", dir=top)
+                for name, data in contents.items():
+                    with open(os.path.join(making, name), "wb") as f:
+                        f.write(data)
+                    os.chmod(os.path.join(making, name), 0o644)
+                os.chmod(making, 0o755)
+                try:
+                    os.rename(making, copy)
+                except OSError:  # another judge made it first: the same content
+                    shutil.rmtree(making, ignore_errors=True)
         _probe["fonts"] = copy
     return _probe["fonts"]
 
@@ -96,11 +128,11 @@ def _ro_bind(src: str, dest: str) -> list[str]:
         return ["--ro-bind", src, dest]
     with _stage_lock:
         if src not in _staged:
-            if "stage" not in _probe:
-                _probe["stage"] = tempfile.mkdtemp(prefix="autograder-stage-")
-                os.chmod(_probe["stage"], 0o755)
+            if "stage" not in _probe:  # empty mount points, one folder per user, kept
+                _probe["stage"] = _own_folder(f"autograder-stage-{os.geteuid()}")
             _staged[src] = os.path.join(_probe["stage"], str(len(_staged)))
-            os.mkdir(_staged[src], 0o755)
+            with contextlib.suppress(FileExistsError):  # (made by an earlier judge)
+                os.mkdir(_staged[src], 0o755)
         return ["--ro-bind", _staged[src], dest]
 
 
@@ -163,6 +195,8 @@ def _bwrap_command(python: str, folders: list[str], boot: str) -> list[str]:
     cmd = [
         "bwrap",
         "--unshare-all",  # user, pid, network, IPC, UTS and cgroup namespaces
+        # (not --disable-userns: it puts the sandbox in a nested user namespace, where the server
+        # could not cap its tmpfs' inodes; the seccomp filter refuses new namespaces instead)
         "--die-with-parent",
         "--new-session",
         "--uid", str(NOBODY), "--gid", str(NOBODY),
@@ -217,29 +251,81 @@ def _bwrap_command(python: str, folders: list[str], boot: str) -> list[str]:
     return cmd
 
 
-# System V IPC (shmget, msgget, semget...): its objects outlive a process and no tmpfs or rlimit
-# caps them, so a seccomp filter refuses the calls (EPERM). (AUDIT_ARCH, syscall numbers) per arch.
-_SYSV_IPC = {
-    "x86_64": (0xC000003E, (29, 30, 31, 67, 64, 65, 66, 220, 68, 69, 70, 71)),
-    "aarch64": (0xC00000B7, tuple(range(186, 198))),
+# The seccomp filter (:func:`_seccomp_filter`), per CPU: its AUDIT_ARCH, then the syscalls it
+# refuses or looks into. Refused outright (EPERM): System V IPC (shmget, msgget, semget...), whose
+# objects outlive a process and no tmpfs or rlimit caps; memfd_create and memfd_secret (memory
+# files that no cap counts); setns. Looked into: unshare and clone, refused (EPERM) with any
+# namespace flag (a new user namespace would bring a mount namespace, and a tmpfs of half the RAM,
+# of its own). clone3 passes its flags in memory a filter cannot read: refused with ENOSYS, so
+# that the C library falls back to clone.
+_SYSCALLS = {
+    "x86_64": {
+        "arch": 0xC000003E,
+        "refused": (29, 30, 31, 67, 64, 65, 66, 220, 68, 69, 70, 71, 319, 447, 308),
+        "unshare": 272,
+        "clone": 56,
+        "clone3": 435,
+    },
+    "aarch64": {
+        "arch": 0xC00000B7,
+        "refused": (*range(186, 198), 279, 447, 268),
+        "unshare": 97,
+        "clone": 220,
+        "clone3": 435,
+    },
 }
+# CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET; and CLONE_NEWTIME, which only
+# unshare reads (for clone, 0x80 is part of the exit signal)
+_CLONE_NEW = 0x00020000 | 0x7E000000
+_UNSHARE_NEW = _CLONE_NEW | 0x00000080
 
 
 def _seccomp_filter() -> bytes | None:
-    """A classic BPF program (``struct sock_filter[]``) for bubblewrap's ``--seccomp``: System V
-    IPC and any foreign syscall ABI refused, everything else allowed. None on another arch."""
-    machine = platform.machine()
-    if machine not in _SYSV_IPC:
+    """A classic BPF program (``struct sock_filter[]``) for bubblewrap's ``--seccomp``: what
+    :data:`_SYSCALLS` refuses, and any foreign syscall ABI, refused; everything else allowed.
+    None on another CPU."""
+    calls = _SYSCALLS.get(platform.machine())
+    if calls is None:
         return None
-    arch, calls = _SYSV_IPC[machine]
     deny, allow = 0x00050000 | 1, 0x7FFF0000  # SECCOMP_RET_ERRNO | EPERM, SECCOMP_RET_ALLOW
-    prog = [(0x20, 0, 0, 4), (0x15, 1, 0, arch), (0x06, 0, 0, deny), (0x20, 0, 0, 0)]
-    checks = [(0x35, 0x40000000)] if machine == "x86_64" else []  # x32 ABI: nr | 2**30
-    checks += [(0x15, nr) for nr in calls]
-    for i, (code, k) in enumerate(checks):
-        prog.append((code, len(checks) - i, 0, k))  # to the deny after the allow
-    prog += [(0x06, 0, 0, allow), (0x06, 0, 0, deny)]
-    return b"".join(struct.pack("=HBBI", *ins) for ins in prog)
+    nosys = 0x00050000 | 38  # SECCOMP_RET_ERRNO | ENOSYS
+    ld, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06  # BPF_LD|W|ABS, BPF_JMP|..|K, BPF_RET
+    # (code, jump if true, jump if false, k); a jump is a label, resolved below
+    prog: list[tuple] = [(ld, 0, 0, 4), (jeq, 1, 0, calls["arch"]), (ret, 0, 0, deny)]
+    prog.append((ld, 0, 0, 0))  # the syscall's number
+    if platform.machine() == "x86_64":
+        prog.append((jge, "deny", 0, 0x40000000))  # the x32 ABI: nr | 2**30
+    prog += [(jeq, "deny", 0, nr) for nr in calls["refused"]]
+    prog += [
+        (jeq, "nosys", 0, calls["clone3"]),
+        (jeq, "unshare", 0, calls["unshare"]),
+        (jeq, "clone", 0, calls["clone"]),
+        (ret, 0, 0, allow),
+        ("unshare",),
+        (ld, 0, 0, 16),  # the low 32 bits of the first argument (little-endian): the flags
+        (jset, "deny", 0, _UNSHARE_NEW),
+        (ret, 0, 0, allow),
+        ("clone",),
+        (ld, 0, 0, 16),
+        (jset, "deny", 0, _CLONE_NEW),
+        (ret, 0, 0, allow),
+        ("nosys",),
+        (ret, 0, 0, nosys),
+        ("deny",),
+        (ret, 0, 0, deny),
+    ]
+    labels, code = {}, []
+    for ins in prog:
+        if len(ins) == 1:
+            labels[ins[0]] = len(code)
+        else:
+            code.append(ins)
+    out = []
+    for i, (op, jt, jf, k) in enumerate(code):
+        jt = labels[jt] - i - 1 if isinstance(jt, str) else jt
+        jf = labels[jf] - i - 1 if isinstance(jf, str) else jf
+        out.append(struct.pack("=HBBI", op, jt, jf, k))
+    return b"".join(out)
 
 
 def _memfd(data: bytes) -> int:

@@ -109,6 +109,7 @@ class Server:
         self._ready = False
         self._gone = False
         self._cleaned = 0  # resets the server has finished (C records)
+        self._measured: list[int] = []  # the server's answers to peak and high (M records)
         threading.Thread(target=self._listen, daemon=True).start()
 
     def _listen(self) -> None:
@@ -132,6 +133,8 @@ class Server:
                         self._ready = True
                     elif kind == b"C":
                         self._cleaned += 1
+                    elif kind == b"M":
+                        self._measured.append(status)
                     elif kind == b"S":
                         self._started.append(pid)
                     else:
@@ -183,6 +186,23 @@ class Server:
             with self._changed:
                 self._changed.wait_for(lambda: self._cleaned > before or self._gone, timeout)
                 return self._cleaned > before and not self._gone
+
+    def measure(self, command: bytes, timeout: float = 30.0) -> int | None:
+        """``b"peak"``: the learner's processes' peak memory is reset to what they hold now, the
+        start of a measured call; ``b"high"``: its end, by how many KiB the peak rose. The
+        server measures it through /proc (``inside/zygote.py``, ``PeakMemory``), in a process that
+        runs no learner code. A negative answer (``protocol.PEAK_*``) says why it could not; None:
+        the server did not answer in time."""
+        with self._lock:
+            with self._changed:
+                self._measured.clear()
+            try:
+                self._ctrl.sendall(COMMAND.pack(command, 0))
+            except OSError:
+                return None
+            with self._changed:
+                self._changed.wait_for(lambda: self._measured or self._gone, timeout)
+                return self._measured.pop(0) if self._measured else None
 
     def kill(self, pid: int) -> None:
         with contextlib.suppress(OSError):

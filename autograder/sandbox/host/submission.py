@@ -39,6 +39,9 @@ from autograder.sandbox.host.replies import (
 from autograder.sandbox.host.server import Server
 from autograder.sandbox.protocol import (
     MAX_FRAME,
+    PEAK_ENDED,
+    PEAK_UNAVAILABLE,
+    PEAK_UNREADABLE,
     Begin,
     Channel,
     ChannelClosed,
@@ -331,6 +334,37 @@ class Submission:
         """The value of the learner's global ``name`` (None if it is not defined)."""
         return self._request(Request("get", name))
 
+    def peak_memory(self, target: str | int, *args, **kwargs) -> tuple[Any, int | None]:
+        """``target(*args, **kwargs)``'s value in the sandbox, and by how many bytes the call
+        raised the peak resident memory of the learner's processes (None where it cannot be
+        measured: no /proc, outside Linux). Measured by the sandbox's server, from outside the
+        learner's processes (they cannot change the figure): reset when the exercise process says
+        it is ready and before it has the inputs, read once it has replied. Memory it held
+        before the call is not counted. A process of the learner's that cannot be measured (made
+        non-dumpable, or ended during the call) fails the call (:class:`Tampered`)."""
+        server = self._live_server
+        self._request(Request("ready"))
+        started = server.measure(b"peak")
+        if started != PEAK_UNAVAILABLE:
+            self._measure_failed(started)
+        value = self._request(Request("apply", target, args=args, kwargs=kwargs, helper="call"))
+        grew = server.measure(b"high")
+        if grew == PEAK_UNAVAILABLE:
+            return value, None
+        self._measure_failed(grew)
+        return value, grew * 1024
+
+    def _measure_failed(self, answer: int | None) -> None:
+        if answer is not None and answer >= 0:
+            return
+        self._end_exercise(wait=False)
+        why = {
+            PEAK_UNREADABLE: "your code made its process's memory unreadable (not dumpable)",
+            PEAK_ENDED: "a process of your code ended during the call (the grader measures the "
+            "memory of the processes it can see: compute in the process you are called in)",
+        }.get(answer, "the sandbox did not answer")
+        raise Tampered(f"the grader could not measure the memory this call uses: {why}")
+
     def new(self, name: str, *args, **kwargs) -> RemoteObject:
         """Construct the learner's class ``name`` in the sandbox."""
         handle = self._request(Request("new", name, args=args, kwargs=kwargs))
@@ -379,7 +413,11 @@ class RemoteObject:
 
     def apply(self, helper: str, *args, **kwargs) -> Any:
         """``helper(obj, *args, **kwargs)`` in the sandbox, where ``helper`` is a function of
-        :mod:`autograder.sandbox.inside.remote` (e.g. ``apply("fit", tokens, 40, 3e-3)``)."""
+        :mod:`autograder.sandbox.inside.remote` (e.g. ``apply("fit", tokens, 40, 3e-3)``).
+        ``apply("peak_memory", *args)``: ``[obj(*args), bytes]``, measured from outside the
+        learner's processes (:meth:`Submission.peak_memory`)."""
+        if helper == "peak_memory":
+            return list(self._sub.peak_memory(self._handle, *args, **kwargs))
         return self._sub._request(
             Request("apply", self._handle, args=args, kwargs=kwargs, helper=helper)
         )

@@ -54,7 +54,13 @@ import course_lib.viz  # noqa: F401
 from autograder.sandbox.inside import remote
 from autograder.sandbox.inside.devices import DefaultDeviceFactories, has_tensor
 from autograder.sandbox.inside.inplace import InputSnapshot
-from autograder.sandbox.inside.lockdown import PR_SET_DUMPABLE, PR_SET_PDEATHSIG, Lockdown, prctl
+from autograder.sandbox.inside.lockdown import (
+    PR_SET_DUMPABLE,
+    PR_SET_PDEATHSIG,
+    Lockdown,
+    map_code,
+    prctl,
+)
 from autograder.sandbox.inside.plain import describe_error, error_message, send, to_plain
 from autograder.sandbox.inside.watch import Guard, Rules, Watch, profiler, report
 from autograder.sandbox.protocol import (
@@ -140,6 +146,9 @@ class LearnerNamespace:
             if isinstance(req.target, str) and not req.method:
                 return {"value": self.ns.get(req.target)}
             return {"value": self.lock.learner_call(partial(self.target, req))}
+        if op == "ready":  # a measured call comes next (zygote.PeakMemory)
+            map_code()
+            return {"value": None}
         if op == "apply":  # a helper of autograder.sandbox.inside.remote, applied to an object
             helper = HELPERS.get(req.helper)
             if helper is None:
@@ -240,7 +249,10 @@ def exercise_main(box: LearnerNamespace, chan: Channel, begin: Begin) -> None:
 def learner_main(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
     """A learner process: lock down, load the learner's code, then fork one process per exercise."""
     chan = Channel.from_fd(fd)
-    prctl(PR_SET_DUMPABLE, 0)  # no other process of the sandbox reads its memory
+    # Dumpable (the server, forked from, is not): the server measures this process's and its
+    # exercise processes' peak memory through /proc (zygote.PeakMemory). Only this submission's
+    # own processes share the sandbox with it.
+    prctl(PR_SET_DUMPABLE, 1)
     setup: Setup = pickle.loads(chan.receive())
     workdir = os.path.realpath(tempfile.mkdtemp(prefix="submission-"))
     box = LearnerNamespace(setup, workdir, hidden)

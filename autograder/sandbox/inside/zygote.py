@@ -4,13 +4,14 @@ The judge starts it inside the sandbox (``bwrap ... python -I -S -B -c "...serve
 :mod:`autograder.sandbox.host.server`); it imports torch and :mod:`autograder.sandbox.inside.worker`
 once, so that each learner process is a fork of it, ready in milliseconds. It never runs learner
 code itself. The judge talks to it over a Unix socket: ``load`` with one connected socket
-(``socket.send_fds``) forks a learner process on it, ``kill`` + a pid ends one, and ``rset`` resets
-the sandbox (the server answers ``C`` once it is clean). The server says ``R`` once torch is
-loaded, answers ``S`` + the new pid, and ``X`` + pid + wait status when a learner process ends,
-so the judge can say *why* it stopped. When the last learner process has ended, it kills whatever
-they left running (in the sandbox's own pid namespace: nothing outside) and empties the tmpfs, so
-that a sandbox used for one submission after another starts each one clean. It exits when the
-judge closes the socket.
+(``socket.send_fds``) forks a learner process on it, ``kill`` + a pid ends one, ``rset`` resets
+the sandbox (the server answers ``C`` once it is clean), and ``peak`` and ``high`` measure the
+peak memory of one learner call (:class:`PeakMemory`, answered ``M``). The server says ``R``
+once torch is loaded, answers ``S`` + the new pid, and ``X`` + pid + wait status when a learner
+process ends, so the judge can say *why* it stopped. When the last learner process has ended, it
+kills whatever they left running (in the sandbox's own pid namespace: nothing outside) and
+empties the tmpfs, so that a sandbox used for one submission after another starts each one
+clean. It exits when the judge closes the socket.
 """
 
 from __future__ import annotations
@@ -23,7 +24,14 @@ import signal
 import socket
 import sys
 
-from autograder.sandbox.protocol import COMMAND, RECORD, TMPFS
+from autograder.sandbox.protocol import (
+    COMMAND,
+    PEAK_ENDED,
+    PEAK_UNAVAILABLE,
+    PEAK_UNREADABLE,
+    RECORD,
+    TMPFS,
+)
 
 _MS_NOSUID, _MS_NODEV, _MS_REMOUNT = 2, 4, 32
 _CAPS = ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")
@@ -105,6 +113,110 @@ def _reset(ctrl: socket.socket, active: set[int]) -> None:
                 os.remove(path)
 
 
+def _proc(pid: int, name: str) -> str:
+    with open(f"/proc/{pid}/{name}") as f:
+        return f.read()
+
+
+def _memory(pid: int) -> tuple[int, int, int] | None:
+    """A process's start time (which process this pid is), resident memory and its peak since
+    the last reset (VmRSS, VmHWM), in KiB; None once it has ended (a zombie has no memory)."""
+    try:
+        start = int(_proc(pid, "stat").rsplit(")", 1)[1].split()[19])
+        fields = dict(line.split(":", 1) for line in _proc(pid, "status").splitlines())
+    except (FileNotFoundError, ProcessLookupError, ValueError, IndexError):
+        return None
+    if "VmHWM" not in fields:
+        return None
+    return start, int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
+
+
+def _learner_pids(contained: bool) -> set[int]:
+    """Every process that may run learner code: in the sandbox, all but its init (pid 1) and this
+    server (its pid namespace holds nothing else); without one, this server's descendants."""
+    me = os.getpid()
+    pids = {int(p) for p in os.listdir("/proc") if p.isdigit()} - {1, me}
+    if contained:
+        return pids
+    parent = {}
+    for pid in pids:
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            parent[pid] = int(_proc(pid, "stat").rsplit(")", 1)[1].split()[1])
+    ours, new = set(), {me}
+    while new:
+        new = {p for p, pp in parent.items() if pp in new} - ours
+        ours |= new
+    return ours
+
+
+def _last_pid() -> int | None:
+    try:
+        return int(_proc("sys/kernel", "ns_last_pid"))
+    except (OSError, ValueError):
+        return None
+
+
+class PeakMemory:
+    """The peak memory of one learner call, measured here, where learner code never runs.
+
+    ``start`` (the exercise process has said it is ready for the call, and has not yet been sent
+    its inputs): every learner process's peak resident memory is reset to what it holds now
+    (``/proc/<pid>/clear_refs``), and noted. ``end`` (its reply has come): by how much the
+    processes' peaks rose above that, summed, in KiB; a process started meanwhile counts whole.
+    Fails closed (a negative code, :data:`~autograder.sandbox.protocol.PEAK_UNMEASURED`) where a
+    process cannot be measured: its memory unreadable (it made itself non-dumpable), or a
+    process ended during the call (its peak gone with it)."""
+
+    def __init__(self, contained: bool):
+        self.contained = contained
+        self.before: dict[int, tuple[int, int]] | None = None
+        self.last: int | None = None
+
+    def start(self) -> int:
+        if not os.path.isdir("/proc"):
+            self.before = None
+            return PEAK_UNAVAILABLE
+        self.before, failed = {}, 0
+        self.last = _last_pid() if self.contained else None
+        for pid in _learner_pids(self.contained):
+            held = _memory(pid)
+            try:
+                with open(f"/proc/{pid}/clear_refs", "w") as f:
+                    f.write("5")  # the peak (VmHWM) := what it holds now (VmRSS)
+            except (FileNotFoundError, ProcessLookupError):
+                continue
+            except OSError:
+                failed = PEAK_UNREADABLE
+                continue
+            after = _memory(pid)
+            if held is not None and after is not None and after[0] == held[0]:
+                self.before[pid] = (held[0], min(held[1], after[2]))
+        if failed:
+            self.before = None
+        return failed
+
+    def end(self) -> int:
+        if self.before is None:
+            return PEAK_UNAVAILABLE if not os.path.isdir("/proc") else PEAK_UNREADABLE
+        before, self.before = self.before, None
+        now = _learner_pids(self.contained)
+        grew = 0
+        for pid in now | set(before):
+            memory = _memory(pid)
+            if pid in before and (memory is None or memory[0] != before[pid][0]):
+                return PEAK_ENDED
+            if memory is not None:
+                grew += max(0, memory[2] - before[pid][1]) if pid in before else memory[2]
+        last = _last_pid() if self.contained else None
+        if self.last is not None and last is not None:
+            # a process (or thread) started and ended during the call: its peak is unknown
+            if last < self.last or any(
+                not os.path.exists(f"/proc/{p}") for p in range(self.last + 1, last + 1)
+            ):
+                return PEAK_ENDED
+        return min(grew, 2**31 - 1)
+
+
 def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
     if contained:
         seal()
@@ -120,6 +232,7 @@ def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
     ctrl = socket.socket(fileno=fd)
     ctrl.sendall(RECORD.pack(b"R", os.getpid(), 0))  # ready: a learner process starts at once
     active: set[int] = set()
+    peak = PeakMemory(contained)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     while True:
         ready, _, _ = select.select([ctrl], [], [], 0.1)
@@ -140,6 +253,10 @@ def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
             if contained:
                 _reset(ctrl, active)
             ctrl.sendall(RECORD.pack(b"C", os.getpid(), 0))
+            continue
+        if command in (b"peak", b"high"):  # a measured call: its start, its end
+            measured = peak.start() if command == b"peak" else peak.end()
+            ctrl.sendall(RECORD.pack(b"M", 0, measured))
             continue
         if command == b"kill":
             if pid in active:
