@@ -51,7 +51,7 @@ MISTAKES = (
     ),
     Mistake(
         "qkv-order-swapped",
-        ("project_qkv", "QKVProjection", "SelfAttention"),
+        ("project_qkv", "QKVProjection", "SelfAttention", "MultiHeadAttention"),
         "q, k and v come back in the wrong order or from the wrong weights",
         "Queries come from w_q, keys from w_k, values from w_v, returned (or used) in that "
         "order: q, k, v.",

@@ -132,6 +132,9 @@ BLOCK_KNOBS = (
     ("ffn-missing-activation", {"no-activation"}),
     ("post-ln-norm-then-add", {"norm-then-add"}),
     ("one-residual-around-both", {"one-residual"}),
+    ("norms-swapped", {"norms-swapped"}),
+    ("post-ln-norm-inside-residual", {"norm-inside-residual"}),
+    ("ffn-reads-block-input", {"ffn-block-input"}),
 )
 
 
@@ -233,10 +236,12 @@ def check_tiny_transformer(sub) -> None:
         raise fail(f"{label} is a {info.get('type')}, not an nn.Module: subclass torch.nn.Module.")
     least = layers * (4 * d * d + 2 * d * d_ff)  # the blocks' weight matrices alone
     if info.get("num_parameters", 0) < least:
+        shared = len(_blocks(info)) == 1  # registered once: one block repeated
         raise fail(
             f"{label} has {info.get('num_parameters')} trainable parameters; its {layers} blocks "
-            f"alone need at least {least}.",
-            "layers-not-registered",
+            f"alone need at least {least}"
+            + (f", and it has the parameters of one block only." if shared else "."),
+            "layers-shared" if shared else "layers-not-registered",
         )
     obj.eval()
     tokens = torch.randint(0, vocab, (2, 7), generator=g)

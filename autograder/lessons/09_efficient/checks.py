@@ -29,6 +29,7 @@ from autograder.kit import (
     randn,
 )
 from autograder.kit.calling import learner_failed
+from autograder.kit.exercise import CheckFailure
 from autograder.kit.expected import online, tiled_reference, window_mask
 from autograder.kit.gradients import (
     expect_contract_rules,
@@ -197,9 +198,28 @@ def cache_mutants(history, k, v):
 
         return fn
 
+    def one_wrong_dim(dim, keys):  # a typo in one of the two torch.cat lines
+        def fn(*_):
+            k_all, v_all = torch.cat(ks, -2).double(), torch.cat(vs, -2).double()
+            if keys:
+                return torch.cat(ks, dim).double(), v_all
+            return k_all, torch.cat(vs, dim).double()
+
+        return fn
+
     return (
         *(("kv-cache-wrong-dim", cat_all(d)) for d in (-1, 0, 1)),
+        *(("kv-cache-wrong-dim", one_wrong_dim(d, keys)) for d in (-1, 0, 1) for keys in (0, 1)),
+        # only the newest k, v: never stored, or stored and not returned (told apart later)
         ("kv-cache-not-stored", lambda *_: (k.double(), v.double())),
+        # the first append stored, the later ones only returned: cat(first, newest)
+        (
+            "kv-cache-not-stored",
+            lambda *_: (
+                torch.cat([ks[0], k], -2).double(),
+                torch.cat([vs[0], v], -2).double(),
+            ),
+        ),
         ("kv-cache-prepends", cat_all(-2, reverse=True)),
         ("kv-cache-values-not-stored", lambda *_: (torch.cat(ks, -2).double(), v.double())),
         (
@@ -225,13 +245,41 @@ def _expect_appends(sub, steps, label_extra=""):
             expect_meta(out[0], c, want_k.shape, dtype, what="k_all")
             expect_meta(out[1], c, want_v.shape, dtype, what="v_all")
             continue
-        expect_close(
-            out[0], want_k.double(), c, what="k_all", dtype=dtype, mutants=mutants, whole=out
-        )
-        expect_close(
-            out[1], want_v.double(), c, what="v_all", dtype=dtype, mutants=mutants, whole=out
-        )
+        try:
+            expect_close(
+                out[0], want_k.double(), c, what="k_all", dtype=dtype, mutants=mutants, whole=out
+            )
+            expect_close(
+                out[1], want_v.double(), c, what="v_all", dtype=dtype, mutants=mutants, whole=out
+            )
+        except CheckFailure as failure:
+            if failure.mistake == "kv-cache-not-stored" and _keeps(obj, want_k.shape):
+                failure.mistake = "kv-cache-returns-new-only"
+            raise
     return obj, label
+
+
+def _keeps(obj, shape) -> bool:
+    """Whether the cache holds a tensor of ``shape`` (all the keys so far) among its attributes:
+    it stores them and returns something else."""
+    try:
+        state = obj.attr("__dict__")
+    except LearnerError:
+        return False
+    found = []
+
+    def walk(value):
+        if isinstance(value, torch.Tensor):
+            found.append(tuple(value.shape))
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+
+    walk(state)
+    return tuple(shape) in found
 
 
 def _decode(g, sub, steps=6):

@@ -116,4 +116,11 @@ MISTAKES = (
         "append returns (v_all, k_all) instead of (k_all, v_all)",
         "Return the keys first: return self.k, self.v.",
     ),
+    Mistake(
+        "kv-cache-returns-new-only",
+        ("KVCache",),
+        "append returns only the new keys and values",
+        "Store the concatenation and return all of it, return self.k, self.v: the new token "
+        "attends to every cached key and value.",
+    ),
 )
