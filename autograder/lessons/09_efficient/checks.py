@@ -116,6 +116,7 @@ def check_tiled_attention(sub) -> None:
         expect_close(c.run(sub), tiled_reference(q, k, v, 4, True), c, dtype=dtype)
         _check_float32_accumulation(sub, g, dtype)
     _check_process_memory(sub, g)
+    _check_row_memory(sub, g)
     with on_meta():  # meta tensors have shapes but no data
         meta = [torch.empty(2, 6, 4, device="meta") for _ in range(3)]
         for kwargs in ({"block_size": 4}, {"block_size": 4, "causal": True}):
@@ -181,6 +182,37 @@ def _check_process_memory(sub, g) -> None:
             "materialises-full-matrix",
         )
     expect_close(out, tiled_reference(q, k, v), c, dtype=q.dtype)
+
+
+ROW_B, ROW_LK, ROW_BLOCK = 64, 2**18, 2**12  # (B, 1, Lk) float32 scores: 64 MiB
+
+
+def _check_row_memory(sub, g) -> None:
+    """Key blocks, not one full row of scores per query: 64 sequences of 2 queries and 256K keys
+    in blocks of 4096, where the (B, 1, Lk) rows of one query take 64 MiB, a (B, 2, block_size)
+    tile 2 MiB and a vector over the keys (torch.arange(Lk)) 2 MiB. The keys and values are one
+    row repeated (``expand``: no copy), so that only what the call allocates is counted."""
+    q = randn(g, ROW_B, 2, 2)
+    k = randn(g, 1, 1, 2).expand(ROW_B, ROW_LK, 2)
+    v = randn(g, 1, 1, 3).expand(ROW_B, ROW_LK, 3)
+    c = Call("tiled_attention", q, k, v, block_size=ROW_BLOCK)
+    try:
+        reply = remote_function(sub, c.name).apply("peak_memory", q, k, v, block_size=ROW_BLOCK)
+    except LearnerError as err:
+        raise learner_failed(c, err) from None
+    if not isinstance(reply, (tuple, list)) or len(reply) != 2:
+        return
+    out, grew = reply
+    rows = ROW_B * ROW_LK * 4
+    if isinstance(grew, int) and grew >= rows // 2:
+        raise fail(
+            f"{c} raised the process's peak memory by {grew / 2**20:.0f} MiB, as much as the "
+            f"scores of one query against all {ROW_LK} keys ({rows / 2**20:.0f} MiB); blocks of "
+            f"{ROW_BLOCK} keys need a few tiles of 2 MiB: loop over key blocks, not over queries.",
+            "materialises-full-matrix",
+        )
+    want = v[:, :1, :].double().expand(ROW_B, 2, 3)  # equal keys: each query averages v's rows
+    expect_close(out, want, c, dtype=q.dtype, tol=(1e-3, 1e-3))  # float32 sums of 256K terms
 
 
 # ---- KVCache -----------------------------------------------------------------------------------
