@@ -99,7 +99,7 @@ MISTAKES = (
     ),
     Mistake(
         "breaks-autograd",
-        _DIFFERENTIABLE,
+        _DIFFERENTIABLE + ("KVCache",),
         "No gradient reaches an input or a parameter",
         "Drop the torch.no_grad(), .detach() or requires_grad_(False) on the way from the inputs "
         "and weights to the output: the model must be able to train.",

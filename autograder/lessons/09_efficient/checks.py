@@ -374,6 +374,23 @@ def _rules_kv_cache(sub) -> None:
     k = randn(generator(118), 1, 1, 1, 2)
     c = Call(label + ".append", k, k, params="append")
     expect_kept_dims(c.run(method(obj, "append")), c, ((1, 1, 1, 2), (1, 1, 1, 2)))
+    # Gradients flow (COURSE_SPEC): what append returns has a gradient path to what it was given
+    obj, label = construct(sub, "KVCache")
+    for step in range(2):  # the first append, then one onto what it stored
+        c = Call(f"{label}.append", k, k, params="append")
+        try:
+            got = obj.apply_to_method("append", "gradients", (k, k), {}, None, None)
+        except LearnerError as err:
+            raise learner_failed(c, err) from None
+        if isinstance(got, dict) and not (
+            got.get("output_has_grad") and all(g is not None for g in got.get("args", []))
+        ):
+            raise fail(
+                f"{c}{' (a second append)' if step else ''}: no gradient reaches the appended k "
+                "and v from the returned (k_all, v_all): the cache must store and return them "
+                "as given, without .detach() or torch.no_grad().",
+                "breaks-autograd",
+            )
 
 
 check_tiled_attention = with_rules(check_tiled_attention, _rules_tiled)
