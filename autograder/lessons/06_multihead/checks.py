@@ -36,8 +36,8 @@ from autograder.kit import (
     split,
 )
 from autograder.kit.expected import num_parameters
-from autograder.kit.mutants import projections_mixed_up
 from autograder.kit.gradients import expect_contract_rules, naming_randomness, with_rules
+from autograder.kit.mutants import projections_mixed_up
 
 # ---- split_heads / merge_heads ------------------------------------------------------------------
 
@@ -279,7 +279,9 @@ def check_mha_num_parameters(sub) -> None:
                 "returns-tensor-not-number",
             )
         if isinstance(value, float) and value == want:
-            raise fail(f"{c} returned the float {value!r}; expected the int {want}.", "params-not-int")
+            raise fail(
+                f"{c} returned the float {value!r}; expected the int {want}.", "params-not-int"
+            )
         if isinstance(value, bool) or not isinstance(value, int):
             raise fail(f"{c} returned {fmt_type(value)} ({value!r}); expected the int {want}.")
         if value != want:

@@ -240,7 +240,7 @@ def check_tiny_transformer(sub) -> None:
         raise fail(
             f"{label} has {info.get('num_parameters')} trainable parameters; its {layers} blocks "
             f"alone need at least {least}"
-            + (f", and it has the parameters of one block only." if shared else "."),
+            + (", and it has the parameters of one block only." if shared else "."),
             "layers-shared" if shared else "layers-not-registered",
         )
     obj.eval()
