@@ -304,6 +304,10 @@ def block(state, h, x, mask=None, norm_first=True, knobs=()):
             x = x + attn(x)
             x = ln(x, norms[1])
             return x + ff(x)
+        if "residual-normed-2" in knobs:  # x = norm2(x); x + ff(x): the second residual normed
+            x = x + attn(ln(x, norms[0]))
+            x = ln(x, norms[1])
+            return x + ff(x)
         if "ffn-block-input" in knobs:  # ff given the block's input x, not x + attn(...)
             return x + attn(ln(x, norms[0])) + ff(ln(x, norms[1]))
         x = keep1 * x + attn(ln(x, norms[0]))

@@ -75,6 +75,7 @@ SDPA_MUTANTS = (
             q @ k.transpose(-2, -1) * v.shape[-1] ** -0.5, v, mask
         ),
     ),
+    ("output-weights-swapped", lambda *a, **kw: ref_attention64(*a, **kw)[::-1]),
 )
 
 
@@ -224,6 +225,7 @@ def self_attention_mutants(state):
             ("qkv-order-swapped", lambda x, mask=None, st=st: self_attention(st, x, mask))
             for st in projections_mixed_up(state)
         ),
+        ("output-weights-swapped", lambda x, mask=None: self_attention(state, x, mask)[::-1]),
     )
 
 

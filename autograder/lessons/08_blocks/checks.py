@@ -125,6 +125,7 @@ BLOCK_KNOBS = (
     ("residual-missing", {"no-residual-2"}),
     ("residual-missing", {"no-residual-1", "no-residual-2"}),
     ("residual-from-normed-input", {"residual-normed"}),
+    ("residual-from-normed-input", {"residual-normed-2"}),
     ("same-norm-twice", {"norm1-twice"}),
     ("same-norm-twice", {"norm2-twice"}),
     ("mask-ignored", {"mask-ignored"}),

@@ -167,4 +167,11 @@ MISTAKES = (
         "Create a new block per layer: nn.ModuleList(TransformerBlock(...) for _ in "
         "range(num_layers)); [block] * num_layers repeats one block with one set of weights.",
     ),
+    Mistake(
+        "ffn-dropout-twice",
+        ("FeedForward",),
+        "Dropout applied twice: after the ReLU and after linear2",
+        "Drop once, after the ReLU (or after linear2): twice drops about 1 - (1 - p)² of the "
+        "values and scales the rest by 1 / (1 - p)².",
+    ),
 )

@@ -314,6 +314,24 @@ def _keeps(obj, shape) -> bool:
     return tuple(shape) in found
 
 
+def _check_own_store(sub, g) -> None:
+    """Two caches: what one stores must not show up in the other."""
+    first, _ = construct(sub, "KVCache")
+    k = randn(g, 1, 2, 3, 4)
+    Call("KVCache().append", k, k, params="append").run(method(first, "append"))
+    obj, label = construct(sub, "KVCache")
+    k = randn(g, 1, 2, 1, 4)
+    c = Call(f"{label}.append", k, k, params="append")
+    out = c.run(method(obj, "append"))
+    if isinstance(out, (tuple, list)) and out and isinstance(out[0], torch.Tensor):
+        if out[0].dim() == 4 and out[0].shape[-2] > 1:
+            raise fail(
+                f"{c}, the first append to a new cache, returned {out[0].shape[-2]} positions "
+                "after another cache was given 3: the caches share their store.",
+                "kv-cache-shared-between-instances",
+            )
+
+
 def _decode(g, sub, steps=6):
     """Greedy decoding with a tiny one-layer model, with and without the learner's cache."""
     vocab, d = 7, 8
@@ -351,6 +369,7 @@ def _decode(g, sub, steps=6):
 @exercise("KVCache")
 def check_kv_cache(sub) -> None:
     g = generator(18)
+    _check_own_store(sub, g)
     steps = [(randn(g, 1, 2, 3, 4), randn(g, 1, 2, 3, 5)) for _ in range(2)]  # a prompt, twice
     steps += [(randn(g, 1, 2, 1, 4), randn(g, 1, 2, 1, 5)) for _ in range(2)]  # then one token
     _expect_appends(sub, steps)

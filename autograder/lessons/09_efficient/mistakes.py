@@ -123,4 +123,11 @@ MISTAKES = (
         "Store the concatenation and return all of it, return self.k, self.v: the new token "
         "attends to every cached key and value.",
     ),
+    Mistake(
+        "kv-cache-shared-between-instances",
+        ("KVCache",),
+        "Every cache shares one store: lists created in the class body",
+        "Create the store in __init__ (self.ks = [] or self.k = None): a list assigned in the "
+        "class body is one list shared by every KVCache.",
+    ),
 )
