@@ -250,6 +250,7 @@ PARAM_MUTANTS = (
     ("params-times-heads", lambda d, h, bias=False: num_parameters(d, h, bias, per_head=True)),
     ("params-bias-ignored", lambda d, h, bias=False: num_parameters(d, h, True)),
     ("params-one-head", lambda d, h, bias=False: num_parameters(d, h, bias) // h),
+    ("params-forgot-biases", lambda d, h, bias=False: num_parameters(d, h) + 4 * bias),
     (
         "params-bias-times-heads",
         lambda d, h, bias=False: num_parameters(d, h, False) + 4 * d * h * bias,

@@ -88,4 +88,10 @@ MISTAKES = (
         "Look the table up by position: self.embedding(torch.arange(L, device=x.device)) is "
         "(L, d_model), the same for every sequence of the batch.",
     ),
+    Mistake(
+        "max-len-refused",
+        ("LearnedPositionalEmbedding",),
+        "A sequence of exactly max_len tokens raises",
+        "The table has rows 0..max_len-1, enough for max_len tokens: raise only when L > max_len.",
+    ),
 )

@@ -36,7 +36,7 @@ from autograder.kit import (
 from autograder.kit.dropout import expect_block_dropout, expect_ffn_dropout
 from autograder.kit.expected import block, feed_forward
 from autograder.kit.gradients import expect_contract_rules, missing_gradients, with_rules
-from autograder.kit.lm import expect_copies
+from autograder.kit.lm import expect_copies, expect_order_seen
 
 # ---- FeedForward --------------------------------------------------------------------------------
 
@@ -272,6 +272,7 @@ def check_tiny_transformer(sub) -> None:
             f"{fmt_num(diff)}): {label} must not see future tokens.",
             "not-causal",
         )
+    expect_order_seen(sub, (vocab, d, h, 1, d_ff, max_len), tokens)
     same = torch.full((1, 6), 3)
     c3 = Call(label, same, params="lm.forward")
     logits3 = expect_tensor(c3.run(obj, devices=False), c3, shape=(1, 6, vocab), what="logits")

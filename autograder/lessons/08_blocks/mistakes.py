@@ -174,4 +174,11 @@ MISTAKES = (
         "Drop once, after the ReLU (or after linear2): twice drops about 1 - (1 - p)² of the "
         "values and scales the rest by 1 / (1 - p)².",
     ),
+    Mistake(
+        "positions-after-blocks",
+        ("TinyTransformer",),
+        "The positions are added after the blocks, which never see them",
+        "Add the position embeddings to the token embeddings before the first block: the "
+        "blocks' attention needs them to tell the earlier tokens' order.",
+    ),
 )
