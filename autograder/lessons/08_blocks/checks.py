@@ -272,7 +272,6 @@ def check_tiny_transformer(sub) -> None:
             f"{fmt_num(diff)}): {label} must not see future tokens.",
             "not-causal",
         )
-    expect_order_seen(sub, (vocab, d, h, 1, d_ff, max_len), tokens)
     same = torch.full((1, 6), 3)
     c3 = Call(label, same, params="lm.forward")
     logits3 = expect_tensor(c3.run(obj, devices=False), c3, shape=(1, 6, vocab), what="logits")
@@ -282,6 +281,7 @@ def check_tiny_transformer(sub) -> None:
             "the model can't tell positions apart.",
             "positions-missing",
         )
+    expect_order_seen(sub, (vocab, d, h, 1, d_ff, max_len), tokens)
     start = torch.randint(0, vocab, (16, 1), generator=g)
     counting = (start + torch.arange(max_len)) % vocab  # (16, max_len): each token is the last + 1
     losses = obj.apply("fit", counting, 40, 3e-3)  # sandbox/inside/remote.py
