@@ -368,12 +368,24 @@ def test_call_reads_like_the_call():
     assert str(c) == "padding_mask(lengths: tensor([2, 4]), 5)"
 
 
+def test_a_mask_argument_shows_its_dtype_float32_included():
+    c = calling.Call("scaled_dot_product_attention", *(torch.zeros(3, 4),) * 3, torch.zeros(3, 3))
+    assert str(c).endswith("mask: (3, 3) float32)")
+    c = calling.Call("forward", torch.zeros(2, 3, 4), mask=torch.zeros(3, 3, dtype=torch.bool))
+    assert str(c) == "forward(x: (2, 3, 4), mask=(3, 3) bool)"
+
+
 def test_excerpt_is_short_and_shows_yours_and_expected():
     yours = torch.tensor([[0.25, 0.25, 0.25, 0.25], [0.5, 0.5, 0.0, 0.0]])
     want = torch.tensor([[1.0, 0.0, 0.0, 0.0], [0.5, 0.5, 0.0, 0.0]]).double()
     text = compare.excerpt(yours, want)
     assert len(text.splitlines()) == 3
     assert "yours" in text and "expected" in text and "[0, 0]" in text
+    # the element and its row are indexed from the same name
+    assert text.startswith("first difference at output[0, 0]:")
+    assert text.splitlines()[1].strip().startswith("output[0] yours")
+    flat = compare.excerpt(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 3.0]).double(), None, "k")
+    assert flat.startswith("first difference at k[1]:") and "k yours" in flat
 
 
 # ---- course_lib's reference passes every check, run as a learner's file --------------------------

@@ -156,3 +156,16 @@ def test_dot_product_variance_rounded_to_an_int_fails_as_not_a_float():
     [result] = judge_source(BASE + "\n\nimport torch\n\n" + code, only=["dot_product_variance"])
     assert (result.passed, result.mistake) == (False, None), result.message
     assert "returned the int 16" in result.message
+
+
+def test_an_unknown_answer_name_is_told_the_closest_question():
+    from autograder.core.assignment import assignment, judge_assignment
+    from autograder.core.extract import from_sources
+    from autograder.core.judge import NothingToGrade, judge_code
+
+    code = from_sources("06_multihead.ipynb", [("cell [1]", "answer_6_1 = 'a'\n")])
+    with pytest.raises(NothingToGrade) as close:
+        judge_code(code, only=["answer_6_1"])
+    assert "no question named answer_6_1; did you mean answer_06_1" in str(close.value)
+    _, notes = judge_assignment(code, assignment("06"))
+    assert "`answer_6_1` answers no question of the course: did you mean `answer_06_1`?" in notes

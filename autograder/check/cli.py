@@ -46,11 +46,12 @@ def main(args: argparse.Namespace) -> int:
 
     warm_up()  # torch loads in the sandbox server while the judge reads the file
     carried: list[str] = []
+    notes: list[str] = []
     try:
         code = from_file(args.file)
         work = None if args.only else _lesson_work(args.file, code)
         if work:  # a lesson notebook: what its graded cells grade, as `grade` does
-            results, _graded = judge_assignment(code, work)
+            results, notes = judge_assignment(code, work)
             carried = [n for n in code.names(all_exercises()) if n not in work.items]
         else:
             results = judge_code(code, args.only)
@@ -67,6 +68,9 @@ def main(args: argparse.Namespace) -> int:
                 "notebooks; add --only NAME to grade one here)."
             ).format(names=", ".join(carried))
         )
+    if not args.json:
+        for note in notes:
+            print(_("Note: {note}.").format(note=note))
     return EXIT_PASSED if all(r.passed for r in results) else EXIT_FAILED
 
 

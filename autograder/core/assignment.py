@@ -103,6 +103,12 @@ def judge_assignment(
         )
     notes = []
     for name in code.order:
+        if name.startswith("answer_") and name not in contract:
+            close = _closest(name, [f"answer_{q}" for q in work.questions])
+            notes.append(
+                f"`{name}` answers no question of the course"
+                + (f": did you mean `{close}`?" if close else "")
+            )
         if name in contract and name not in work.items:
             lesson = exercises[name].lesson[:2] if name in exercises else name.split("_")[1]
             if name in exercises and lesson < work.lesson:

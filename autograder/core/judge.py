@@ -158,7 +158,8 @@ def judge_code(
         known = {*exercises, *(f"answer_{q}" for q in answered)}
         unknown = [n for n in only if n not in known]
         if unknown:
-            raise NothingToGrade(_unknown_names(unknown, exercises, lesson))
+            answers = [f"answer_{q}" for q in QUESTIONS]
+            raise NothingToGrade(_unknown_names(unknown, exercises, lesson, answers))
         names = [n for n in exercises if n in set(only)]
     else:
         names = code.names(exercises)
@@ -182,11 +183,24 @@ def judge_code(
     ]
 
 
-def _unknown_names(unknown: list[str], exercises: dict[str, Gradable], lesson: str | None) -> str:
-    """No exercise has these names: the closest names, else the lesson's exercises, else all."""
-    close = [m for n in unknown for m in difflib.get_close_matches(n, exercises, n=3, cutoff=0.6)]
+def _unknown_names(
+    unknown: list[str],
+    exercises: dict[str, Gradable],
+    lesson: str | None,
+    answers: list[str] = (),
+) -> str:
+    """No exercise has these names: the closest names (an ``answer_`` name among the questions'
+    variables), else the lesson's exercises, else all."""
+    close = [
+        m
+        for n in unknown
+        for m in difflib.get_close_matches(
+            n, answers if n.startswith("answer_") else exercises, n=3, cutoff=0.6
+        )
+    ]
     if close:
-        return f"no exercise named {', '.join(unknown)}; did you mean {' or '.join(close)}?"
+        what = "question" if all(n.startswith("answer_") for n in unknown) else "exercise"
+        return f"no {what} named {', '.join(unknown)}; did you mean {' or '.join(close)}?"
     own = [name for name, ex in exercises.items() if ex.lesson == lesson]
     listed = (
         f"this lesson's exercises are: {', '.join(own)}"

@@ -59,9 +59,9 @@ class Call:
         parts = []
         for i, a in enumerate(self.args):
             label = self.params[i] if i < len(self.params) else None
-            shown = fmt_value(a)
+            shown = fmt_value(a, dtype_always=label == "mask")  # a float mask is not a bool one
             parts.append(f"{label}: {shown}" if label and isinstance(a, torch.Tensor) else shown)
-        parts += [f"{k}={fmt_value(v)}" for k, v in self.kwargs.items()]
+        parts += [f"{k}={fmt_value(v, dtype_always=k == 'mask')}" for k, v in self.kwargs.items()]
         return f"{self.name}({', '.join(parts)})"
 
     def run(

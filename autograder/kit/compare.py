@@ -87,8 +87,9 @@ def diagnose(yours: Any, c: Call | None, mutants: Mutants, *, tol=None) -> str |
     return None
 
 
-def excerpt(yours: torch.Tensor, want: torch.Tensor, tol=None, label: str = "") -> str:
-    """Two or three lines showing where ``yours`` first differs from ``want``."""
+def excerpt(yours: torch.Tensor, want: torch.Tensor, tol=None, label: str = "output") -> str:
+    """Two or three lines showing where ``yours`` first differs from ``want``: the element, then
+    its row, both indexed from ``label`` (``output[0, 2]``, then ``output[0]``)."""
     bad = ~close_mask(yours, want, tol)
     if not bad.any():
         return ""
@@ -98,7 +99,7 @@ def excerpt(yours: torch.Tensor, want: torch.Tensor, tol=None, label: str = "") 
     row = tuple(index[:-1])
     y_row, w_row = yours[row].double().tolist(), want[row].double().tolist()
     start = max(0, min(index[-1] - 2, len(y_row) - 6))
-    where = f"{label}[{', '.join(map(str, row))}]" if row else (label or "values")
+    where = f"{label}[{', '.join(map(str, row))}]" if row else label
     dots = "…" if start else ""
     return (
         f"first difference at {label}[{', '.join(map(str, index))}]:\n"
@@ -191,7 +192,7 @@ def expect_close(
     mistake = diagnose(out if whole is None else whole, c, mutants, tol=tol)
     nan = out.is_floating_point() and bool(out.isnan().any()) and not bool(want.isnan().any())
     head = f"{c}: {what} contains NaN" if nan else f"{c}: {what} is wrong"
-    raise fail(f"{head}; {excerpt(out, want, tol)}", mistake)
+    raise fail(f"{head}; {excerpt(out, want, tol, what.removeprefix('the '))}", mistake)
 
 
 def expect_meta(out: Any, c: Call, shape: Sequence[int], dtype: torch.dtype, what="the output"):
@@ -237,5 +238,7 @@ def expect_mask(out: Any, want: torch.Tensor, c: Call, *, mutants: Mutants = (),
         raise fail(f"{c}: the mask has dtype {fmt_dtype(out.dtype)}, expected bool.", mistake)
     if want.device.type == "meta" or bool((out == want).all()):
         return out
-    detail = mask_row_message(out, want, rows) if out.dim() == 2 else excerpt(out, want)
+    detail = (
+        mask_row_message(out, want, rows) if out.dim() == 2 else excerpt(out, want, None, "mask")
+    )
     raise fail(f"{c}: {detail}.", diagnose(out, c, mutants))

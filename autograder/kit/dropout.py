@@ -65,6 +65,14 @@ def expect_ffn_dropout(sub, g, p) -> None:
             f"{c}: the output equals eval's, so dropout={p} does nothing in training mode.",
             "ffn-dropout-ignored",
         )
+    kept = out.double() != 0
+    twice = clean.double()[kept] / (1 - p) ** 2
+    if bool(kept.any()) and torch.allclose(out.double()[kept], twice, rtol=1e-3, atol=1e-4):
+        raise fail(
+            f"{c}: {zero:.0%} of the values are 0 and the others are the eval values / "
+            f"(1 - {p})²: dropout acts twice.",
+            "ffn-dropout-twice",
+        )
     z = (out.double() - known["linear1.bias"].double()) @ torch.linalg.inv(
         known["linear1.weight"].double()
     ).T  # what linear1 was given

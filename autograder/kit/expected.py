@@ -120,6 +120,8 @@ def split(x, h, how="ok"):
         return x.reshape(b, h, n, d // h)
     if how == "wrong-order":
         return x.reshape(b, n, d // h, h).permute(0, 3, 1, 2)
+    if how == "reversed":  # head i gets head h-1-i's features
+        return x.reshape(b, n, h, d // h).transpose(1, 2).flip(1)
     return x.reshape(b, n, h, d // h).transpose(1, 2)  # (B, L, H, E) -> (B, H, L, E)
 
 
@@ -129,6 +131,8 @@ def merge(x, how="ok"):
         return x.reshape(b, n, h * e)
     if how == "wrong-order":
         return x.permute(0, 2, 3, 1).reshape(b, n, h * e)
+    if how == "reversed":  # the heads concatenated last to first
+        return x.flip(1).transpose(1, 2).reshape(b, n, h * e)
     return x.transpose(1, 2).reshape(b, n, h * e)  # (B, H, L, E) -> (B, L, H, E) -> (B, L, D)
 
 
@@ -142,8 +146,9 @@ def mha(state, h, query, key=None, value=None, mask=None, knobs=None):
     if value is None:  # value defaults to key (to query: a known mistake)
         value = query if knobs.pop("value_query", False) else key
     knobs.pop("value_query", None)
-    if mask is not None and knobs.pop("unsqueeze_mask", False):
-        mask = mask.unsqueeze(1)
+    unsqueeze = knobs.pop("unsqueeze_mask", None)  # 1 always; 2 on 3-D masks only
+    if mask is not None and (unsqueeze == 1 or (unsqueeze == 2 and mask.dim() == 3)):
+        mask = mask.unsqueeze(unsqueeze)
     key, value = key.double(), value.double()
     q, k, v = (
         split(linear(t, state, f"w_{n}"), h, how_split)  # (B, L, D) -> (B, H, L, E)
@@ -274,6 +279,7 @@ def block(state, h, x, mask=None, norm_first=True, knobs=()):
     attn_state = {k.removeprefix("attn."): v for k, v in state.items() if k.startswith("attn.")}
     norms = ("norm1", "norm1") if "norm1-twice" in knobs else ("norm1", "norm2")
     norms = ("norm2", "norm2") if "norm2-twice" in knobs else norms
+    norms = ("norm2", "norm1") if "norms-swapped" in knobs else norms
 
     def ln(t, n):
         w, b = state[f"{n}.weight"].to(t.dtype), state[f"{n}.bias"].to(t.dtype)
@@ -298,8 +304,20 @@ def block(state, h, x, mask=None, norm_first=True, knobs=()):
             x = x + attn(x)
             x = ln(x, norms[1])
             return x + ff(x)
+        if "residual-normed-2" in knobs:  # x = norm2(x); x + ff(x): the second residual normed
+            x = x + attn(ln(x, norms[0]))
+            x = ln(x, norms[1])
+            return x + ff(x)
+        if "ffn-block-input" in knobs:  # ff given the block's input x, not x + attn(...)
+            return x + attn(ln(x, norms[0])) + ff(ln(x, norms[1]))
         x = keep1 * x + attn(ln(x, norms[0]))
         return keep2 * x + ff(ln(x, norms[1]))
+    if "norm-inside-residual" in knobs:  # x + norm(sublayer(x)): the sum never normalised
+        x = x + ln(attn(x), norms[0])
+        return x + ln(ff(x), norms[1])
+    if "ffn-block-input" in knobs:
+        h = ln(x + attn(x), norms[0])
+        return ln(h + ff(x), norms[1])
     if "norm-then-add" in knobs:  # the residual added after the norm: norm(x) + sublayer(x)
         x = ln(x, norms[0]) + attn(x)
         return ln(x, norms[1]) + ff(x)

@@ -1,4 +1,5 @@
-"""A language model must use attention: a task the current token and its position cannot solve."""
+"""A language model must use attention: a task the current token and its position cannot solve,
+and blocks that see the order of the earlier tokens."""
 
 from __future__ import annotations
 
@@ -41,4 +42,36 @@ def expect_copies(sub, g, args) -> None:
             f"{COPY_BACK} positions back (loss {shown}), predicts {accuracy:.0%} of such new "
             f"sequences' repeated tokens; attention to earlier tokens gets most of them.",
             "lm-ignores-context",
+        )
+
+
+def expect_order_seen(sub, args, tokens) -> None:
+    """One layer of causal attention without positions sees the earlier tokens as a set:
+    swapping two of them leaves the later logits unchanged. Positions that go into the blocks
+    make the order count. (With two layers the causal mask itself tells positions 0 and 1 apart.)"""
+    obj, label = construct(sub, "TinyTransformer", *args)
+    obj.eval()
+    c = Call(label + ".eval()", tokens, params="lm.forward")
+    logits = expect_tensor(c.run(obj, devices=False), c, shape=(*tokens.shape, args[0]))
+    keep = tokens[:, 0] != tokens[:, 1]
+    if not bool(keep.any()):
+        return
+
+    def later_logits_change(changed) -> bool:
+        c = Call(label, changed, params="lm.forward")
+        other = expect_tensor(c.run(obj, devices=False), c, shape=logits.shape, what="logits")
+        return float((other[keep, 2:] - logits[keep, 2:]).abs().max()) >= 1e-5
+
+    other_first = tokens.clone()
+    other_first[:, 0] = (tokens[:, 0] + 1) % args[0]
+    if not later_logits_change(other_first):
+        return  # blind to the earlier tokens altogether: the copy task names that
+    swapped = tokens.clone()
+    swapped[:, [0, 1]] = tokens[:, [1, 0]]
+    c = Call(label, swapped, params="lm.forward")
+    if not later_logits_change(swapped):
+        raise fail(
+            f"{c}: swapping the first two tokens left the logits at positions 2-6 unchanged: the "
+            "blocks see the earlier tokens without their order.",
+            "positions-after-blocks",
         )

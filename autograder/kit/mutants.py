@@ -81,3 +81,23 @@ def attention_mutants(run, ids):
     return tuple(
         (m, lambda *a, kn=kn, **kw: run(*a, knobs=kn, **kw)) for m, kn in table if m in ids
     )
+
+
+def projections_mixed_up(state):
+    """Weights (a state dict) under which the module computes a known mix-up of its projections:
+    q, k or v from another projection's layer (q from w_k, ...), or q and k swapped."""
+
+    def layer(name):
+        return {p: w for p, w in state.items() if p.startswith(name + ".")}
+
+    def renamed(source, target):
+        return {target + p.removeprefix(source): w for p, w in layer(source).items()}
+
+    names = ("w_q", "w_k", "w_v")
+    out = [
+        state | renamed(source, target)
+        for target in names
+        for source in names
+        if source != target and state[f"{source}.weight"].shape == state[f"{target}.weight"].shape
+    ]
+    return [*out, state | renamed("w_k", "w_q") | renamed("w_q", "w_k")]

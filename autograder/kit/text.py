@@ -18,13 +18,15 @@ def fmt_shape(shape: Iterable[int]) -> str:
     return "(" + ", ".join(map(str, dims)) + ("," if len(dims) == 1 else "") + ")"
 
 
-def fmt_value(x: Any) -> str:
-    """A short description of an argument: small int/bool tensors by value, others by shape."""
+def fmt_value(x: Any, *, dtype_always: bool = False) -> str:
+    """A short description of an argument: small int/bool tensors by value, others by shape, with
+    the dtype unless it is float32 (always with ``dtype_always``: a mask, bool or float)."""
     if isinstance(x, torch.Tensor):
         where = " meta" if x.device.type == "meta" else ""
         if x.device.type != "meta" and not x.is_floating_point() and x.numel() <= 8:
             return f"tensor({x.tolist()}){where}"
-        dtype = "" if x.dtype == torch.float32 else " " + fmt_dtype(x.dtype)
+        plain = x.dtype == torch.float32 and not dtype_always
+        dtype = "" if plain else " " + fmt_dtype(x.dtype)
         return f"{fmt_shape(x.shape)}{dtype}{where}"
     if isinstance(x, torch.dtype):
         return fmt_dtype(x)

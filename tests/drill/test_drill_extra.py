@@ -385,6 +385,8 @@ def test_the_broken_code_of_a_find_the_bug_drill_is_caught_and_named(tmp_path, n
 FIXES = {
     "bug-sdpa": [
         ("masked_fill(mask", "masked_fill(~mask", "fully-masked-nan"),
+        # half a fix: the output's NaN zeroed, the weights' left
+        ("return weights @ v", "return (weights @ v).nan_to_num(0.0)", "fully-masked-nan"),
         ("dim=-1)\n", "dim=-1).nan_to_num(0.0)\n", None),
     ],
     "bug-mha": [

@@ -51,7 +51,7 @@ MISTAKES = (
     ),
     Mistake(
         "qkv-order-swapped",
-        ("project_qkv", "QKVProjection", "SelfAttention"),
+        ("project_qkv", "QKVProjection", "SelfAttention", "MultiHeadAttention"),
         "q, k and v come back in the wrong order or from the wrong weights",
         "Queries come from w_q, keys from w_k, values from w_v, returned (or used) in that "
         "order: q, k, v.",
@@ -99,7 +99,7 @@ MISTAKES = (
     ),
     Mistake(
         "breaks-autograd",
-        _DIFFERENTIABLE,
+        _DIFFERENTIABLE + ("KVCache",),
         "No gradient reaches an input or a parameter",
         "Drop the torch.no_grad(), .detach() or requires_grad_(False) on the way from the inputs "
         "and weights to the output: the model must be able to train.",

@@ -41,6 +41,7 @@ from autograder.kit import (
 )
 from autograder.kit.expected import ref_attention64, self_attention
 from autograder.kit.gradients import expect_contract_rules, naming_randomness, with_rules
+from autograder.kit.mutants import projections_mixed_up
 
 
 def _sdpa_variant(q, k, v, mask=None, *, knobs):
@@ -74,6 +75,7 @@ SDPA_MUTANTS = (
             q @ k.transpose(-2, -1) * v.shape[-1] ** -0.5, v, mask
         ),
     ),
+    ("output-weights-swapped", lambda *a, **kw: ref_attention64(*a, **kw)[::-1]),
 )
 
 
@@ -108,7 +110,10 @@ def check_scaled_dot_product_attention(sub) -> None:
         "invariants",
         ((3, 4), (5, 4), (5, 3), (3, 5)),
         ((2, 3, 4), (2, 5, 4), (2, 5, 6), (2, 1, 5)),  # a padding mask, broadcast over queries
+        ((2, 3, 4), (2, 5, 4), (2, 5, 6), (2, 3, 5)),  # one (Lq, Lk) mask per sequence
         ((2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 3), (3, 5)),  # broadcast over batch and heads
+        ((2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 3), (2, 1, 1, 5)),  # padding, for heads
+        ((2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 3), (2, 2, 3, 5)),  # its own mask per head
         "large",
     )
     for case in cases:
@@ -213,11 +218,14 @@ SELF_IDS = SDPA_IDS - {"multiplied-by-sqrt-dk", "masked-to-zero", "weights-befor
 
 def self_attention_mutants(state):
     run = lambda x, mask=None, knobs=None: self_attention(state, x, mask, knobs)  # noqa: E731
-    swapped = state | {"w_q.weight": state["w_k.weight"], "w_k.weight": state["w_q.weight"]}
     return (
         *attention_mutants(run, SELF_IDS),
         ("scaled-by-d-model", lambda x, mask=None: run(x, mask, {"d_model_scale": True})),
-        ("qkv-order-swapped", lambda x, mask=None: self_attention(swapped, x, mask)),
+        *(
+            ("qkv-order-swapped", lambda x, mask=None, st=st: self_attention(st, x, mask))
+            for st in projections_mixed_up(state)
+        ),
+        ("output-weights-swapped", lambda x, mask=None: self_attention(state, x, mask)[::-1]),
     )
 
 

@@ -73,4 +73,10 @@ MISTAKES = (
         "F.dropout(x, p) defaults to training=True: use an nn.Dropout module (or pass "
         "training=self.training); scaled_dot_product_attention takes no dropout at all.",
     ),
+    Mistake(
+        "output-weights-swapped",
+        ("scaled_dot_product_attention", "SelfAttention"),
+        "Returns (weights, output) instead of (output, weights)",
+        "Return the output first: return weights @ v, weights.",
+    ),
 )

@@ -37,11 +37,16 @@ from autograder.kit import (
 )
 from autograder.kit.expected import num_parameters
 from autograder.kit.gradients import expect_contract_rules, naming_randomness, with_rules
+from autograder.kit.mutants import projections_mixed_up
 
 # ---- split_heads / merge_heads ------------------------------------------------------------------
 
 
-HOW = {"split-heads-no-transpose": "no-transpose", "wrong-head-order": "wrong-order"}
+HOW = {
+    "split-heads-no-transpose": "no-transpose",
+    "wrong-head-order": "wrong-order",
+    "heads-reversed": "reversed",
+}
 SPLIT_MUTANTS = (
     *((m, lambda x, h, how=how: split(x, h, how)) for m, how in HOW.items()),
     # (B, L, H, E): the heads split off but never moved before the positions
@@ -50,6 +55,7 @@ SPLIT_MUTANTS = (
 MERGE_MUTANTS = (
     ("merge-heads-no-transpose", lambda x: merge(x, "no-transpose")),
     ("wrong-head-order", lambda x: merge(x, "wrong-order")),
+    ("heads-reversed", lambda x: merge(x, "reversed")),
 )
 
 
@@ -118,11 +124,16 @@ def mha_mutants(state, h):
                 ("weights-averaged-over-heads", {"average": True}),
                 ("cross-attention-ignores-kv", {"ignore_kv": True}),
                 ("value-defaults-to-query", {"value_query": True}),
-                ("mask-unsqueezed-in-mha", {"unsqueeze_mask": True}),
+                *(("mask-unsqueezed-in-mha", {"unsqueeze_mask": dim}) for dim in (1, 2)),
                 *((m, {"split": s, "merge": mg}) for m, s, mg in layouts),
                 ("merge-heads-no-transpose", {"merge": "no-transpose"}),
                 ("wrong-head-order", {"merge": "wrong-order"}),
+                ("heads-reversed", {"merge": "reversed"}),
             )
+        ),
+        *(
+            ("qkv-order-swapped", lambda *a, st=st, **kw: mha(st, h, *a, **kw))
+            for st in projections_mixed_up(state)
         ),
     )
 
@@ -137,6 +148,10 @@ def check_multi_head_attention(sub) -> None:
         (4, False, (2, 3, d), 5, no_full_rows(g, 2, 1, 1, 5)),  # cross-attention, padding mask
         (2, False, (2, 3, d), "key", None),  # key given, value omitted: value defaults to key
         (2, True, (1, 4, d), None, fully_masked(4, 4)),
+        # Masks of every shape that broadcasts to the weights (B, h, Lq, Lk), passed on as given:
+        (4, False, (2, 4, d), None, no_full_rows(g, 1, 4, 4)),  # 3-D, one for every sequence
+        (2, True, (2, 4, d), None, no_full_rows(g, 2, 1, 4, 4)),  # (B, 1, Lq, Lk): per sequence
+        (2, False, (3, 3, d), None, no_full_rows(g, 2, 3, 3)),  # (h, Lq, Lk): one per head
     )
     built = {}
     for h, bias, qs, lk, mask in cases:
@@ -227,6 +242,11 @@ PARAM_MUTANTS = (
     ("params-times-heads", lambda d, h, bias=False: num_parameters(d, h, bias, per_head=True)),
     ("params-bias-ignored", lambda d, h, bias=False: num_parameters(d, h, True)),
     ("params-one-head", lambda d, h, bias=False: num_parameters(d, h, bias) // h),
+    ("params-forgot-biases", lambda d, h, bias=False: num_parameters(d, h) + 4 * bias),
+    (
+        "params-bias-times-heads",
+        lambda d, h, bias=False: num_parameters(d, h, False) + 4 * d * h * bias,
+    ),
     (
         "params-times-heads",
         lambda d, h, bias=False: (
@@ -250,6 +270,10 @@ def check_mha_num_parameters(sub) -> None:
             raise fail(
                 f"{c} returned {fmt_type(value)}; expected the int {want}.",
                 "returns-tensor-not-number",
+            )
+        if isinstance(value, float) and value == want:
+            raise fail(
+                f"{c} returned the float {value!r}; expected the int {want}.", "params-not-int"
             )
         if isinstance(value, bool) or not isinstance(value, int):
             raise fail(f"{c} returned {fmt_type(value)} ({value!r}); expected the int {want}.")

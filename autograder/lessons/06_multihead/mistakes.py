@@ -102,4 +102,24 @@ MISTAKES = (
         "The heads share each projection: W_Q, W_K, W_V and W_O are each d_model x d_model, "
         "whatever the number of heads.",
     ),
+    Mistake(
+        "heads-reversed",
+        ("split_heads", "merge_heads", "MultiHeadAttention"),
+        "The heads come out in reverse order",
+        "Head i owns features [i·d_head, (i+1)·d_head), in order: view(B, L, h, d_head)"
+        ".transpose(1, 2) keeps it; no flip and no reversed loop over the heads.",
+    ),
+    Mistake(
+        "params-bias-times-heads",
+        ("mha_num_parameters",),
+        "Biases counted once per head (4 · d_model · num_heads)",
+        "Each of the four projections has one bias of d_model terms whatever the number of "
+        "heads: 4 · d_model biases in all when bias=True.",
+    ),
+    Mistake(
+        "params-not-int",
+        ("mha_num_parameters",),
+        "The parameter count is a float, not an int",
+        "Count with integers: d_model // num_heads (not /), and return an int.",
+    ),
 )

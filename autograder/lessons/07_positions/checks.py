@@ -7,6 +7,7 @@ P positions, D d_model (or head dim for RoPE), I = D/2 frequency pairs.
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 
 from autograder.kit import (
     DTYPE_PROMOTED,
@@ -39,6 +40,7 @@ SINUSOID_MUTANTS = (
     ("frequency-exponent-i", lambda n, d: sinusoid(n, d, exponent=1.0)),
     ("frequency-exponent-i", lambda n, d: sinusoid(n, d, exponent=4.0)),
     ("sinusoid-concatenated", lambda n, d: sinusoid(n, d, how="halves")),
+    ("positions-start-at-one", lambda n, d: sinusoid(n + 1, d)[1:]),
 )
 
 
@@ -97,9 +99,18 @@ def check_learned_positional_embedding(sub) -> None:
             ("positions-not-added", lambda x, n=n: table[:n].double().expand(x.shape)),
             # L = x.size(0): as many positions as sequences in the batch
             ("positions-from-batch-dim", lambda x: x.double() + table[: x.shape[0]].double()),
+            ("positions-by-batch-index", lambda x: x + table[: x.shape[0], None].double()),
+            ("positions-start-at-one", lambda x, n=n: x + table[1 : n + 1].double()),
+            # position max_len - 1 + 1 is past the table: nn.Embedding's IndexError
+            ("positions-start-at-one", lambda x, n=n: F.embedding(torch.arange(1, n + 1), table)),
         )
         c = Call(label, x, params="forward")
-        out = c.run(obj, mutants=mutants)
+        try:
+            out = c.run(obj, mutants=mutants)
+        except CheckFailure as failure:
+            if n == max_len and "raised ValueError" in failure.message:
+                failure.mistake = "max-len-refused"
+            raise
         expect_close(out, x.double() + table[:n].double(), c, dtype=x.dtype, mutants=mutants)
     c = Call(label, randn(g, 1, max_len + 1, d), params="forward")
     c.expect_error(
@@ -136,6 +147,12 @@ def _rope_halves_pair_frequencies(x, positions=None, base=10000.0):
     return x * angle.cos() + half * angle.sin()
 
 
+def _rope_from_one(x, positions=None, base=10000.0):
+    """Default positions 1..L instead of 0..L-1."""
+    n = x.shape[-2]
+    return rope(x, torch.arange(1, n + 1) if positions is None else positions, base)
+
+
 ROPE_MUTANTS = (  # base ignored first: 100^(-4i/d) is 10000^(-2i/d), an exponent mistake's value
     ("rope-base-ignored", lambda x, positions=None, base=10000.0: rope(x, positions)),
     ("rope-half-split", _rope_mutant(how="halves")),
@@ -145,6 +162,7 @@ ROPE_MUTANTS = (  # base ignored first: 100^(-4i/d) is 10000^(-2i/d), an exponen
     ("rope-positions-ignored", _rope_mutant(how="ignore-positions")),
     ("frequency-exponent-i", _rope_mutant(exponent=1.0)),
     ("frequency-exponent-i", _rope_mutant(exponent=4.0)),
+    ("positions-start-at-one", _rope_from_one),
 )
 
 

@@ -75,4 +75,23 @@ MISTAKES = (
         "Pair i goes back to columns 2i and 2i+1: torch.stack([x1, x2], -1).flatten(-2), not "
         "torch.cat([x1, x2], -1).",
     ),
+    Mistake(
+        "positions-start-at-one",
+        ("sinusoidal_positional_encoding", "LearnedPositionalEmbedding", "apply_rope"),
+        "Positions counted from 1 instead of 0",
+        "The first token is at position 0: torch.arange(L), not torch.arange(1, L + 1).",
+    ),
+    Mistake(
+        "positions-by-batch-index",
+        ("LearnedPositionalEmbedding",),
+        "Each sequence gets the embedding of its batch index instead of its positions",
+        "Look the table up by position: self.embedding(torch.arange(L, device=x.device)) is "
+        "(L, d_model), the same for every sequence of the batch.",
+    ),
+    Mistake(
+        "max-len-refused",
+        ("LearnedPositionalEmbedding",),
+        "A sequence of exactly max_len tokens raises",
+        "The table has rows 0..max_len-1, enough for max_len tokens: raise only when L > max_len.",
+    ),
 )

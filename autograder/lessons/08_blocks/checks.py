@@ -36,7 +36,7 @@ from autograder.kit import (
 from autograder.kit.dropout import expect_block_dropout, expect_ffn_dropout
 from autograder.kit.expected import block, feed_forward
 from autograder.kit.gradients import expect_contract_rules, missing_gradients, with_rules
-from autograder.kit.lm import expect_copies
+from autograder.kit.lm import expect_copies, expect_order_seen
 
 # ---- FeedForward --------------------------------------------------------------------------------
 
@@ -125,6 +125,7 @@ BLOCK_KNOBS = (
     ("residual-missing", {"no-residual-2"}),
     ("residual-missing", {"no-residual-1", "no-residual-2"}),
     ("residual-from-normed-input", {"residual-normed"}),
+    ("residual-from-normed-input", {"residual-normed-2"}),
     ("same-norm-twice", {"norm1-twice"}),
     ("same-norm-twice", {"norm2-twice"}),
     ("mask-ignored", {"mask-ignored"}),
@@ -132,6 +133,9 @@ BLOCK_KNOBS = (
     ("ffn-missing-activation", {"no-activation"}),
     ("post-ln-norm-then-add", {"norm-then-add"}),
     ("one-residual-around-both", {"one-residual"}),
+    ("norms-swapped", {"norms-swapped"}),
+    ("post-ln-norm-inside-residual", {"norm-inside-residual"}),
+    ("ffn-reads-block-input", {"ffn-block-input"}),
 )
 
 
@@ -233,10 +237,12 @@ def check_tiny_transformer(sub) -> None:
         raise fail(f"{label} is a {info.get('type')}, not an nn.Module: subclass torch.nn.Module.")
     least = layers * (4 * d * d + 2 * d * d_ff)  # the blocks' weight matrices alone
     if info.get("num_parameters", 0) < least:
+        shared = len(_blocks(info)) == 1  # registered once: one block repeated
         raise fail(
             f"{label} has {info.get('num_parameters')} trainable parameters; its {layers} blocks "
-            f"alone need at least {least}.",
-            "layers-not-registered",
+            f"alone need at least {least}"
+            + (", and it has the parameters of one block only." if shared else "."),
+            "layers-shared" if shared else "layers-not-registered",
         )
     obj.eval()
     tokens = torch.randint(0, vocab, (2, 7), generator=g)
@@ -275,6 +281,7 @@ def check_tiny_transformer(sub) -> None:
             "the model can't tell positions apart.",
             "positions-missing",
         )
+    expect_order_seen(sub, (vocab, d, h, 1, d_ff, max_len), tokens)
     start = torch.randint(0, vocab, (16, 1), generator=g)
     counting = (start + torch.arange(max_len)) % vocab  # (16, max_len): each token is the last + 1
     losses = obj.apply("fit", counting, 40, 3e-3)  # sandbox/inside/remote.py

@@ -139,4 +139,46 @@ MISTAKES = (
         "One residual around both sublayers instead of one around each",
         "Each sublayer gets its own residual: x = x + attn(norm1(x)), then x = x + ff(norm2(x)).",
     ),
+    Mistake(
+        "norms-swapped",
+        ("TransformerBlock",),
+        "norm1 and norm2 swapped",
+        "norm1 goes with attention and norm2 with the feed-forward network: "
+        "x + attn(norm1(x)), then x + ff(norm2(x)).",
+    ),
+    Mistake(
+        "post-ln-norm-inside-residual",
+        ("TransformerBlock",),
+        "Post-LN written as x + norm(sublayer(x))",
+        "Post-LN normalises the sum, residual included: x = norm1(x + attn(x)), then "
+        "x = norm2(x + ff(x)).",
+    ),
+    Mistake(
+        "ffn-reads-block-input",
+        ("TransformerBlock",),
+        "The feed-forward sublayer is given the block's input, not attention's result",
+        "Chain the sublayers: x = x + attn(norm1(x)) first, then x = x + ff(norm2(x)) on that "
+        "new x.",
+    ),
+    Mistake(
+        "layers-shared",
+        ("TinyTransformer",),
+        "One block shared by every layer",
+        "Create a new block per layer: nn.ModuleList(TransformerBlock(...) for _ in "
+        "range(num_layers)); [block] * num_layers repeats one block with one set of weights.",
+    ),
+    Mistake(
+        "ffn-dropout-twice",
+        ("FeedForward",),
+        "Dropout applied twice: after the ReLU and after linear2",
+        "Drop once, after the ReLU (or after linear2): twice drops about 1 - (1 - p)² of the "
+        "values and scales the rest by 1 / (1 - p)².",
+    ),
+    Mistake(
+        "positions-after-blocks",
+        ("TinyTransformer",),
+        "The positions are added after the blocks, which never see them",
+        "Add the position embeddings to the token embeddings before the first block: the "
+        "blocks' attention needs them to tell the earlier tokens' order.",
+    ),
 )

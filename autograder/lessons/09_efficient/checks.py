@@ -29,6 +29,7 @@ from autograder.kit import (
     randn,
 )
 from autograder.kit.calling import learner_failed
+from autograder.kit.exercise import CheckFailure
 from autograder.kit.expected import online, tiled_reference, window_mask
 from autograder.kit.gradients import (
     expect_contract_rules,
@@ -115,6 +116,7 @@ def check_tiled_attention(sub) -> None:
         expect_close(c.run(sub), tiled_reference(q, k, v, 4, True), c, dtype=dtype)
         _check_float32_accumulation(sub, g, dtype)
     _check_process_memory(sub, g)
+    _check_row_memory(sub, g)
     with on_meta():  # meta tensors have shapes but no data
         meta = [torch.empty(2, 6, 4, device="meta") for _ in range(3)]
         for kwargs in ({"block_size": 4}, {"block_size": 4, "causal": True}):
@@ -182,6 +184,37 @@ def _check_process_memory(sub, g) -> None:
     expect_close(out, tiled_reference(q, k, v), c, dtype=q.dtype)
 
 
+ROW_B, ROW_LK, ROW_BLOCK = 64, 2**18, 2**12  # (B, 1, Lk) float32 scores: 64 MiB
+
+
+def _check_row_memory(sub, g) -> None:
+    """Key blocks, not one full row of scores per query: 64 sequences of 2 queries and 256K keys
+    in blocks of 4096, where the (B, 1, Lk) rows of one query take 64 MiB, a (B, 2, block_size)
+    tile 2 MiB and a vector over the keys (torch.arange(Lk)) 2 MiB. The keys and values are one
+    row repeated (``expand``: no copy), so that only what the call allocates is counted."""
+    q = randn(g, ROW_B, 2, 2)
+    k = randn(g, 1, 1, 2).expand(ROW_B, ROW_LK, 2)
+    v = randn(g, 1, 1, 3).expand(ROW_B, ROW_LK, 3)
+    c = Call("tiled_attention", q, k, v, block_size=ROW_BLOCK)
+    try:
+        reply = remote_function(sub, c.name).apply("peak_memory", q, k, v, block_size=ROW_BLOCK)
+    except LearnerError as err:
+        raise learner_failed(c, err) from None
+    if not isinstance(reply, (tuple, list)) or len(reply) != 2:
+        return
+    out, grew = reply
+    rows = ROW_B * ROW_LK * 4
+    if isinstance(grew, int) and grew >= rows // 2:
+        raise fail(
+            f"{c} raised the process's peak memory by {grew / 2**20:.0f} MiB, as much as the "
+            f"scores of one query against all {ROW_LK} keys ({rows / 2**20:.0f} MiB); blocks of "
+            f"{ROW_BLOCK} keys need a few tiles of 2 MiB: loop over key blocks, not over queries.",
+            "materialises-full-matrix",
+        )
+    want = v[:, :1, :].double().expand(ROW_B, 2, 3)  # equal keys: each query averages v's rows
+    expect_close(out, want, c, dtype=q.dtype, tol=(1e-3, 1e-3))  # float32 sums of 256K terms
+
+
 # ---- KVCache -----------------------------------------------------------------------------------
 
 
@@ -197,9 +230,28 @@ def cache_mutants(history, k, v):
 
         return fn
 
+    def one_wrong_dim(dim, keys):  # a typo in one of the two torch.cat lines
+        def fn(*_):
+            k_all, v_all = torch.cat(ks, -2).double(), torch.cat(vs, -2).double()
+            if keys:
+                return torch.cat(ks, dim).double(), v_all
+            return k_all, torch.cat(vs, dim).double()
+
+        return fn
+
     return (
         *(("kv-cache-wrong-dim", cat_all(d)) for d in (-1, 0, 1)),
+        *(("kv-cache-wrong-dim", one_wrong_dim(d, keys)) for d in (-1, 0, 1) for keys in (0, 1)),
+        # only the newest k, v: never stored, or stored and not returned (told apart later)
         ("kv-cache-not-stored", lambda *_: (k.double(), v.double())),
+        # the first append stored, the later ones only returned: cat(first, newest)
+        (
+            "kv-cache-not-stored",
+            lambda *_: (
+                torch.cat([ks[0], k], -2).double(),
+                torch.cat([vs[0], v], -2).double(),
+            ),
+        ),
         ("kv-cache-prepends", cat_all(-2, reverse=True)),
         ("kv-cache-values-not-stored", lambda *_: (torch.cat(ks, -2).double(), v.double())),
         (
@@ -225,13 +277,59 @@ def _expect_appends(sub, steps, label_extra=""):
             expect_meta(out[0], c, want_k.shape, dtype, what="k_all")
             expect_meta(out[1], c, want_v.shape, dtype, what="v_all")
             continue
-        expect_close(
-            out[0], want_k.double(), c, what="k_all", dtype=dtype, mutants=mutants, whole=out
-        )
-        expect_close(
-            out[1], want_v.double(), c, what="v_all", dtype=dtype, mutants=mutants, whole=out
-        )
+        try:
+            expect_close(
+                out[0], want_k.double(), c, what="k_all", dtype=dtype, mutants=mutants, whole=out
+            )
+            expect_close(
+                out[1], want_v.double(), c, what="v_all", dtype=dtype, mutants=mutants, whole=out
+            )
+        except CheckFailure as failure:
+            if failure.mistake == "kv-cache-not-stored" and _keeps(obj, want_k.shape):
+                failure.mistake = "kv-cache-returns-new-only"
+            raise
     return obj, label
+
+
+def _keeps(obj, shape) -> bool:
+    """Whether the cache holds a tensor of ``shape`` (all the keys so far) among its attributes:
+    it stores them and returns something else."""
+    try:
+        state = obj.attr("__dict__")
+    except LearnerError:
+        return False
+    found = []
+
+    def walk(value):
+        if isinstance(value, torch.Tensor):
+            found.append(tuple(value.shape))
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+
+    walk(state)
+    return tuple(shape) in found
+
+
+def _check_own_store(sub, g) -> None:
+    """Two caches: what one stores must not show up in the other."""
+    first, _ = construct(sub, "KVCache")
+    k = randn(g, 1, 2, 3, 4)
+    Call("KVCache().append", k, k, params="append").run(method(first, "append"))
+    obj, label = construct(sub, "KVCache")
+    k = randn(g, 1, 2, 1, 4)
+    c = Call(f"{label}.append", k, k, params="append")
+    out = c.run(method(obj, "append"))
+    if isinstance(out, (tuple, list)) and out and isinstance(out[0], torch.Tensor):
+        if out[0].dim() == 4 and out[0].shape[-2] > 1:
+            raise fail(
+                f"{c}, the first append to a new cache, returned {out[0].shape[-2]} positions "
+                "after another cache was given 3: the caches share their store.",
+                "kv-cache-shared-between-instances",
+            )
 
 
 def _decode(g, sub, steps=6):
@@ -271,6 +369,7 @@ def _decode(g, sub, steps=6):
 @exercise("KVCache")
 def check_kv_cache(sub) -> None:
     g = generator(18)
+    _check_own_store(sub, g)
     steps = [(randn(g, 1, 2, 3, 4), randn(g, 1, 2, 3, 5)) for _ in range(2)]  # a prompt, twice
     steps += [(randn(g, 1, 2, 1, 4), randn(g, 1, 2, 1, 5)) for _ in range(2)]  # then one token
     _expect_appends(sub, steps)
@@ -294,6 +393,23 @@ def _rules_kv_cache(sub) -> None:
     k = randn(generator(118), 1, 1, 1, 2)
     c = Call(label + ".append", k, k, params="append")
     expect_kept_dims(c.run(method(obj, "append")), c, ((1, 1, 1, 2), (1, 1, 1, 2)))
+    # Gradients flow (COURSE_SPEC): what append returns has a gradient path to what it was given
+    obj, label = construct(sub, "KVCache")
+    for step in range(2):  # the first append, then one onto what it stored
+        c = Call(f"{label}.append", k, k, params="append")
+        try:
+            got = obj.apply_to_method("append", "gradients", (k, k), {}, None, None)
+        except LearnerError as err:
+            raise learner_failed(c, err) from None
+        if isinstance(got, dict) and not (
+            got.get("output_has_grad") and all(g is not None for g in got.get("args", []))
+        ):
+            raise fail(
+                f"{c}{' (a second append)' if step else ''}: no gradient reaches the appended k "
+                "and v from the returned (k_all, v_all): the cache must store and return them "
+                "as given, without .detach() or torch.no_grad().",
+                "breaks-autograd",
+            )
 
 
 check_tiled_attention = with_rules(check_tiled_attention, _rules_tiled)

@@ -116,4 +116,18 @@ MISTAKES = (
         "append returns (v_all, k_all) instead of (k_all, v_all)",
         "Return the keys first: return self.k, self.v.",
     ),
+    Mistake(
+        "kv-cache-returns-new-only",
+        ("KVCache",),
+        "append returns only the new keys and values",
+        "Store the concatenation and return all of it, return self.k, self.v: the new token "
+        "attends to every cached key and value.",
+    ),
+    Mistake(
+        "kv-cache-shared-between-instances",
+        ("KVCache",),
+        "Every cache shares one store: lists created in the class body",
+        "Create the store in __init__ (self.ks = [] or self.k = None): a list assigned in the "
+        "class body is one list shared by every KVCache.",
+    ),
 )

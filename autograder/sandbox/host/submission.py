@@ -422,6 +422,13 @@ class RemoteObject:
             Request("apply", self._handle, args=args, kwargs=kwargs, helper=helper)
         )
 
+    def apply_to_method(self, method: str, helper: str, *args, **kwargs) -> Any:
+        """``helper(obj.<method>, *args, **kwargs)`` in the sandbox: a helper given one of the
+        object's bound methods (e.g. ``apply_to_method("append", "gradients", ...)``)."""
+        return self._sub._request(
+            Request("apply", self._handle, method, args=args, kwargs=kwargs, helper=helper)
+        )
+
     def to(self, dtype_or_device) -> None:
         self.method("to", dtype_or_device)
 

@@ -36,12 +36,13 @@ class MultiHeadAttention(nn.Module):
             value = key
         q, k, v = self.w_q(query), self.w_k(key), self.w_v(value)
         d_head = q.shape[-1] // self.num_heads
+        if mask is not None:  # (B, h, Lq, Lk): each head takes its own slice
+            shape = (q.shape[0], self.num_heads, q.shape[-2], k.shape[-2])
+            mask = torch.broadcast_to(mask, shape)
         outs, weights = [], []
         for h in range(self.num_heads):
             sl = slice(h * d_head, (h + 1) * d_head)
-            m = None
-            if mask is not None:
-                m = mask[:, h] if mask.dim() == 4 and mask.shape[1] > 1 else (mask.squeeze(1) if mask.dim() == 4 else mask)
+            m = None if mask is None else mask[:, h]
             o, w = scaled_dot_product_attention(q[..., sl], k[..., sl], v[..., sl], m)
             outs.append(o)
             weights.append(w)
