@@ -29,12 +29,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = ROOT / "tests" / "lessons"
-LEGACY = ROOT / "tests" / "submissions"  # the flat layout: read until its last file has moved
 
 
 def files(kind: str) -> list[Path]:
     """Every ``<kind>/*.py`` of every lesson (``kind``: wrong, builtin), in name order."""
-    found = [*LESSONS.glob(f"*/{kind}/*.py"), *(LEGACY / kind).glob("*.py")]
+    found = LESSONS.glob(f"*/{kind}/*.py")
     return sorted(found, key=lambda p: (p.name, str(p)))
 
 

@@ -1,9 +1,8 @@
 """Each lesson's learner-style test files are in its folder, ``tests/lessons/<L>/``, and none is
 left out (``tests/lesson_files.py`` says what each holds).
 
-A file in the wrong lesson's folder, a style slice without one of its lesson's exercises, a
-lesson without a slice of every style, or a wrong file still in the flat ``tests/submissions/``
-layout fails here, with the path it must have. That every mistake has a wrong file, every wrong
+A file in the wrong lesson's folder, a style slice without one of its lesson's exercises, or a
+lesson without a slice of every style fails here, with the path it must have. That every mistake has a wrong file, every wrong
 file gets its id and every style passes is ``tests/test_grader_mutations.py``'s.
 """
 
