@@ -76,8 +76,8 @@ lab-instructor: install
 progress: install
 	$(PY) -m autograder progress notebooks
 
-# --dist loadgroup: the gates that read one lesson's notebook run (tests/test_notebooks.py) share
-# one xdist group, so that each notebook is executed once per run.
+# --dist loadgroup: the gates that read one lesson's notebook run (tests/lesson_runs.py: the
+# notebook and browser gates) share one xdist group, so that each notebook is executed once.
 test: install
 	$(PY) -m pytest -n 2 --dist loadgroup
 
