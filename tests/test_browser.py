@@ -67,7 +67,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def chromium() -> Path:
     if not CHROMIUM.is_file():
         reason = f"no Chromium at {CHROMIUM}: `apt-get install chromium` (.ci/run installs it)"
@@ -77,9 +77,10 @@ def chromium() -> Path:
     return CHROMIUM
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def lab(tmp_path_factory, chromium):
-    """The project's JupyterLab on a free loopback port, serving copies of the notebooks."""
+    """The project's JupyterLab on a free loopback port, serving copies of the notebooks; one
+    per session (worker), as the tests of each run come with that run's other gates."""
     root = tmp_path_factory.mktemp("course")  # the tests copy in the notebooks they open
     home = tmp_path_factory.mktemp("jupyter-home")  # no user-level settings or workspaces
     env = {
@@ -126,7 +127,7 @@ def lab(tmp_path_factory, chromium):
     log.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser(chromium):
     from playwright.sync_api import sync_playwright
 
