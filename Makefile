@@ -133,8 +133,8 @@ lab-instructor: install
 progress: install
 	$(LAB_LOCALE) $(PY) -m autograder progress $(EDITION)notebooks
 
-# --dist loadgroup: the gates that read one lesson's notebook run (tests/test_notebooks.py) share
-# one xdist group, so that each notebook is executed once per run.
+# --dist loadgroup: the gates that read one lesson's notebook run (tests/lesson_runs.py: the
+# notebook and browser gates) share one xdist group, so that each notebook is executed once.
 test: install
 	$(PY) -m pytest -n 2 --dist loadgroup
 

@@ -114,6 +114,15 @@ def venv_on_path(monkeypatch):
 
 
 @pytest.fixture
+def lesson_run(tmp_path_factory, language, lesson):
+    """The run of the lesson's notebooks in ``language`` (tests/lesson_runs.py): executed once per
+    session, by the first test that asks; parametrise with ``lesson_runs.params()``."""
+    import lesson_runs
+
+    return lesson_runs.get(language, lesson, tmp_path_factory)
+
+
+@pytest.fixture
 def no_pyplot_figures_leak():
     """The course's plots are built without pyplot's global state: a test leaves no figure open."""
     import matplotlib.pyplot as plt

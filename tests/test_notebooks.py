@@ -11,13 +11,11 @@ and the blank learner notebooks zero.
 from __future__ import annotations
 
 import ast
-import importlib.util
 import math
-import shutil
-import subprocess
-import sys
+import re
 from pathlib import Path
 
+import lesson_runs
 import nbformat
 import pytest
 import torch
@@ -31,14 +29,7 @@ SOLUTIONS = ROOT / "solutions"
 NOTEBOOKS = ROOT / "notebooks"
 
 
-def _load_release():
-    spec = importlib.util.spec_from_file_location("release", ROOT / "scripts" / "release.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-release = _load_release()
+release = lesson_runs.release
 ASSIGNMENTS = release.assignments()
 # Every solution folder named "<NN>_<topic>" is a lesson (discovered, never listed by hand).
 LESSONS = [a for a in ASSIGNMENTS if a[:2].isdigit() and a[2:3] == "_"]
@@ -230,59 +221,12 @@ def problems_in(nb, allow_errors: bool = False) -> list[str]:
     return found
 
 
-class RoundTrip:
-    """One nbgrader round trip of a lesson: its release generated, then the solution notebook
-    and the blank learner notebook autograded (each executed top to bottom in a fresh ``python3``
-    kernel, once per session); the gates below read it."""
-
-    def __init__(self, assignment: str, root: Path):
-        self.notebook = f"{assignment}.ipynb"
-        built = release.generate(root, [assignment])
-        for student, original in (
-            ("solution", source(assignment)),
-            ("blank", built / assignment / self.notebook),
-        ):
-            folder = root / "submitted" / student / assignment
-            folder.mkdir(parents=True)
-            shutil.copy(original, folder / self.notebook)
-        self.done = subprocess.run(
-            [str(Path(sys.executable).parent / "nbgrader"), "autograde", assignment, "--force"]
-            + release.course_args(root),
-            cwd=root,
-            capture_output=True,
-            text=True,
-            env=release.nbgrader_env(),
-        )
-        self.root, self.assignment = root, assignment
-
-    def executed(self, student: str):
-        """The notebook of ``student`` ("solution" or "blank") as autograde executed it."""
-        path = self.root / "autograded" / student / self.assignment / self.notebook
-        return nbformat.read(path, as_version=4)
-
-
-_round_trips: dict[str, RoundTrip] = {}
-
-
-@pytest.fixture
-def round_trip(tmp_path_factory, assignment, venv_on_path) -> RoundTrip:
-    """The lesson's round trip, run by the first gate that asks for it in this session (the
-    gates of a lesson share an xdist group, so they run in the same worker)."""
-    if assignment not in _round_trips:
-        _round_trips[assignment] = RoundTrip(assignment, tmp_path_factory.mktemp(assignment))
-    return _round_trips[assignment]
-
-
-def _one_run_each(assignment):
-    return pytest.param(assignment, marks=pytest.mark.xdist_group(f"round-trip-{assignment}"))
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("assignment", [_one_run_each(a) for a in ASSIGNMENTS])
-def test_solution_notebook_runs_top_to_bottom(round_trip):
+@pytest.mark.parametrize(("language", "lesson"), lesson_runs.params())
+def test_solution_notebook_runs_top_to_bottom(lesson_run):
     """Every cell ran, in a fresh kernel, without an error output or anything on stderr."""
-    assert round_trip.done.returncode == 0, round_trip.done.stdout + round_trip.done.stderr
-    nb = round_trip.executed("solution")
+    assert lesson_run.done.returncode == 0, lesson_run.done.stdout + lesson_run.done.stderr
+    nb = lesson_run.executed("solution")
     unrun = [
         i
         for i, c in enumerate(nb.cells, 1)
@@ -293,15 +237,73 @@ def test_solution_notebook_runs_top_to_bottom(round_trip):
     assert not problems, "\n".join(problems)
 
 
+# Cells whose output must show a plot or a widget (the course's plots and widgets): a call.
+PLOTTING = re.compile(r"(?<!def )\b(plot_\w+|SaturationExplorer|MaskBuilder)\(")
+WIDGET = re.compile(r"(?<!def )\bwidget\(")  # lesson 00's progress view
+WAIT_FIRST = re.compile(r"write `\w+`( and `\w+`)* (and run the cells )?above first")
+PICTURE = ("image/png", "image/svg+xml", "application/vnd.jupyter.widget-view+json")
+
+
+def is_stub(source: str) -> bool:
+    """nbgrader's stub of an unanswered solution region, raising at the top level of a cell."""
+    return "YOUR CODE HERE" in source and re.search(r"^raise NotImplementedError", source, re.M)
+
+
+def shown_text(cell) -> str:
+    """What a cell's outputs say: its printed text, results and tracebacks."""
+    parts = []
+    for out in cell.get("outputs", []):
+        if out.output_type == "stream":
+            parts.append(out.text)
+        elif out.output_type == "error":
+            parts.append("Traceback\n" + "\n".join(out.traceback))
+        else:
+            parts.append(out.get("data", {}).get("text/plain", ""))
+    return "".join(parts)
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("assignment", [_one_run_each(a) for a in ASSIGNMENTS])
-def test_autograde_gives_solutions_full_marks_and_blank_notebooks_zero(assignment, round_trip):
+@pytest.mark.parametrize("student", ["solution", "blank"])
+@pytest.mark.parametrize(("language", "lesson"), lesson_runs.params())
+def test_a_learner_sees_plots_widgets_and_short_verdicts(lesson_run, student):
+    """What the run shows a learner, cell by cell, up to where Run All Cells stops (the first
+    error): every plot drawn (in a blank notebook, or a line saying what to write first), the
+    progress widget, and in a blank notebook short "not written yet" verdicts rather than
+    tracebacks (the one error allowed is nbgrader's ``raise NotImplementedError()`` stub of an
+    unanswered question). tests/test_browser.py checks that the lab renders it."""
+    assert lesson_run.done.returncode == 0, lesson_run.done.stdout + lesson_run.done.stderr
+    where = f"{lesson_run.language}/{student}/{lesson_run.assignment}"
+    code = [c for c in lesson_run.executed(student).cells if c.cell_type == "code"]
+    ran = []
+    for cell in code:
+        ran.append(cell)
+        if any(out.output_type == "error" for out in cell.outputs):
+            break  # Run All Cells stops here
+    for i, cell in enumerate(ran):
+        shows = {mime for out in cell.outputs for mime in out.get("data", {})}
+        text = shown_text(cell)
+        if PLOTTING.search(cell.source):
+            waits = student == "blank" and WAIT_FIRST.search(text)
+            assert shows & set(PICTURE) or waits, f"{where} cell {i} shows no plot:\n{cell.source}"
+        if WIDGET.search(cell.source):
+            assert PICTURE[-1] in shows, f"{where} cell {i} shows no widget:\n{cell.source}"
+        if student == "blank":
+            if any(out.output_type == "error" for out in cell.outputs):
+                assert is_stub(cell.source), f"{where} cell {i}: a traceback\n{text}"
+            if re.match(r"check\(\w+\)", cell.source.strip()):
+                assert "not written yet" in text, f"{where} cell {i}: {text}"
+                assert "Traceback" not in text, f"{where} cell {i}: {text}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("language", "lesson"), lesson_runs.params())
+def test_autograde_gives_solutions_full_marks_and_blank_notebooks_zero(lesson, lesson_run):
     from nbgrader.api import Gradebook
 
-    assert round_trip.done.returncode == 0, round_trip.done.stdout + round_trip.done.stderr
-    with Gradebook(f"sqlite:///{round_trip.root / 'gradebook.db'}") as gradebook:
-        solution = gradebook.find_submission(assignment, "solution")
-        blank = gradebook.find_submission(assignment, "blank")
+    assert lesson_run.done.returncode == 0, lesson_run.done.stdout + lesson_run.done.stderr
+    with Gradebook(f"sqlite:///{lesson_run.root / 'gradebook.db'}") as gradebook:
+        solution = gradebook.find_submission(lesson, "solution")
+        blank = gradebook.find_submission(lesson, "blank")
         lost = {
             grade.name: grade.score
             for nb in solution.notebooks

@@ -129,10 +129,14 @@ def main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_UNGRADABLE
-    if not args.scheduler:  # on a cluster, this machine runs no learner code
-        from autograder.sandbox.host.pool import (
-            start_ahead,  # imports no torch: the sandboxes start first
-        )
+    from autograder.service import client
+
+    # On a cluster this machine runs no learner code. In the warm grader (autograder/service/)
+    # the judge is loaded already and the first notebook takes the grader's own warm sandbox
+    # (reset first); a second worker's starts when it takes its first notebook, so that grading
+    # one student starts none. Otherwise the sandboxes load torch while the judge imports.
+    if not args.scheduler and not client.INSIDE:
+        from autograder.sandbox.host.pool import start_ahead  # imports no torch
 
         start_ahead(args.workers, allow_weak=args.allow_weak_sandbox)
     from autograder.grade.grading import grade_class

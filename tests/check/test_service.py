@@ -302,3 +302,24 @@ def test_a_request_is_refused_without_a_socket_in_reach(monkeypatch, tmp_path):
     assert client.run_cli(["drill", "list"]) is None  # only what grades
     assert client.run_cli(["check", "--help"]) is None
     assert isinstance(socket.AF_UNIX, int)
+
+
+def test_grade_in_the_warm_grader_starts_no_sandbox_of_its_own_ahead(monkeypatch, tmp_path):
+    """In the warm grader, grade's first notebook takes the grader's own warm sandbox: grade
+    starts none ahead (grading one student would load torch in them for nothing); its own
+    process starts one per worker ahead, while the judge imports."""
+    import argparse
+
+    from autograder.grade import cli as grade_cli
+    from autograder.sandbox.host import pool
+
+    started = []
+    monkeypatch.setattr(pool, "start_ahead", lambda count, **_: started.append(count))
+    verbs = argparse.ArgumentParser().add_subparsers()
+    grade_cli.register(verbs)
+    parser = verbs.choices["grade"]
+    args = parser.parse_args([str(tmp_path / "none"), "--out", str(tmp_path / "g.csv")])
+    for inside in (True, False):
+        monkeypatch.setattr(client, "INSIDE", inside)
+        assert grade_cli.main(args) == grade_cli.EXIT_UNGRADABLE  # no such folder
+    assert started == [args.workers]
