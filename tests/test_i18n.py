@@ -269,7 +269,8 @@ def _env(**extra) -> dict:
 
 @pytest.fixture(scope="module")
 def wrong_file():
-    return str((WRONG / "causal-mask-inverted.py").relative_to(ROOT)), MISTAKES["causal-mask-inverted"]
+    path = (WRONG / "causal-mask-inverted.py").relative_to(ROOT)
+    return str(path), MISTAKES["causal-mask-inverted"]
 
 
 def test_check_names_the_mistake_in_chinese_under_a_chinese_locale(wrong_file):

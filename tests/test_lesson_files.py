@@ -2,8 +2,9 @@
 left out (``tests/lesson_files.py`` says what each holds).
 
 A file in the wrong lesson's folder, a style slice without one of its lesson's exercises, or a
-lesson without a slice of every style fails here, with the path it must have. That every mistake has a wrong file, every wrong
-file gets its id and every style passes is ``tests/test_grader_mutations.py``'s.
+lesson without a slice of every style fails here, with the path it must have. That every
+mistake has a wrong file, every wrong file gets its id and every style passes is
+``tests/test_grader_mutations.py``'s.
 """
 
 from __future__ import annotations

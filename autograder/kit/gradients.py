@@ -9,8 +9,8 @@ import torch
 
 from autograder.kit.calling import Call, fail, learner_failed
 from autograder.kit.exercise import CheckFailure
+from autograder.sandbox.host.remote_object import RemoteObject
 from autograder.sandbox.host.replies import LearnerError
-from autograder.sandbox.host.submission import RemoteObject
 
 
 def remote_function(target: Any, name: str) -> RemoteObject:

@@ -39,10 +39,12 @@ says so once; :func:`isolated` refuses unless ``allow_weak=True``.
 The folder tree is the trust line:
 
 - ``host/``     runs in the judge, never in the sandbox: ``bwrap`` (the bubblewrap command: what the
-                sandbox mounts, as which user), ``server`` (the judge's handle on one sandbox's
-                warm server), ``pool`` (which sandbox a submission runs in: ``isolated``, kept
-                ones), ``submission`` (``Submission`` and ``RemoteObject``: the judge's calls),
-                ``replies`` (replies checked into values, and the learner's problems);
+                sandbox mounts, as which user), ``seccomp`` (the syscalls it refuses),
+                ``server`` (the judge's handle on one sandbox's warm server), ``pool`` (which
+                sandbox a submission runs in: ``isolated``, kept ones), ``submission``
+                (``Submission``: the judge's calls) and ``remote_object`` (an object living in
+                the sandbox), ``replies`` (replies checked into values, and the learner's
+                problems);
 - ``inside/``   runs in the sandbox, and is all of this repository's code the sandbox holds
                 (``bwrap.SANDBOX_FILES``): ``zygote`` (the warm server), ``worker`` (a learner
                 process and its requests), ``lockdown`` (limits, audit hook), ``watch`` (forbidden

@@ -13,10 +13,8 @@ import atexit
 import contextlib
 import hashlib
 import os
-import platform
 import shutil
 import stat
-import struct
 import subprocess
 import sys
 import sysconfig
@@ -26,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.contract import REFERENCE_MODULES
+from autograder.sandbox.host import seccomp
 from autograder.sandbox.protocol import NOBODY, TMPFS, readable_by_others
 
 TMPFS_SIZE = TMPFS["/tmp"][0]  # the sandbox's working place (with /dev/shm, its only writable one)
@@ -251,83 +250,6 @@ def _bwrap_command(python: str, folders: list[str], boot: str) -> list[str]:
     return cmd
 
 
-# The seccomp filter (:func:`_seccomp_filter`), per CPU: its AUDIT_ARCH, then the syscalls it
-# refuses or looks into. Refused outright (EPERM): System V IPC (shmget, msgget, semget...), whose
-# objects outlive a process and no tmpfs or rlimit caps; memfd_create and memfd_secret (memory
-# files that no cap counts); setns. Looked into: unshare and clone, refused (EPERM) with any
-# namespace flag (a new user namespace would bring a mount namespace, and a tmpfs of half the RAM,
-# of its own). clone3 passes its flags in memory a filter cannot read: refused with ENOSYS, so
-# that the C library falls back to clone.
-_SYSCALLS = {
-    "x86_64": {
-        "arch": 0xC000003E,
-        "refused": (29, 30, 31, 67, 64, 65, 66, 220, 68, 69, 70, 71, 319, 447, 308),
-        "unshare": 272,
-        "clone": 56,
-        "clone3": 435,
-    },
-    "aarch64": {
-        "arch": 0xC00000B7,
-        "refused": (*range(186, 198), 279, 447, 268),
-        "unshare": 97,
-        "clone": 220,
-        "clone3": 435,
-    },
-}
-# CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET; and CLONE_NEWTIME, which only
-# unshare reads (for clone, 0x80 is part of the exit signal)
-_CLONE_NEW = 0x00020000 | 0x7E000000
-_UNSHARE_NEW = _CLONE_NEW | 0x00000080
-
-
-def _seccomp_filter() -> bytes | None:
-    """A classic BPF program (``struct sock_filter[]``) for bubblewrap's ``--seccomp``: what
-    :data:`_SYSCALLS` refuses, and any foreign syscall ABI, refused; everything else allowed.
-    None on another CPU."""
-    calls = _SYSCALLS.get(platform.machine())
-    if calls is None:
-        return None
-    deny, allow = 0x00050000 | 1, 0x7FFF0000  # SECCOMP_RET_ERRNO | EPERM, SECCOMP_RET_ALLOW
-    nosys = 0x00050000 | 38  # SECCOMP_RET_ERRNO | ENOSYS
-    ld, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06  # BPF_LD|W|ABS, BPF_JMP|..|K, BPF_RET
-    # (code, jump if true, jump if false, k); a jump is a label, resolved below
-    prog: list[tuple] = [(ld, 0, 0, 4), (jeq, 1, 0, calls["arch"]), (ret, 0, 0, deny)]
-    prog.append((ld, 0, 0, 0))  # the syscall's number
-    if platform.machine() == "x86_64":
-        prog.append((jge, "deny", 0, 0x40000000))  # the x32 ABI: nr | 2**30
-    prog += [(jeq, "deny", 0, nr) for nr in calls["refused"]]
-    prog += [
-        (jeq, "nosys", 0, calls["clone3"]),
-        (jeq, "unshare", 0, calls["unshare"]),
-        (jeq, "clone", 0, calls["clone"]),
-        (ret, 0, 0, allow),
-        ("unshare",),
-        (ld, 0, 0, 16),  # the low 32 bits of the first argument (little-endian): the flags
-        (jset, "deny", 0, _UNSHARE_NEW),
-        (ret, 0, 0, allow),
-        ("clone",),
-        (ld, 0, 0, 16),
-        (jset, "deny", 0, _CLONE_NEW),
-        (ret, 0, 0, allow),
-        ("nosys",),
-        (ret, 0, 0, nosys),
-        ("deny",),
-        (ret, 0, 0, deny),
-    ]
-    labels, code = {}, []
-    for ins in prog:
-        if len(ins) == 1:
-            labels[ins[0]] = len(code)
-        else:
-            code.append(ins)
-    out = []
-    for i, (op, jt, jf, k) in enumerate(code):
-        jt = labels[jt] - i - 1 if isinstance(jt, str) else jt
-        jf = labels[jf] - i - 1 if isinstance(jf, str) else jf
-        out.append(struct.pack("=HBBI", op, jt, jf, k))
-    return b"".join(out)
-
-
 def _memfd(data: bytes) -> int:
     fd = os.memfd_create("bwrap", 0)  # close-on-exec: passed by pass_fds only
     os.write(fd, data)
@@ -354,7 +276,7 @@ def launch(cmd: list[str], user: int | None = None) -> tuple[list[str], list[int
             with open(cmd[i + 1], "rb") as f:
                 own.append(_memfd(f.read()))
             args[i] = str(own[-1])
-    rules = _seccomp_filter()
+    rules = seccomp.program()
     if rules is not None:
         own.append(_memfd(rules))
         args = ["--seccomp", str(own[-1]), *args]
