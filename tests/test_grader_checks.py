@@ -62,6 +62,33 @@ def test_every_contract_exercise_is_registered_with_points_and_its_lesson():
         assert ex.check.__module__ == f"autograder.lessons.{entry.lesson}.checks", name
 
 
+# Checks without the contract's gradient and size-1 rules (kit.gradients.with_rules): no float
+# tensor goes in (sizes, lengths, counts), so no gradient can flow and no batch can be squeezed.
+WITHOUT_CONTRACT_RULES = {
+    "dot_product_variance",
+    "causal_mask",
+    "padding_mask",
+    "mha_num_parameters",
+    "sinusoidal_positional_encoding",
+    "sliding_window_mask",
+}
+
+
+def test_every_check_ends_with_the_contract_rules():
+    """A new exercise's check is wrapped in ``with_rules(check, rules)`` (rules calling
+    ``expect_contract_rules``), unless no float tensor goes in: then it is listed above."""
+    exercises = all_exercises()
+    assert WITHOUT_CONTRACT_RULES <= set(exercises), WITHOUT_CONTRACT_RULES - set(exercises)
+    for name, ex in exercises.items():
+        wrapped = hasattr(ex.check, "contract_rules")
+        assert wrapped != (name in WITHOUT_CONTRACT_RULES), (
+            f"{name}: its check is wrapped in with_rules and listed as without the contract rules"
+            if wrapped
+            else f"{name}: its check is not wrapped in with_rules(check, rules) (see "
+            "autograder/lessons/*/checks.py; rules call expect_contract_rules)"
+        )
+
+
 def test_forbidden_names_exist():
     for ex in all_exercises().values():
         for name in ex.forbid:
