@@ -36,6 +36,7 @@ from typing import Any
 import torch
 
 from autograder.core import lesson_folders
+from autograder.i18n import _, ngettext
 
 __all__ = [
     "QUESTIONS",
@@ -137,7 +138,7 @@ def _describe(value: Any) -> str:
 
 def _as_number(value: Any) -> float:
     if isinstance(value, bool):
-        raise _Unreadable("a number, not True/False")
+        raise _Unreadable(_("a number, not True/False"))
     if isinstance(value, torch.Tensor) and value.numel() == 1:
         return float(value.item())
     if isinstance(value, numbers.Real):
@@ -152,7 +153,7 @@ def _as_number(value: Any) -> float:
             return float(text.replace("_", ""))
         except ValueError:
             pass
-    raise _Unreadable("a number, such as 12 or 0.5")
+    raise _Unreadable(_("a number, such as 12 or 0.5"))
 
 
 # digits in groups of three after the first 1-3, one separator throughout, then any decimals
@@ -167,7 +168,7 @@ def _normalise(question: Question, value: Any):
     if kind == "shape":
         if isinstance(value, torch.Tensor):
             raise _Unreadable(
-                "a shape, a tuple of ints such as (2, 3); you gave a tensor: its .shape?"
+                _("a shape, a tuple of ints such as (2, 3); you gave a tensor: its .shape?")
             )
         if isinstance(value, str):  # "(2, 7, 8)", as a number may be given as "98304"
             value = _literal(value)
@@ -178,7 +179,7 @@ def _normalise(question: Question, value: Any):
                 return tuple(_as_int(v) for v in value)
             except _Unreadable:
                 pass
-        raise _Unreadable("a shape, a tuple of ints such as (2, 3)")
+        raise _Unreadable(_("a shape, a tuple of ints such as (2, 3)"))
     if kind == "int":
         return _as_int(value)
     if kind == "number":
@@ -189,13 +190,13 @@ def _normalise(question: Question, value: Any):
             if letter in question.choices:
                 return letter
         letters = ", ".join(f'"{c}"' for c in question.choices)
-        raise _Unreadable(f"one of the letters {letters}, as a string")
+        raise _Unreadable(_("one of the letters {letters}, as a string").format(letters=letters))
     if kind == "bool":
         if isinstance(value, bool):
             return value
         if isinstance(value, str) and value.strip().lower() in ("true", "false", "yes", "no"):
             return value.strip().lower() in ("true", "yes")
-        raise _Unreadable("True or False")
+        raise _Unreadable(_("True or False"))
     raise AssertionError(kind)
 
 
@@ -212,7 +213,7 @@ def _literal(text: str) -> Any:
 def _as_int(value: Any) -> int:
     number = _as_number(value)
     if not math.isfinite(number) or number != int(number):
-        raise _Unreadable("a whole number, such as 12")
+        raise _Unreadable(_("a whole number, such as 12"))
     return int(number)
 
 
@@ -231,19 +232,27 @@ def grade_answer(question_id: str, answer: Any) -> Verdict:
         return Verdict(
             str(question_id),
             False,
-            f'There is no question "{question_id}". Questions here: {", ".join(same)}.',
+            _('There is no question "{id}". Questions here: {ids}.').format(
+                id=question_id, ids=", ".join(same)
+            ),
             readable=False,
         )
-    return verdict_on(question, answer, f"Question {question.id.replace('_', '.')}")
+    return verdict_on(question, answer, _("Question {id}").format(id=question.id.replace("_", ".")))
 
 
 def verdict_on(question: Question, answer: Any, label: str) -> Verdict:
-    """The verdict on ``answer`` to ``question``: the one rule for every question's answer."""
+    """The verdict on ``answer`` to ``question``: the one rule for every question's answer.
+
+    Its texts (the framing here, the question's ``hint``, ``why`` and ``known_wrong``) are in the
+    current language (:mod:`autograder.i18n`): a question's own texts are extracted from its row
+    and looked up as they are written."""
     if answer is ... or answer is None:
         return Verdict(
             question.id,
             False,
-            f"{label}: no answer yet. Set answer_{question.id} = ... in the cell above and run it.",
+            _("{label}: no answer yet. Set answer_{id} = ... in the cell above and run it.").format(
+                label=label, id=question.id
+            ),
             readable=False,
         )
     try:
@@ -252,25 +261,38 @@ def verdict_on(question: Question, answer: Any, label: str) -> Verdict:
         return Verdict(
             question.id,
             False,
-            f"{label}: I expected {e}; you gave {_describe(answer)}.",
+            _("{label}: I expected {expected}; you gave {given}.").format(
+                label=label, expected=e, given=_describe(answer)
+            ),
             readable=False,
         )
     if _matches(question, given, question.answer):
-        return Verdict(question.id, True, f"{label}: correct. {question.why}".strip())
+        why = _(question.why) if question.why else ""
+        return Verdict(
+            question.id, True, _("{label}: correct. {why}").format(label=label, why=why).strip()
+        )
+    hint = _(question.hint)
     for wrong, meaning in question.known_wrong.items():
         if _matches(question, given, wrong):
+            message = _("{label}: not quite: {meaning}. Hint: {hint}")
             return Verdict(
-                question.id, False, f"{label}: not quite: {meaning}. Hint: {question.hint}"
+                question.id, False, message.format(label=label, meaning=_(meaning), hint=hint)
             )
     if question.kind == "shape" and len(given) != len(question.answer):
         dims = len(question.answer)
+        message = ngettext(
+            "{label}: not quite: your shape has {n} dim, the answer has {dims}. Hint: {hint}",
+            "{label}: not quite: your shape has {n} dims, the answer has {dims}. Hint: {hint}",
+            len(given),
+        )
         return Verdict(
             question.id,
             False,
-            f"{label}: not quite: your shape has {len(given)} dim{'s' * (len(given) != 1)}, "
-            f"the answer has {dims}. Hint: {question.hint}",
+            message.format(label=label, n=len(given), dims=dims, hint=hint),
         )
-    return Verdict(question.id, False, f"{label}: not quite. Hint: {question.hint}")
+    return Verdict(
+        question.id, False, _("{label}: not quite. Hint: {hint}").format(label=label, hint=hint)
+    )
 
 
 def check_answer(question_id: str, answer: Any = ..., *, strict: bool = False) -> None:

@@ -411,3 +411,85 @@ def test_check_in_a_kernel_of_a_chinese_notebook_speaks_chinese(
     text = "".join(o.get("text", "") for o in nb.cells[1].outputs)
     assert text.splitlines()[-2].startswith("✘ causal_mask"), text
     assert _zh(MISTAKES["causal-mask-inverted"].title) in text, text
+
+
+# The conceptual questions' verdicts ------------------------------------------------------------
+
+
+def _wrong_answers():
+    from autograder.questions import QUESTIONS
+
+    for qid, question in QUESTIONS.items():
+        for wrong, meaning in question.known_wrong.items():
+            yield qid, question, wrong, meaning
+
+
+def _has_chinese(text: str) -> bool:
+    return any("\u4e00" <= c <= "\u9fff" for c in text)
+
+
+def test_a_wrong_answers_verdict_is_chinese_under_a_chinese_locale_and_unchanged_in_english():
+    from autograder.questions import grade_answer
+
+    cases = list(_wrong_answers())
+    assert cases
+    for qid, question, wrong, meaning in cases:
+        with i18n.use("zh-CN"):
+            zh = grade_answer(qid, wrong)
+        with i18n.use("en"):
+            en = grade_answer(qid, wrong)
+        label = "Question " + qid.replace("_", ".")
+        english = f"{label}: not quite: {meaning}. Hint: {question.hint}"
+        assert not en.correct and en.message == english
+        assert not zh.correct and zh.message.startswith("问题 " + qid.replace("_", "."))
+        assert "提示：" in zh.message and _has_chinese(zh.message)
+        assert meaning not in zh.message and question.hint not in zh.message, (qid, zh.message)
+
+
+def test_a_right_answers_why_and_an_unreadable_answer_are_chinese_under_a_chinese_locale():
+    from autograder.questions import QUESTIONS, grade_answer
+
+    with i18n.use("zh-CN"):
+        for qid, question in QUESTIONS.items():
+            verdict = grade_answer(qid, question.answer)
+            assert verdict.correct and "正确" in verdict.message
+            assert not question.why or question.why not in verdict.message, qid
+        unreadable = grade_answer("02_1", "3 by 5")
+        missing = grade_answer("02_1", ...)
+    assert not unreadable.readable and "一个形状" in unreadable.message
+    assert not missing.readable and "answer_02_1 = ..." in missing.message
+    assert _has_chinese(missing.message)
+
+
+def _headings(notebook: Path) -> set[str]:
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    return {
+        line.lstrip("#").strip()
+        for cell in cells
+        if cell["cell_type"] == "markdown"
+        for line in "".join(cell["source"]).splitlines()
+        if line.startswith("#")
+    }
+
+
+def test_a_hint_that_names_a_section_names_the_chinese_notebooks_heading():
+    """A hint or why that sends the learner to a section ('How many heads?') names, in Chinese,
+    the heading the Chinese notebook has (“用多少个头？”), not the English one."""
+    from autograder.core import lesson_folders
+    from autograder.questions import QUESTIONS
+
+    lessons = {lesson.split("_")[0]: lesson for lesson in lesson_folders.lessons()}
+    named = 0
+    for qid, question in QUESTIONS.items():
+        notebook = ROOT / "zh-CN" / "solutions" / (lesson := lessons[qid.split("_")[0]])
+        for text in (question.hint, question.why):
+            english = [t for t in text.split("'")[1::2] if "section '" + t in text]
+            if not english:
+                continue
+            named += 1
+            with i18n.use("zh-CN"):
+                chinese = i18n._(text)
+            quoted = [t.split("”")[0] for t in chinese.split("“")[1:]]
+            headings = _headings(notebook / f"{lesson}.ipynb")
+            assert quoted and all(q in headings for q in quoted), (qid, chinese, sorted(headings))
+    assert named, "no hint names a section any more: this test has nothing to check"

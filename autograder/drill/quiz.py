@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 from fsrs import Card, Rating, Scheduler
 
 from autograder.drill.history import History
+from autograder.i18n import _
 from autograder.questions import Question, Verdict, verdict_on
 
 SAME_GO = timedelta(hours=1)  # answers to one question this close together are one review
@@ -27,11 +28,13 @@ def grade(qid: str, answer: str) -> Verdict:
 
     qs = questions()
     if qid not in qs:
-        message = f'There is no question "{qid}". Questions: {", ".join(qs)}.'
+        message = _('There is no question "{id}". Questions here: {ids}.').format(
+            id=qid, ids=", ".join(qs)
+        )
         return Verdict(qid, False, message, readable=False)
     if not qid.startswith("x_"):
         return grade_answer(qid, answer)
-    return verdict_on(qs[qid], answer, f"Question {qid}")
+    return verdict_on(qs[qid], answer, _("Question {id}").format(id=qid))
 
 
 def record(h: History, qid: str, answer: str, verdict: Verdict, at: datetime, session) -> None:
@@ -68,7 +71,7 @@ def card(h: History, qid: str) -> Card | None:
             r = Rating.Again
         else:
             r = Rating.Good if len(g) == 1 else Rating.Hard
-        c, _ = scheduler.review_card(c, r, datetime.fromisoformat(g[-1]["at"]))
+        c, _log = scheduler.review_card(c, r, datetime.fromisoformat(g[-1]["at"]))
     return c
 
 
@@ -83,4 +86,4 @@ def order(h: History, at: datetime) -> list[tuple[str, str]]:
             due.append((c.due, qid, "due"))
         else:
             later.append((c.due, qid, f"next due {c.due:%Y-%m-%d}"))
-    return [(q, s) for _, q, s in sorted(due)] + new + [(q, s) for _, q, s in sorted(later)]
+    return [(q, s) for _due, q, s in sorted(due)] + new + [(q, s) for _due, q, s in sorted(later)]
