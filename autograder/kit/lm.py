@@ -11,6 +11,11 @@ from autograder.kit.modules import construct
 from autograder.kit.text import fmt_num
 
 COPY_BACK = 3  # the token to predict is the one 3 positions back
+# With every block's attn.w_o at zero, the share of copies a model may still get. Measured
+# (150 steps): the course's model and every correct style and real-world model fall from 49-99%
+# to 8-10% (chance, 1/V = 9%); models that copy by a running mean beside blocks whose attention
+# sees no earlier token keep 43-48%.
+ABLATED_MAX = 0.2
 
 
 def _periodic(g, n, length, vocab):
@@ -20,21 +25,33 @@ def _periodic(g, n, length, vocab):
     return start.repeat(1, -(-length // COPY_BACK))[:, :length]
 
 
+def _copy_accuracy(obj, label, test, vocab) -> float:
+    """The share of ``test``'s repeated tokens (each the one COPY_BACK back) that the model's
+    logits predict, judged here from the logits it returns."""
+    c = Call(label, test, params="lm.forward")
+    logits = expect_tensor(c.run(obj, devices=False), c, shape=(*test.shape, vocab), what="logits")
+    hits = logits.argmax(-1)[:, COPY_BACK - 1 : -1] == test[:, COPY_BACK:]
+    return float(hits.double().mean())
+
+
 def expect_copies(sub, g, args) -> None:
     """The model must use attention: trained on sequences where each token repeats the one
     COPY_BACK positions back, it must predict new such sequences. A model of the current token
     and its position alone (a bigram table plus positions, no attention) stays near chance, 1/V
     (measured: 6-10%, against 85-97% for the course's model and 34-56% for one with sinusoidal
-    positions, 150 AdamW steps)."""
-    vocab, max_len = args[0], args[-1]
+    positions, 150 AdamW steps).
+
+    Then, on the trained model, an ablation: the model must be num_layers TransformerBlocks that
+    forward calls, and with every block's attention output projection (attn.w_o) at zero it must
+    lose the task. A model that mixes the earlier tokens another way (a cumulative mean, beside
+    or instead of its blocks) keeps it (``ABLATED_MAX``). Accuracies are judged here, from the
+    logits the model returns; the ablation and the count of block calls are sandbox helpers."""
+    vocab, layers, max_len = args[0], args[3], args[-1]
     obj, label = construct(sub, "TinyTransformer", *args)
     losses = obj.apply("fit", _periodic(g, 64, max_len, vocab), 150, 1e-2)
     obj.eval()
     test = _periodic(g, 64, max_len, vocab)
-    c = Call(label, test, params="lm.forward")
-    logits = expect_tensor(c.run(obj, devices=False), c, shape=(64, max_len, vocab), what="logits")
-    hits = logits.argmax(-1)[:, COPY_BACK - 1 : -1] == test[:, COPY_BACK:]
-    accuracy = float(hits.double().mean())
+    accuracy = _copy_accuracy(obj, label, test, vocab)
     if accuracy < 0.25:  # chance is 1/V = 9%; course models reach 34-97%
         shown = " → ".join(fmt_num(v) for v in (losses[:1] + losses[-1:])) if losses else "?"
         raise fail(
@@ -42,6 +59,24 @@ def expect_copies(sub, g, args) -> None:
             f"{COPY_BACK} positions back (loss {shown}), predicts {accuracy:.0%} of such new "
             f"sequences' repeated tokens; attention to earlier tokens gets most of them.",
             "lm-ignores-context",
+        )
+    calls = obj.apply("block_calls", test[:2])
+    used = [name for name, n in calls.items() if n]
+    if len(calls) != layers or len(used) != layers:
+        raise fail(
+            f"{label} with num_layers={layers} has {len(calls)} TransformerBlock(s) (a block "
+            f"has attn.w_o), {len(used)} of them called by forward: the model must run its "
+            f"tokens through num_layers of the lesson's TransformerBlocks.",
+            "lm-not-built-from-blocks",
+        )
+    obj.apply("ablate_attention")
+    ablated = _copy_accuracy(obj, label, test, vocab)
+    if ablated > ABLATED_MAX:
+        raise fail(
+            f"{label} predicts {accuracy:.0%} of the repeated tokens, and still {ablated:.0%} "
+            f"with every block's attn.w_o set to zero (chance is {1 / vocab:.0%}): it finds the "
+            f"earlier token without its blocks' attention.",
+            "lm-ignores-attention",
         )
 
 

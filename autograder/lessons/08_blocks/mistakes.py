@@ -181,4 +181,19 @@ MISTAKES = (
         "Add the position embeddings to the token embeddings before the first block: the "
         "blocks' attention needs them to tell the earlier tokens' order.",
     ),
+    Mistake(
+        "lm-not-built-from-blocks",
+        ("TinyTransformer",),
+        "The model is not num_layers TransformerBlocks that forward calls",
+        "Build the model from the lesson's blocks: nn.ModuleList(TransformerBlock(d_model, "
+        "num_heads, d_ff) for _ in range(num_layers)), each called in forward as x = block(x, "
+        "mask).",
+    ),
+    Mistake(
+        "lm-ignores-attention",
+        ("TinyTransformer",),
+        "The model finds the earlier tokens without its blocks' attention",
+        "Let the earlier tokens reach each position through the blocks' attention only: "
+        "x = block(x, mask) for each block, with no other path that mixes positions.",
+    ),
 )

@@ -171,3 +171,53 @@ def gradients(fn, args: tuple, kwargs: dict, weights=None, output: int | None = 
     if is_module:
         fn.zero_grad(set_to_none=True)
     return found
+
+
+def _blocks(model) -> list:
+    """The model's TransformerBlocks, as (name, module): instances of a class the learner named
+    ``TransformerBlock``, or any module whose ``attn`` holds a ``w_o`` layer (the contract's
+    attribute names)."""
+    found = []
+    for name, module in model.named_modules():
+        attn = getattr(module, "attn", None)
+        if type(module).__name__ == "TransformerBlock" or (
+            isinstance(attn, torch.nn.Module)
+            and isinstance(getattr(attn, "w_o", None), torch.nn.Module)
+        ):
+            found.append((name, module))
+    return found
+
+
+def block_calls(model, tokens: torch.Tensor) -> dict:
+    """``{block name: how many times model(tokens) called it}`` for each of the model's
+    TransformerBlocks (``_blocks``), counted by forward hooks removed afterwards."""
+    counts, handles = {}, []
+    for name, module in _blocks(model):
+        counts[name] = 0
+
+        def hook(_module, _args, _out, name=name):
+            counts[name] += 1
+
+        handles.append(module.register_forward_hook(hook))
+    try:
+        with torch.no_grad():
+            model(tokens)
+    finally:
+        for handle in handles:
+            handle.remove()
+    return counts
+
+
+def ablate_attention(model) -> list:
+    """Sets every TransformerBlock's ``attn.w_o`` weight and bias to zero, which removes
+    attention's contribution to the residual stream; returns the names of the blocks changed."""
+    done = []
+    with torch.no_grad():
+        for name, module in _blocks(model):
+            w_o = getattr(getattr(module, "attn", None), "w_o", None)
+            if not isinstance(w_o, torch.nn.Module):
+                continue
+            for p in w_o.parameters():
+                p.zero_()
+            done.append(name)
+    return done
