@@ -4,8 +4,10 @@ The grader judges *definitions*. A ``.py`` file is a module: it runs as Python i
 top-level statement but ``if __name__ == "__main__":`` and ``check(...)`` calls). From every code
 cell of a notebook it keeps the top-level statements that define things — imports, ``def``,
 ``class``, assignments, and an ``if``/``try``/``for``/``with`` block or augmented assignment that
-binds a name the functions and classes use — and drops the rest (calls to ``check``, plots,
-training loops). That keeps
+binds or mutates a name the functions and classes read (or, transitively, such a kept block
+reads; a call on an imported module such as ``torch.manual_seed(0)`` mutates no name of the
+learner's) — and drops the rest (calls to ``check``, plots, ``with needs(...)`` demos, training
+loops). That keeps
 grading fast and makes it robust to cells that were moved, duplicated, deleted or stripped of their
 nbgrader metadata: cells are taken in notebook order, later definitions win, as in a kernel. A cell
 that does not parse is reported and skipped; the others are still graded.
@@ -252,8 +254,9 @@ def _keep_definitions(
 ) -> None:
     """Keep what defines things. ``module``: a .py file runs as Python imports it, every
     statement but an ``if __name__ == "__main__":`` block. In a notebook, a compound statement
-    (``if``/``try``/``for``/``with``) or an augmented assignment is kept when it binds a name that
-    is an exercise's or that a function or class reads: demos are skipped, definitions run."""
+    (``if``/``try``/``for``/``with``) or an augmented assignment is kept when it binds or mutates
+    a name of ``used`` (:func:`_used_by_definitions`; a method call on a name of ``imported``
+    mutates nothing): demos are skipped, definitions run."""
     source = _strip_magics(source)
     if not source or not source.strip():
         return
