@@ -6,7 +6,10 @@ and augmented assignments were dropped by the extraction, so correct code failed
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
+
+import pytest
 
 from autograder.core.extract import from_file, from_sources
 from autograder.core.judge import judge_file
@@ -43,3 +46,98 @@ def test_a_notebook_keeps_what_definitions_read_and_skips_demos():
     kept = "\n".join(c.source for c in code.cells)
     assert "NEG *= " in kept and "T[d] = d" in kept and "from math import sqrt" in kept
     assert "y = f(x)" not in kept and "loss = step" not in kept
+
+
+def _kept(cells: list[tuple[str, str]]) -> str:
+    return "\n".join(c.source for c in from_sources("nb.ipynb", cells).cells)
+
+
+def test_a_method_call_on_a_module_mutates_no_name_the_definitions_read():
+    """``torch.manual_seed(0)`` or ``copy.deepcopy(m)`` in a demo made the extraction
+    think the demo changed ``torch`` or ``copy``, which the functions read: it ran every demo."""
+    cells = [
+        ("cell 1", "import copy\nimport numpy as np\nimport torch\n"),
+        ("cell 2", "def f(m):\n    return copy.deepcopy(torch.as_tensor(np.ones(2)) * m)\n"),
+        ("cell 3", "with torch.no_grad():\n    torch.manual_seed(0)\n    model = f(2)\n"),
+        (
+            "cell 4",
+            "for seed in range(3):\n    np.random.seed(seed)\n    other = copy.deepcopy(model)\n",
+        ),
+        ("cell 5", "if True:\n    torch.backends.cudnn.deterministic = True\n"),
+    ]
+    kept = _kept(cells)
+    assert "def f(m):" in kept and "import copy" in kept
+    assert "model = f(2)" not in kept and "deepcopy(model)" not in kept and "cudnn" not in kept
+
+
+def test_a_local_variable_that_a_lambda_reads_is_not_a_global():
+    """lesson 08's ``attention_maps`` appends to its local ``maps`` in a hook lambda;
+    ``maps`` looked like a global, so every demo that set ``maps`` was kept."""
+    cells = [
+        (
+            "cell 1",
+            "def attention_maps(model):\n    maps = []\n"
+            "    hooks = [model.hook(lambda out: maps.append(out)) for _ in range(2)]\n"
+            "    squares = [n * n for n in range(3)]\n    return maps, hooks, squares\n",
+        ),
+        ("cell 2", "with open('x') as model:\n    maps = attention_maps(model)\n"),
+        ("cell 3", "for n in range(3):\n    squares = n\n"),
+    ]
+    kept = _kept(cells)
+    assert "def attention_maps" in kept
+    assert "maps = attention_maps(model)" not in kept and "squares = n" not in kept
+
+
+def test_a_notebook_keeps_blocks_that_build_what_the_definitions_read():
+    """What real notebooks need: a table built after seeding, a learner list appended to in a
+    loop, what a kept block itself reads (transitively), what a lambda exercise reads."""
+    cells = [
+        ("cell 1", "import torch\nTABLE_ROWS = []\nif True:\n    DIMS = (1, 2)\n"),
+        ("cell 2", "with torch.no_grad():\n    torch.manual_seed(0)\n    W = torch.randn(2, 2)\n"),
+        ("cell 3", "for d in DIMS:\n    TABLE_ROWS.append(d)\n"),
+        ("cell 4", "if W is not None:\n    SCALE = 2.0\nfor k in range(2):\n    OFFSET = k\n"),
+        ("cell 5", "def f(x):\n    return x @ W + len(TABLE_ROWS)\n\n\ng = lambda x: x * SCALE\n"),
+        ("cell 6", "for _ in range(5):\n    W.add_(1)\n    demo = f(W)\n"),
+    ]
+    kept = _kept(cells)
+    assert "torch.manual_seed(0)" in kept and "W = torch.randn" in kept  # f reads W
+    assert "TABLE_ROWS.append(d)" in kept and "DIMS = (1, 2)" in kept  # and so DIMS
+    assert "SCALE = 2.0" in kept  # the lambda g reads SCALE
+    assert "OFFSET = k" not in kept
+    assert "W.add_(1)" in kept  # mutates W, which f reads: a learner's name, not a module
+
+
+@pytest.mark.parametrize("edition", ["", "zh-CN"])
+def test_lesson_08s_solution_is_graded_without_its_training_demos(edition):
+    """``check`` of lesson 08 re-ran every ``with needs(...)`` demo, training models,
+    against the exercise's CPU limit. The kept code defines things and builds small tables; it
+    builds no model and calls none of the notebook's own functions (no training)."""
+    import nbformat
+
+    path = Path(__file__).parents[1] / edition / "solutions" / "08_blocks" / "08_blocks.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    ids = {f"cell {i}": cell.get("id") for i, cell in enumerate(nb.cells, start=1)}
+    code = from_file(path)
+    kept = {ids[c.label]: ast.parse(c.source).body for c in code.cells}
+    for cell_id in ("code-11", "code-18", "code-26", "code-30", "code-32", "code-45", "eed47137"):
+        assert cell_id not in kept, f"{cell_id} is a demo: it defines nothing the exercises read"
+    for cell_id in ("code-02", "code-08", "code-13", "code-22", "code-25", "code-43", "code-56"):
+        assert cell_id in kept
+    statements = [node for body in kept.values() for node in body]
+    assert not [ast.unparse(n)[:60] for n in statements if isinstance(n, ast.With | ast.For)]
+    assert {
+        "FeedForward",
+        "TransformerBlock",
+        "TinyTransformer",
+        "attention_maps",
+    } <= code.callables
+    calls = {
+        n.func.id
+        for node in statements
+        if not isinstance(node, ast.FunctionDef | ast.ClassDef)
+        for n in ast.walk(node)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+    }
+    assert not calls & code.callables, (
+        f"module-level code runs the notebook's {calls & code.callables}"
+    )
