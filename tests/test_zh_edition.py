@@ -290,6 +290,22 @@ def test_question_prompts_are_asked_in_the_same_cells(lesson):
             assert asked[cell.id] == QUESTION_EN.findall(cell.source), cell.id
 
 
+@pytest.mark.parametrize("lesson", TRANSLATED)
+def test_the_chinese_blank_notebook_is_the_english_one_translated(lesson):
+    """The released blank notebooks compare as their sources do (but for the checksum nbgrader
+    writes of each cell's source, which differs where the text does). With the English blank run
+    (tests/lesson_runs.py), this is what lets a Chinese run execute its solution notebook only:
+    the Chinese blank is the English blank's program, with other words in what it shows."""
+    en, zh = (
+        nbformat.read(folder / lesson / f"{lesson}.ipynb", as_version=4)
+        for folder in (ROOT / "notebooks", ROOT / "zh-CN" / "notebooks")
+    )
+    for cell in en.cells + zh.cells:
+        cell.metadata.get("nbgrader", {}).pop("checksum", None)
+    problems = edition_differences(en, zh)
+    assert not problems, f"zh-CN/notebooks/{lesson}:\n  " + "\n  ".join(problems)
+
+
 # ---- the comparison catches what it must (and lets a translation through) ------------------
 
 ENGLISH_CELL = '''
