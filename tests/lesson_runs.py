@@ -3,8 +3,9 @@
 A *run* is one (language, lesson): the lesson's solution notebook and the blank learner notebook
 released from it, autograded by nbgrader in a throwaway course folder, each executed top to
 bottom in a fresh ``python3`` kernel with the backend a learner's kernel has (inline plots). The
-gates read it: the solution runs without an error or stderr and nbgrader gives it full marks and
-the blank notebook zero (``tests/test_notebooks.py``); the learner's lab shows those notebooks
+gates read it: the release it generated is the committed learner notebook, the solution runs
+without an error or stderr and nbgrader gives it full marks and the blank notebook zero
+(``tests/test_notebooks.py``); the learner's lab shows those notebooks
 as it should (``tests/test_browser.py``).
 
 Tests that read a run are parametrised with :func:`params`, which puts each run's tests in one
@@ -31,6 +32,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 # language -> its solution notebooks (the learner's versions are released from them)
 EDITIONS = {"en": ROOT / "solutions", "zh-CN": ROOT / "zh-CN" / "solutions"}
+# language -> its committed learner notebooks (each run's release must be them)
+RELEASED = {"en": ROOT / "notebooks", "zh-CN": ROOT / "zh-CN" / "notebooks"}
 # The kernel's own backend in Jupyter (ipykernel's default): the run shows plots as a lab does.
 INLINE = "module://matplotlib_inline.backend_inline"
 
@@ -67,7 +70,7 @@ def students(language: str) -> tuple[str, ...]:
     English one with the same cells, ids and metadata, its graded and answer cells byte for
     byte and its other code cells the same program (equal ASTs, where a string may differ only
     by being translated text a human reads: a printout, a plot label, a docstring); the committed
-    blanks are the release of their sources (tests/test_notebooks.py, tests/test_zh_edition.py),
+    blanks are the release of their sources (each run checks its own: tests/test_notebooks.py),
     and the translated blank compares to the English blank as the sources do
     (``test_the_chinese_blank_notebook_is_the_english_one_translated``). So
     the translated blank runs the English blank's program with other words in its printouts
