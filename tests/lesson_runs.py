@@ -3,8 +3,9 @@
 A *run* is one (language, lesson): the lesson's solution notebook and the blank learner notebook
 released from it, autograded by nbgrader in a throwaway course folder, each executed top to
 bottom in a fresh ``python3`` kernel with the backend a learner's kernel has (inline plots). The
-gates read it: the solution runs without an error or stderr and nbgrader gives it full marks and
-the blank notebook zero (``tests/test_notebooks.py``); the learner's lab shows those notebooks
+gates read it: the release it generated is the committed learner notebook, the solution runs
+without an error or stderr and nbgrader gives it full marks and the blank notebook zero
+(``tests/test_notebooks.py``); the learner's lab shows those notebooks
 as it should (``tests/test_browser.py``).
 
 Tests that read a run are parametrised with :func:`params`, which puts each run's tests in one
@@ -13,6 +14,8 @@ that executes it, so it is executed once per session, whichever gate asks first.
 
 Languages: English from ``solutions/``; a translated edition from ``<language>/solutions/``
 (``zh-CN/solutions/<L>/<L>.ipynb``) is more runs, one per lesson, as soon as its folder exists.
+A translated run executes the solution notebook only (:func:`students`): its blank notebook is
+the English blank's program, which the English run executes (why: :func:`students`).
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 # language -> its solution notebooks (the learner's versions are released from them)
 EDITIONS = {"en": ROOT / "solutions", "zh-CN": ROOT / "zh-CN" / "solutions"}
+# language -> its committed learner notebooks (each run's release must be them)
+RELEASED = {"en": ROOT / "notebooks", "zh-CN": ROOT / "zh-CN" / "notebooks"}
 # The kernel's own backend in Jupyter (ipykernel's default): the run shows plots as a lab does.
 INLINE = "module://matplotlib_inline.backend_inline"
 
@@ -57,6 +62,27 @@ def run_id(language: str, lesson: str) -> str:
     return lesson if language == "en" else f"{language}/{lesson}"
 
 
+def students(language: str) -> tuple[str, ...]:
+    """Whose notebooks a run of ``language`` executes: the solution, and in English the blank.
+
+    A translated blank notebook is not executed, because the English run already proves what
+    executing it would. ``tests/test_zh_edition.py`` makes a translated solution notebook the
+    English one with the same cells, ids and metadata, its graded and answer cells byte for
+    byte and its other code cells the same program (equal ASTs, where a string may differ only
+    by being translated text a human reads: a printout, a plot label, a docstring); the committed
+    blanks are the release of their sources (each run checks its own: tests/test_notebooks.py),
+    and the translated blank compares to the English blank as the sources do
+    (``test_the_chinese_blank_notebook_is_the_english_one_translated``). So
+    the translated blank runs the English blank's program with other words in its printouts
+    and labels: the same cells fail at the same stubs, the same checks say "not written yet"
+    (the grader's words, in the run's locale, the same for both), the same plots are drawn or
+    wait, and nbgrader's graded cells (the same bytes) give it the same zero. What the words
+    themselves do when shown (a label that matplotlib cannot draw, a missing glyph on stderr)
+    shows in the translated solution run, which executes every one of those cells with the
+    same words and data that draw them."""
+    return ("solution", "blank") if language == "en" else ("solution",)
+
+
 def params(runs=None) -> list:
     """``("language", "lesson")`` parameters, each in its run's xdist group."""
     return [
@@ -70,24 +96,39 @@ def params(runs=None) -> list:
     ]
 
 
+def student_params(who=None) -> list:
+    """``("language", "lesson", "student")`` parameters, for each student whose notebook a run
+    executes (:func:`students`; ``who`` keeps only those), each in its run's xdist group."""
+    return [
+        pytest.param(
+            language,
+            lesson,
+            student,
+            id=f"{run_id(language, lesson)}-{student}",
+            marks=pytest.mark.xdist_group(f"run-{language}-{lesson}"),
+        )
+        for language, lesson in RUNS
+        for student in students(language)
+        if who is None or student in who
+    ]
+
+
 class LessonRun:
     """One nbgrader round trip of a lesson in one language: its release generated, then the
-    solution notebook and the blank learner notebook autograded."""
-
-    STUDENTS = ("solution", "blank")
+    solution notebook and (in English) the blank learner notebook autograded."""
 
     def __init__(self, language: str, lesson: str, root: Path):
         self.language, self.assignment, self.root = language, lesson, root
+        self.students = students(language)
         self.notebook = f"{lesson}.ipynb"
         self.source = EDITIONS[language] / lesson / self.notebook
         release.make_course(root, [lesson], EDITIONS[language])
         release.nbgrader(
             ["generate_assignment", lesson, "--force", *release.course_args(root)], cwd=root
         )
-        for student, original in (
-            ("solution", self.source),
-            ("blank", root / "release" / lesson / self.notebook),
-        ):
+        originals = {"solution": self.source, "blank": root / "release" / lesson / self.notebook}
+        for student in self.students:
+            original = originals[student]
             folder = root / "submitted" / student / lesson
             folder.mkdir(parents=True)
             shutil.copy(original, folder / self.notebook)
