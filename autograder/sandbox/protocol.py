@@ -41,6 +41,7 @@ RECORD = struct.Struct("!cii")  # server -> judge: R = ready, S = started, X = e
 PEAK_UNREADABLE = -1  # a process's memory is unreadable (made non-dumpable)
 PEAK_ENDED = -2  # a process ended, or started and ended, during the call: its peak is lost
 PEAK_UNAVAILABLE = -3  # no /proc here (not Linux): not measured
+PEAK_RESET = -4  # a process's peak fell during the call: reset by learner code (clear_refs)
 # Every writable place in a sandbox: (size in bytes, inodes). bubblewrap sets the size; the server
 # adds the inode cap (empty folders cost no bytes) before it drops its last capability.
 TMPFS = {"/tmp": (64 * 2**20, 16384), "/dev/shm": (16 * 2**20, 1024)}

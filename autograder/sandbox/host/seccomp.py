@@ -8,22 +8,39 @@ import struct
 
 # The seccomp filter (:func:`program`), per CPU: its AUDIT_ARCH, then the syscalls it
 # refuses or looks into. Refused outright (EPERM): System V IPC (shmget, msgget, semget...), whose
-# objects outlive a process and no tmpfs or rlimit caps; memfd_create and memfd_secret (memory
-# files that no cap counts); setns. Looked into: unshare and clone, refused (EPERM) with any
-# namespace flag (a new user namespace would bring a mount namespace, and a tmpfs of half the RAM,
-# of its own). clone3 passes its flags in memory a filter cannot read: refused with ENOSYS, so
-# that the C library falls back to clone.
+# objects outlive a process and no tmpfs or rlimit caps; POSIX message queues (mq_open, mq_unlink,
+# mq_timedsend, mq_timedreceive, mq_notify, mq_getsetattr) and kernel keyrings (add_key,
+# request_key, keyctl), which outlive a process too and would survive a kept sandbox's reset into
+# the next student's grading; io_uring (io_uring_setup, _enter, _register: kernel attack surface
+# nothing here needs); memfd_create and memfd_secret (memory files that no cap counts); setns.
+# The numbers: x86_64 from <asm/unistd_64.h>, aarch64 from <asm-generic/unistd.h> (Linux's
+# headers, as /usr/include ships them; io_uring is 425-427 on both). Looked into: unshare and
+# clone, refused (EPERM) with any namespace flag (a new user namespace would bring a mount
+# namespace, and a tmpfs of half the RAM, of its own). clone3 passes its flags in memory a filter
+# cannot read: refused with ENOSYS, so that the C library falls back to clone.
 _SYSCALLS = {
     "x86_64": {
         "arch": 0xC000003E,
-        "refused": (29, 30, 31, 67, 64, 65, 66, 220, 68, 69, 70, 71, 319, 447, 308),
+        "refused": (
+            *(29, 30, 31, 67, 64, 65, 66, 220, 68, 69, 70, 71),  # System V IPC
+            *range(240, 246),  # mq_open .. mq_getsetattr
+            *(248, 249, 250),  # add_key, request_key, keyctl
+            *(425, 426, 427),  # io_uring_setup, io_uring_enter, io_uring_register
+            *(319, 447, 308),  # memfd_create, memfd_secret, setns
+        ),
         "unshare": 272,
         "clone": 56,
         "clone3": 435,
     },
     "aarch64": {
         "arch": 0xC00000B7,
-        "refused": (*range(186, 198), 279, 447, 268),
+        "refused": (
+            *range(186, 198),  # System V IPC
+            *range(180, 186),  # mq_open .. mq_getsetattr
+            *(217, 218, 219),  # add_key, request_key, keyctl
+            *(425, 426, 427),  # io_uring_setup, io_uring_enter, io_uring_register
+            *(279, 447, 268),  # memfd_create, memfd_secret, setns
+        ),
         "unshare": 97,
         "clone": 220,
         "clone3": 435,

@@ -41,6 +41,7 @@ from autograder.sandbox.host.server import Server
 from autograder.sandbox.protocol import (
     MAX_FRAME,
     PEAK_ENDED,
+    PEAK_RESET,
     PEAK_UNAVAILABLE,
     PEAK_UNREADABLE,
     Begin,
@@ -363,6 +364,8 @@ class Submission:
             PEAK_UNREADABLE: "your code made its process's memory unreadable (not dumpable)",
             PEAK_ENDED: "a process of your code ended during the call (the grader measures the "
             "memory of the processes it can see: compute in the process you are called in)",
+            PEAK_RESET: "your code reset its process's peak memory during the call "
+            "(/proc/self/clear_refs); only the grader may",
         }.get(answer, "the sandbox did not answer")
         raise Tampered(f"the grader could not measure the memory this call uses: {why}")
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import os
 import select
-import shutil
 import signal
 import socket
 import sys
@@ -27,6 +26,7 @@ import sys
 from autograder.sandbox.protocol import (
     COMMAND,
     PEAK_ENDED,
+    PEAK_RESET,
     PEAK_UNAVAILABLE,
     PEAK_UNREADABLE,
     RECORD,
@@ -98,19 +98,54 @@ def _reset(ctrl: socket.socket, active: set[int]) -> None:
     except ProcessLookupError:
         pass
     _reap(ctrl, active)
-    for place, name in [(p, n) for p in TMPFS for n in os.listdir(p)]:
-        path = os.path.join(place, name)
-        for root, dirs, _ in os.walk(path):  # a learner may have made its folders unwritable
-            for d in dirs:
-                with contextlib.suppress(OSError):
-                    os.chmod(os.path.join(root, d), 0o700)
-        with contextlib.suppress(OSError):
-            os.chmod(path, 0o700)
-        if os.path.isdir(path) and not os.path.islink(path):
-            shutil.rmtree(path, ignore_errors=True)
-        else:
+    for place in TMPFS:
+        _empty(place)
+
+
+def _empty(place: str) -> None:
+    """Delete everything in ``place``, iteratively and through folder descriptors: a learner's
+    folders may be nested as deep as the inode cap allows, past Python's recursion limit (which
+    ``os.walk`` and ``shutil.rmtree`` hit) and past PATH_MAX, and made unreadable or unwritable.
+    Nothing else runs meanwhile (every other process is dead), so ``..`` is each folder's parent."""
+    fd = os.open(place, os.O_RDONLY | os.O_DIRECTORY)
+    stack: list[tuple[str, list[str]]] = []  # (a folder's name, its parent's folders left)
+    left = _empty_files(fd)
+    while True:
+        if left:
+            name = left.pop()
+            try:
+                child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            except OSError:
+                continue
+            stack.append((name, left))
+            os.close(fd)
+            fd, left = child, _empty_files(child)
+        elif stack:
+            name, left = stack.pop()
+            parent = os.open("..", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = parent
             with contextlib.suppress(OSError):
-                os.remove(path)
+                os.rmdir(name, dir_fd=fd)
+        else:
+            break
+    os.close(fd)
+
+
+def _empty_files(fd: int) -> list[str]:
+    """Delete every entry of the folder ``fd`` but its folders, made ours to empty (a learner may
+    have made them unwritable); their names."""
+    folders = []
+    with contextlib.suppress(OSError), os.scandir(fd) as entries:
+        for entry in list(entries):
+            if entry.is_dir(follow_symlinks=False):
+                with contextlib.suppress(OSError):
+                    os.chmod(entry.name, 0o700, dir_fd=fd)
+                folders.append(entry.name)
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.name, dir_fd=fd)
+    return folders
 
 
 def _proc(pid: int, name: str) -> str:
@@ -156,28 +191,52 @@ def _last_pid() -> int | None:
         return None
 
 
+SAMPLE_EVERY = 0.002  # seconds between two looks at the learner processes during a measured call
+# How far a process's VmHWM may fall between two looks before it counts as reset (KiB). Only a
+# write to clear_refs lowers it; the kernel's per-CPU memory counters (Linux 6.2 and later) and
+# memory reclaimed under pressure before the process frees anything can lower the figure it shows
+# a little: by at most the counters' batches (32 pages per CPU, more past 16 CPUs) plus what the
+# call had allocated when last looked at (a correct tiled call: a few MiB).
+RESET_SLACK = 16 * 1024
+
+
 class PeakMemory:
     """The peak memory of one learner call, measured here, where learner code never runs.
 
     ``start`` (the exercise process has said it is ready for the call, and has not yet been sent
     its inputs): every learner process's peak resident memory is reset to what it holds now
-    (``/proc/<pid>/clear_refs``), and noted. ``end`` (its reply has come): by how much the
-    processes' peaks rose above that, summed, in KiB; a process started meanwhile counts whole.
-    Fails closed (a negative code, :data:`~autograder.sandbox.protocol.PEAK_UNMEASURED`) where a
-    process cannot be measured: its memory unreadable (it made itself non-dumpable), or a
-    process ended during the call (its peak gone with it)."""
+    (``/proc/<pid>/clear_refs``), and noted. Then, until the reply, ``sample`` looks at every
+    learner process's peak every :data:`SAMPLE_EVERY` seconds: learner processes are dumpable (so
+    that this server may reset them), so learner code can reset its own peak too, and only this
+    server may. ``end`` (its reply has come): by how much the processes' peaks rose above what
+    ``start`` noted, summed, in KiB (the highest seen, whether looked at during the call or at
+    its end); a process started meanwhile counts whole. Fails closed (a negative code,
+    ``protocol.PEAK_*``) where a process cannot be measured: its memory unreadable (it made itself
+    non-dumpable), a process ended during the call (its peak gone with it), or a process's peak
+    fell between two looks by more than :data:`RESET_SLACK` (someone reset it)."""
 
     def __init__(self, contained: bool):
         self.contained = contained
         self.before: dict[int, tuple[int, int]] | None = None
         self.last: int | None = None
+        self.seen: dict[int, tuple[int, int]] = {}  # pid: (start time, highest VmHWM seen)
+        self.scanned: int | None = None  # ns_last_pid when the processes were last listed
+        self.reset = False
+
+    @property
+    def measuring(self) -> bool:
+        return self.before is not None
+
+    def forget(self) -> None:
+        self.before, self.seen = None, {}
 
     def start(self) -> int:
         if not os.path.isdir("/proc"):
-            self.before = None
+            self.forget()
             return PEAK_UNAVAILABLE
         self.before, failed = {}, 0
-        self.last = _last_pid() if self.contained else None
+        self.seen, self.reset = {}, False
+        self.last = self.scanned = _last_pid() if self.contained else None
         for pid in _learner_pids(self.contained):
             held = _memory(pid)
             try:
@@ -191,14 +250,43 @@ class PeakMemory:
             after = _memory(pid)
             if held is not None and after is not None and after[0] == held[0]:
                 self.before[pid] = (held[0], min(held[1], after[2]))
+                self.seen[pid] = (after[0], after[2])
         if failed:
-            self.before = None
+            self.forget()
         return failed
+
+    def sample(self) -> None:
+        """One look at every learner process's peak: the highest kept, a fall noted."""
+        if self.before is None:
+            return
+        pids = set(self.seen)
+        if self.contained:  # a new process (or thread) since the last list: list them again
+            last = _last_pid()
+            if last != self.scanned:
+                self.scanned = last
+                pids |= _learner_pids(True)
+        for pid in pids:
+            memory = _memory(pid)
+            if memory is None:
+                continue
+            start, _, peak = memory
+            known = self.seen.get(pid)
+            if known is None or known[0] != start:
+                self.seen[pid] = (start, peak)
+                continue
+            if peak < known[1] - RESET_SLACK:
+                self.reset = True
+            if peak > known[1]:
+                self.seen[pid] = (start, peak)
 
     def end(self) -> int:
         if self.before is None:
             return PEAK_UNAVAILABLE if not os.path.isdir("/proc") else PEAK_UNREADABLE
-        before, self.before = self.before, None
+        self.sample()
+        before, seen = self.before, self.seen
+        self.forget()
+        if self.reset:
+            return PEAK_RESET
         now = _learner_pids(self.contained)
         grew = 0
         for pid in now | set(before):
@@ -206,7 +294,10 @@ class PeakMemory:
             if pid in before and (memory is None or memory[0] != before[pid][0]):
                 return PEAK_ENDED
             if memory is not None:
-                grew += max(0, memory[2] - before[pid][1]) if pid in before else memory[2]
+                start, _, peak = memory
+                if pid in seen and seen[pid][0] == start:
+                    peak = max(peak, seen[pid][1])
+                grew += max(0, peak - before[pid][1]) if pid in before else peak
         last = _last_pid() if self.contained else None
         if self.last is not None and last is not None:
             # a process (or thread) started and ended during the call: its peak is unknown
@@ -235,11 +326,13 @@ def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
     peak = PeakMemory(contained)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     while True:
-        ready, _, _ = select.select([ctrl], [], [], 0.1)
+        ready, _, _ = select.select([ctrl], [], [], SAMPLE_EVERY if peak.measuring else 0.1)
+        peak.sample()
         had = bool(active)
         _reap(ctrl, active)
         if contained and had and not active:
             _reset(ctrl, active)
+            peak.forget()
         if not ready:
             continue
         try:
@@ -252,6 +345,7 @@ def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
         if command == b"rset":  # the judge hands this sandbox on only once it is clean
             if contained:
                 _reset(ctrl, active)
+            peak.forget()
             ctrl.sendall(RECORD.pack(b"C", os.getpid(), 0))
             continue
         if command in (b"peak", b"high"):  # a measured call: its start, its end
