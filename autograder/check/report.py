@@ -8,6 +8,7 @@ import textwrap
 from autograder.core.mistakes import looks_like
 from autograder.core.result import Result, printable
 from autograder.i18n import _, fill
+from autograder.sandbox.protocol import one_line
 
 
 def mistake_line(mistake: str | None) -> str | None:
@@ -29,7 +30,7 @@ def human(file: str, results: list[Result], notes: list[str] = ()) -> str:
     indented under the exercise it belongs to, so learner code cannot forge or hide a line.
     """
     width = max(len(r.exercise) for r in results)
-    lines = [printable(file)]
+    lines = [one_line(file)]  # a file name may hold a newline: one line, never a forged one
     for r in results:
         status = _("PASS") if r.passed else _("FAIL")
         lines.append(f"  {status}  {r.exercise:<{width}}  {r.points:g}/{r.max_points:g}")
@@ -38,7 +39,7 @@ def human(file: str, results: list[Result], notes: list[str] = ()) -> str:
             hint = mistake_line(r.mistake)
             if hint:
                 lines.append(_indent(fill(hint, 92)))
-    lines += [_indent(_("Note: {note}").format(note=printable(note)), "  ") for note in notes]
+    lines += [_indent(_("Note: {note}").format(note=one_line(note)), "  ") for note in notes]
     score = sum(r.points for r in results)
     total = sum(r.max_points for r in results)
     passed = sum(r.passed for r in results)

@@ -8,8 +8,13 @@ from dataclasses import dataclass, field
 
 # Characters that would let a message act on the terminal or the page instead of being read:
 # C0/C1 controls (ESC starts the sequences that hide or move text; CR rewrites a line), and the
-# invisible bidirectional and zero-width formatting characters. Newlines stay: messages have lines.
-_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+# invisible bidirectional and zero-width formatting characters, the Unicode line and paragraph
+# separators, and lone surrogates (a file name that is not UTF-8, as ``os.fsdecode`` reads it: no
+# file or terminal can hold one). Newlines stay: messages have lines. A name is shown on one line:
+# ``autograder.sandbox.protocol.one_line``.
+_CONTROL = re.compile(
+    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]"
+)
 
 
 def printable(text: str) -> str:

@@ -40,7 +40,6 @@ from distributed.diagnostics.plugin import WorkerPlugin
 from tqdm import tqdm
 
 from autograder.core.extract import MAX_FILE_BYTES, Unreadable, read_bytes
-from autograder.core.result import printable
 from autograder.grade import COURSE, RELEASE
 from autograder.grade.grading import (
     TIMESTAMP,
@@ -52,6 +51,7 @@ from autograder.grade.grading import (
 from autograder.grade.results import Graded, GradeError
 from autograder.sandbox.host.bwrap import strong_isolation_available
 from autograder.sandbox.host.pool import close_kept
+from autograder.sandbox.protocol import one_line
 
 RETRIES = 2  # a task that raised gets this many more attempts (a dead worker's are reassigned)
 IN_FLIGHT = 4  # tasks submitted ahead per worker thread
@@ -224,7 +224,7 @@ def _failure(future, task: tuple) -> GradeError:
     if isinstance(error, NoStrongSandbox):
         return GradeError(str(error))
     return GradeError(
-        f"grading {printable(task[0])}/{task[1]} failed on the cluster, after {RETRIES} retries "
+        f"grading {one_line(task[0])}/{task[1]} failed on the cluster, after {RETRIES} retries "
         f"({type(error).__name__}: {error}); nothing was written. Check the workers' logs."
     )
 

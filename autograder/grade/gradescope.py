@@ -24,6 +24,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from autograder.grade.outputs import files
+
 STUDENT = "student"  # the one student of a container
 
 
@@ -87,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     results = grade(root, args.assignment)
     out = root / "results" / "results.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
+    files.write_text(out, json.dumps(results, indent=1, ensure_ascii=False) + "\n")
     print(results["output"])
     return 0
 

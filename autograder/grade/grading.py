@@ -28,7 +28,6 @@ from tqdm import tqdm
 
 from autograder.core.assignment import assignment, judge_assignment
 from autograder.core.extract import ExtractError, from_file, read_submission
-from autograder.core.result import printable
 from autograder.grade.due import DueError, read_dues
 from autograder.grade.due import parse_due as read_due
 from autograder.grade.outputs import details
@@ -48,6 +47,7 @@ from autograder.grade.results import (
 )
 from autograder.sandbox.host.bwrap import strong_isolation_available, why_unavailable
 from autograder.sandbox.host.pool import close_kept, isolated
+from autograder.sandbox.protocol import one_line
 
 TIMESTAMP = "timestamp.txt"  # nbgrader writes the submission time here
 
@@ -372,7 +372,7 @@ def changes(before: dict[tuple[str, str], Graded], rows: list[Graded]) -> list[s
         if old is None or (old.status, round(old.total, 6)) == (g.status, round(g.total, 6)):
             continue
         said.append(
-            f"changed: {printable(g.student)}/{g.assignment}: {old.status}, {old.total:g} -> "
+            f"changed: {one_line(g.student)}/{g.assignment}: {old.status}, {old.total:g} -> "
             f"{g.status}, {g.total:g} (of {g.max_points:g})"
         )
     return said

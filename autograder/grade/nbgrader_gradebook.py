@@ -48,6 +48,7 @@ from autograder.grade.grading import (
     find_submissions,
     lesson_of,
 )
+from autograder.sandbox.protocol import one_line
 
 CONFIG = "nbgrader_config.py"
 DB = "gradebook.db"
@@ -270,7 +271,7 @@ class CourseGradebook:
                 if g.submitted is not None:
                     recorded = submission.timestamp
                     if recorded is not None and g.submitted < recorded:
-                        written.earlier.append(f"{printable(g.student)}/{g.assignment}")
+                        written.earlier.append(f"{one_line(g.student)}/{g.assignment}")
                     submission.timestamp = g.submitted
                 points = {r.exercise: r.points for r in g.results}  # none: 0 (unreadable...)
                 notebooks = set()
@@ -309,7 +310,7 @@ class CourseGradebook:
                 {"db_url": self.url, "assignment": g.assignment, "notebook": notebook},
             )
         except Exception as e:  # nbgrader refuses the notebook's metadata: say so, grade stands
-            written.skipped.append(f"{g.student}/{g.assignment}: {printable(e)}")
+            written.skipped.append(f"{one_line(g.student)}/{g.assignment}: {one_line(e)}")
             return
         verdicts = {cell_name(r.exercise): r for r in g.results}
         for cell in nb.cells:

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from autograder.core.items import lesson_items
-from autograder.core.result import Result, printable
+from autograder.core.result import Result
 from autograder.grade import RELEASE
+from autograder.sandbox.protocol import one_line
 
 # What the table says about each student and assignment, besides the points.
 GRADED = "graded"  # judged; on time, or no due date or no time to compare with
@@ -40,7 +42,7 @@ def safe_name(name: str) -> str:
     first). A name that had to change gets a digest of the original: two never share a file."""
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name).lstrip(".-") or "_"
     if safe != name:
-        safe = f"{safe[:64]}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+        safe = f"{safe[:64]}-{hashlib.sha256(os.fsencode(name)).hexdigest()[:8]}"
     return safe
 
 
@@ -97,7 +99,7 @@ class GradeTable:
             + ", ".join(f"{n} {s}" for s, n in counts.items() if n)
         )
         ignored = [
-            f"  ignored {printable(p)}: not an assignment of the course" for p in self.ignored
+            f"  ignored {one_line(p)}: not an assignment of the course" for p in self.ignored
         ]
         written = [f"  {name}: {path}" for name, path in self.outputs.items()]
         notes = [f"  note: {note}" for note in self.notes]

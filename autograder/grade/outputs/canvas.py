@@ -12,9 +12,9 @@ with an instructor's manual scores when a gradebook was given), 0 where nothing 
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
+from autograder.grade.outputs import files
 from autograder.grade.outputs.table import csv_cell
 
 IDENTIFIERS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -28,12 +28,12 @@ def write(path: Path, table: list[dict[str, str]]) -> Path:
     for r in table:
         totals.setdefault(r["student"], {})[r["assignment"]] = r["total"]
         maxima[r["assignment"]] = r.get("max", "")
-    with path.open("w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow([*IDENTIFIERS, *assignments])
-        writer.writerow(["Points Possible", "", "", "", "", *(maxima[a] for a in assignments)])
-        for student in sorted(totals):
-            name = csv_cell(student)
-            cells = [totals[student].get(a, "") for a in assignments]
-            writer.writerow([name, "", "", name, "", *cells])
-    return path
+    lines = [
+        [*IDENTIFIERS, *assignments],
+        ["Points Possible", "", "", "", "", *(maxima[a] for a in assignments)],
+    ]
+    for student in sorted(totals):
+        name = csv_cell(student)
+        cells = [totals[student].get(a, "") for a in assignments]
+        lines.append([name, "", "", name, "", *cells])
+    return files.write_csv(path, lines)

@@ -26,7 +26,7 @@ from statistics import mean, median
 from autograder import i18n
 from autograder.core.mistakes import MISTAKES
 from autograder.grade import COURSE
-from autograder.grade.outputs import plots, sections
+from autograder.grade.outputs import files, plots, sections
 from autograder.grade.outputs.feedback import label
 from autograder.grade.outputs.page import element, esc, page, points, table
 from autograder.grade.results import (
@@ -375,5 +375,4 @@ def write(path: Path, rows: list[Graded], graded: GradeTable, table_rows: list[d
     """Write the report of ``rows`` (the whole class, a regrade's earlier rows included)."""
     known = {(g.student, g.assignment) for g in rows}
     missing = sum((r["student"], r["assignment"]) not in known for r in table_rows)
-    path.write_text(report_html(rows, graded.ignored, missing))
-    return path
+    return files.write_text(path, report_html(rows, graded.ignored, missing))

@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 from autograder.core.result import Result
+from autograder.grade.outputs import files
 from autograder.grade.results import Graded
 
 VERSION = 1
@@ -61,5 +62,5 @@ def update(path: Path, rows: list[Graded], regrading: bool, overlay=None) -> lis
         overlay(everyone)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = {"version": VERSION, "rows": [to_json(g) for g in everyone]}
-    path.write_text(json.dumps(data, indent=1, ensure_ascii=False, default=str) + "\n")
+    files.write_text(path, json.dumps(data, indent=1, ensure_ascii=False, default=str) + "\n")
     return everyone

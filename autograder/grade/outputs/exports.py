@@ -18,14 +18,14 @@ a test whose score an instructor set in formgrader says so, and ``extra_data.man
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 
 from autograder.core.mistakes import looks_like
-from autograder.grade.outputs import sections
+from autograder.grade.outputs import files, sections
 from autograder.grade.outputs.table import csv_cell
 from autograder.grade.results import NOT_SUBMITTED, Graded, label, safe_name
+from autograder.sandbox.protocol import one_line
 
 
 def _test(r, g: Graded) -> dict:
@@ -62,14 +62,15 @@ def gradescope_results(g: Graded) -> dict:
         why = g.error or "nothing was submitted"
         tests = [
             {
-                "name": g.notebook or g.assignment,
+                "name": one_line(g.notebook or g.assignment),
                 "score": 0.0,
                 "max_score": g.max_points,
                 "status": "failed",
-                "output": f"could not be graded: {why}",
+                "output": f"could not be graded: {one_line(why)}",
             }
         ]
-    output = [f"{g.assignment}: {g.status}", *g.notes]  # a late one's note names its penalty
+    # a late one's note names its penalty; a note can quote a learner's file: one line each
+    output = [f"{g.assignment}: {g.status}", *map(one_line, g.notes)]
     return {
         "score": g.total,
         "output": "\n".join(output),
@@ -92,7 +93,9 @@ def write_gradescope(folder: Path, rows: list[Graded]) -> Path:
             continue
         path = folder / safe_name(g.student) / safe_name(g.assignment) / "results.json"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(gradescope_results(g), indent=1, ensure_ascii=False) + "\n")
+        files.write_text(
+            path, json.dumps(gradescope_results(g), indent=1, ensure_ascii=False) + "\n"
+        )
     return folder
 
 
@@ -102,10 +105,7 @@ def write_lms_csv(path: Path, table: list[dict[str, str]]) -> Path:
     totals: dict[str, dict[str, str]] = {}
     for r in table:
         totals.setdefault(r["student"], {})[r["assignment"]] = r["total"]
-    with path.open("w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["username", *assignments])
-        for student in sorted(totals):
-            cells = [totals[student].get(a, "") for a in assignments]
-            writer.writerow([csv_cell(student), *cells])
-    return path
+    lines = [["username", *assignments]]
+    for student in sorted(totals):
+        lines.append([csv_cell(student), *(totals[student].get(a, "") for a in assignments)])
+    return files.write_csv(path, lines)

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from autograder.core.extract import ExtractError, read_submission
 from autograder.core.mistakes import looks_like
-from autograder.core.result import Result, printable
-from autograder.grade.outputs import sections
+from autograder.core.result import Result
+from autograder.grade.outputs import files, sections
 from autograder.grade.outputs.page import element, esc, fill, page, points, table
 from autograder.grade.results import (
     BLANK,
@@ -27,6 +27,7 @@ from autograder.grade.results import (
     safe_name,
 )
 from autograder.i18n import _
+from autograder.sandbox.protocol import one_line
 
 NBGRADER_FILES = ("timestamp.txt", "submission_secret.txt")  # what release_feedback reads
 
@@ -71,7 +72,7 @@ def feedback_html(g: Graded) -> str:
         "<p>"
         + fill(
             _("Your notebook: {notebook}. Status: {status}."),
-            notebook=element("code", g.notebook or _("(none)")),
+            notebook=element("code", one_line(g.notebook) if g.notebook else _("(none)")),
             status=f"<strong>{esc(g.status)}</strong>",  # the grade table's status, an id
         )
         + "</p>"
@@ -121,7 +122,7 @@ def _copy_nbgrader_files(submissions: Path | None, g: Graded, dest: Path) -> set
                 text = read_submission(folder / name, limit=4096)
             except ExtractError:
                 continue
-            (dest / name).write_text(text)
+            files.write_text(dest / name, text)
             missing.discard(name)
     return missing
 
@@ -135,13 +136,13 @@ def write_html(graded: GradeTable) -> Path:
             continue
         path = html_path(graded.feedback_dir, g)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(feedback_html(g))
+        files.write_text(path, feedback_html(g))
         missing = _copy_nbgrader_files(graded.submissions, g, path.parent)
         if missing:
             unreleasable.append(path.relative_to(graded.feedback_dir).parent.as_posix())
             lacking |= missing
     if unreleasable:
-        shown = ", ".join(printable(u) for u in unreleasable[:5])
+        shown = ", ".join(one_line(u) for u in unreleasable[:5])
         more = f" and {len(unreleasable) - 5} more" if len(unreleasable) > 5 else ""
         names = " or ".join(n for n in NBGRADER_FILES if n in lacking)
         graded.notes.append(

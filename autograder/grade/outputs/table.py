@@ -6,7 +6,7 @@ import csv
 from pathlib import Path
 
 from autograder.check import report
-from autograder.core.result import printable
+from autograder.grade.outputs import files
 from autograder.grade.results import (
     NOT_SUBMITTED,
     Graded,
@@ -16,6 +16,7 @@ from autograder.grade.results import (
     notebook_order,
     safe_name,
 )
+from autograder.sandbox.protocol import one_line
 
 
 def csv_cell(text: str) -> str:
@@ -60,11 +61,8 @@ def write_csv(table: GradeTable, keep: list[dict[str, str]]) -> None:
     extra = sorted({k for r in rows for k in r} - set(FIXED + TAIL + items))
     columns = FIXED + items + extra + TAIL
     table.out.parent.mkdir(parents=True, exist_ok=True)
-    with table.out.open("w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(columns)
-        for r in rows:
-            writer.writerow([csv_cell(r.get(c, "")) for c in columns])
+    lines = [columns, *([csv_cell(r.get(c, "")) for c in columns] for r in rows)]
+    files.write_csv(table.out, lines)
 
 
 def read_table(path: Path) -> list[dict[str, str]]:
@@ -87,7 +85,7 @@ def feedback_text(g: Graded) -> str:
         why = f" ({g.error})" if g.error else ""
         return f"{head}\nNothing was submitted{why}.\nScore: 0/{g.max_points:g}\n"
     if g.error and not g.manual:
-        return f"{head}\ncould not be graded: {printable(g.error)}\nScore: 0/{g.max_points:g}\n"
+        return f"{head}\ncould not be graded: {one_line(g.error)}\nScore: 0/{g.max_points:g}\n"
     text = f"{head}\n{report.human(g.notebook, g.results, g.notes)}\n"
     for item, auto in g.manual.items():
         mine = next((r.points for r in g.results if r.exercise == item), 0.0)
@@ -101,4 +99,4 @@ def write_feedback(table: GradeTable) -> None:
     for g in table.rows:
         folder = table.feedback_dir / safe_name(g.student)
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"{safe_name(g.assignment)}.txt").write_text(feedback_text(g))
+        files.write_text(folder / f"{safe_name(g.assignment)}.txt", feedback_text(g))

@@ -19,6 +19,7 @@ import pickle
 import signal
 import socket
 import time
+from contextlib import contextmanager
 from typing import Any
 
 from autograder.sandbox.host.pool import current_server
@@ -59,6 +60,12 @@ MEMORY_LIMIT = 3 * 2**30  # bytes the learner's code may allocate on top of torc
 LOAD_TIMEOUT = 30.0  # CPU seconds to run the learner's definitions
 GRACE = 5.0  # seconds the judge waits beyond the sandbox's own backstop before it kills it
 MAX_EVENTS = 1000
+# Wall-clock seconds the judge may spend waiting on one submission (its definitions loading, its
+# replies) while it uses less than a quarter of that in CPU time: past it, what is left of the
+# submission is not judged (each remaining exercise fails, its message says why). Code that
+# computes is never stopped by it (the CPU limits decide), only code that sleeps or waits, which
+# would otherwise cost every exercise its own backstop.
+WALL_BUDGET = 120.0
 
 
 def wall_backstop(cpu_limit: float) -> float:
@@ -87,6 +94,8 @@ class Submission:
         self._ex: Channel | None = None
         self.exercise = None
         self.last_trace = Trace()
+        self.waited = 0.0  # seconds the judge waited on this submission's processes
+        self.cpu = 0.0  # CPU seconds its exercise processes reported using
         self._start()
 
     # -- the learner process ---------------------------------------------------------------------
@@ -107,9 +116,11 @@ class Submission:
             except RuntimeError as e:
                 raise LearnerCrashed(f"the sandbox did not start ({e})") from e
         self._chan.send(pickle.dumps(self._setup))
-        deadline = time.monotonic() + self._setup.load_wall_limit
+        started = time.monotonic()
+        deadline = started + self._setup.load_wall_limit
         try:
-            message = parse(self._chan.receive(deadline, MAX_FRAME))
+            with self._waiting():
+                message = parse(self._chan.receive(deadline, MAX_FRAME))
             if message["type"] != "loaded":
                 raise ProtocolError("not a loaded message")
         except ChannelTimeout:
@@ -137,6 +148,30 @@ class Submission:
             raise Tampered(f"the sandbox sent something that is not a reply ({e})") from None
         self.defined = frozenset(message["defined"])
         self.problems = list(message["problems"])
+
+    @contextmanager
+    def _waiting(self):
+        """Count the time spent in the block as time waited on the submission."""
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            self.waited += time.monotonic() - started
+
+    def _within_budget(self) -> None:
+        """:class:`LearnerTimeout` when the submission has spent its :data:`WALL_BUDGET` waiting
+        while using little CPU (less than a quarter of the time waited): see there."""
+        if self.waited <= WALL_BUDGET or self.cpu >= 0.25 * self.waited:
+            return
+        raise LearnerTimeout(
+            f"not judged: your code had already kept the grader waiting {self.waited:.0f} s of "
+            f"wall-clock time while using {self.cpu:.1f} s of CPU time (the limit is "
+            f"{WALL_BUDGET:.0f} s of waiting on code that sleeps or waits: time.sleep, input(), a "
+            "lock); the rest of this notebook is not judged",
+            ErrorKind.WALL_CLOCK,
+            self.waited,
+            self.cpu,
+        )
 
     def _stop(self) -> None:
         """End the learner process, and wait until its sandbox has cleaned up after it (every
@@ -179,6 +214,7 @@ class Submission:
     def begin(self, exercise) -> None:
         """Judge ``exercise`` next: a fresh process under its limits and forbidden calls."""
         self._end_exercise()
+        self._within_budget()
         if self._chan is None:
             self._start()
         self.exercise = exercise
@@ -208,13 +244,15 @@ class Submission:
         if self._chan is None:
             return None
         try:
-            message = parse(self._chan.receive(time.monotonic() + timeout, 4096))
+            with self._waiting():
+                message = parse(self._chan.receive(time.monotonic() + timeout, 4096))
         except (ChannelTimeout, ChannelClosed, ProtocolError):
             self._stop()  # it does not answer as it should: a fresh one next time
             return None
         if message["type"] != "exited":
             self._stop()
             return None
+        self.cpu += max(0.0, message["cpu"])
         return message
 
     def _end_exercise(self, wait: bool = True) -> None:
@@ -277,7 +315,8 @@ class Submission:
             raise self._exercise_ended() from None
         while True:
             try:
-                message = parse(self._ex.receive(self._ex_deadline))
+                with self._waiting():
+                    message = parse(self._ex.receive(self._ex_deadline))
             except ChannelClosed:
                 raise self._exercise_ended() from None
             except ChannelTimeout:

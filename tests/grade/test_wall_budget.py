@@ -1,0 +1,40 @@
+"""A submission that sleeps keeps the class waiting at most its wall-clock budget (WALL_BUDGET),
+and only when it uses little CPU: the rest of it is not judged, and each result says why."""
+
+from __future__ import annotations
+
+from autograder.core.extract import from_sources
+from autograder.core.judge import judge_code
+from autograder.sandbox.host import submission
+
+SLEEPS_WHILE_LOADING = """import time
+time.sleep(2)
+def attention_scores(q, k):
+    return q @ k.transpose(-2, -1)
+answer_02_1 = "a"
+"""
+
+
+def test_a_submission_that_sleeps_past_its_budget_is_not_judged_further(monkeypatch):
+    monkeypatch.setattr(submission, "WALL_BUDGET", 1.0)  # a test-only budget
+    code = from_sources("sleepy.py", [("sleepy.py", SLEEPS_WHILE_LOADING)], module=True)
+    results = judge_code(code, questions=True)
+    assert {r.exercise for r in results} == {"attention_scores", "answer_02_1"}
+    for r in results:
+        assert not r.passed and "not judged" in r.message and "CPU time" in r.message, r
+    assert next(r for r in results if r.exercise == "attention_scores").mistake == "timeout"
+
+
+def test_the_budget_never_stops_code_that_computes():
+    sub = object.__new__(submission.Submission)  # the rule alone, without a sandbox
+    sub.waited, sub.cpu = 10 * submission.WALL_BUDGET, 2.5 * submission.WALL_BUDGET
+    sub._within_budget()  # a quarter of the time waited in CPU: a busy machine, not a sleeper
+    sub.waited, sub.cpu = submission.WALL_BUDGET, 0.0
+    sub._within_budget()  # not past the budget yet
+    sub.waited = submission.WALL_BUDGET + 1
+    try:
+        sub._within_budget()
+    except submission.LearnerTimeout as e:
+        assert e.limit.value == "wall-clock" and e.cpu == 0.0
+    else:
+        raise AssertionError("a sleeper past its budget was judged on")
