@@ -42,6 +42,14 @@ PEAK_UNREADABLE = -1  # a process's memory is unreadable (made non-dumpable)
 PEAK_ENDED = -2  # a process ended, or started and ended, during the call: its peak is lost
 PEAK_UNAVAILABLE = -3  # no /proc here (not Linux): not measured
 PEAK_RESET = -4  # a process's peak fell during the call: reset by learner code (clear_refs)
+# ... and what the judge tells the learner for each
+PEAK_FAILURES = {
+    PEAK_UNREADABLE: "your code made its process's memory unreadable (not dumpable)",
+    PEAK_ENDED: "a process of your code ended during the call (the grader measures the "
+    "memory of the processes it can see: compute in the process you are called in)",
+    PEAK_RESET: "your code reset its process's peak memory during the call "
+    "(/proc/self/clear_refs); only the grader may",
+}
 # Every writable place in a sandbox: (size in bytes, inodes). bubblewrap sets the size; the server
 # adds the inode cap (empty folders cost no bytes) before it drops its last capability.
 TMPFS = {"/tmp": (64 * 2**20, 16384), "/dev/shm": (16 * 2**20, 1024)}

@@ -41,10 +41,8 @@ from autograder.sandbox.host.replies import (
 from autograder.sandbox.host.server import Server
 from autograder.sandbox.protocol import (
     MAX_FRAME,
-    PEAK_ENDED,
-    PEAK_RESET,
+    PEAK_FAILURES,
     PEAK_UNAVAILABLE,
-    PEAK_UNREADABLE,
     Begin,
     Channel,
     ChannelClosed,
@@ -376,13 +374,10 @@ class Submission:
         return self._request(Request("get", name))
 
     def peak_memory(self, target: str | int, *args, **kwargs) -> tuple[Any, int | None]:
-        """``target(*args, **kwargs)``'s value in the sandbox, and by how many bytes the call
-        raised the peak resident memory of the learner's processes (None where it cannot be
-        measured: no /proc, outside Linux). Measured by the sandbox's server, from outside the
-        learner's processes (they cannot change the figure): reset when the exercise process says
-        it is ready and before it has the inputs, read once it has replied. Memory it held
-        before the call is not counted. A process of the learner's that cannot be measured (made
-        non-dumpable, or ended during the call) fails the call (:class:`Tampered`)."""
+        """``target(*args, **kwargs)``'s value, and by how many bytes the call raised the peak
+        resident memory of the learner's processes (None without /proc), as the sandbox's server
+        measures it from outside them (inside/zygote.py, PeakMemory; SECURITY.md). A process it
+        cannot measure fails the call (:class:`Tampered`, reasons in ``PEAK_FAILURES``)."""
         server = self._live_server
         self._request(Request("ready"))
         started = server.measure(b"peak")
@@ -399,13 +394,7 @@ class Submission:
         if answer is not None and answer >= 0:
             return
         self._end_exercise(wait=False)
-        why = {
-            PEAK_UNREADABLE: "your code made its process's memory unreadable (not dumpable)",
-            PEAK_ENDED: "a process of your code ended during the call (the grader measures the "
-            "memory of the processes it can see: compute in the process you are called in)",
-            PEAK_RESET: "your code reset its process's peak memory during the call "
-            "(/proc/self/clear_refs); only the grader may",
-        }.get(answer, "the sandbox did not answer")
+        why = PEAK_FAILURES.get(answer, "the sandbox did not answer")
         raise Tampered(f"the grader could not measure the memory this call uses: {why}")
 
     def new(self, name: str, *args, **kwargs) -> RemoteObject:
