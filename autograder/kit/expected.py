@@ -150,16 +150,20 @@ def mha(state, h, query, key=None, value=None, mask=None, knobs=None):
     if mask is not None and (unsqueeze == 1 or (unsqueeze == 2 and mask.dim() == 3)):
         mask = mask.unsqueeze(unsqueeze)
     key, value = key.double(), value.double()
+    wo_on_values = knobs.pop("wo_on_values", False)  # w_o applied to v, before attention
+    if wo_on_values:
+        value = linear(linear(value, state, "w_v"), state, "w_o")
     q, k, v = (
-        split(linear(t, state, f"w_{n}"), h, how_split)  # (B, L, D) -> (B, H, L, E)
+        split(t if n == "v" and wo_on_values else linear(t, state, f"w_{n}"), h, how_split)
         for t, n in zip((query, key, value), "qkv", strict=True)
-    )
+    )  # (B, L, D) -> (B, H, L, E)
     if knobs.pop("d_model_scale", False):
         knobs["scale"] = query.shape[-1] ** -0.5
     average = knobs.pop("average", False)
     skip_wo = knobs.pop("skip_wo", False)
     o, w = attend(q, k, v, mask, **knobs_for(q, knobs))  # (B, H, Lq, E), (B, H, Lq, Lk)
     o = merge(o, how_merge)
+    skip_wo = skip_wo or wo_on_values
     return (o if skip_wo else linear(o, state, "w_o")), (w.mean(1) if average else w)
 
 

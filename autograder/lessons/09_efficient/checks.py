@@ -29,6 +29,7 @@ from autograder.kit import (
     randn,
 )
 from autograder.kit.calling import learner_failed
+from autograder.kit.compare import diagnose
 from autograder.kit.exercise import CheckFailure
 from autograder.kit.expected import online, tiled_reference, window_mask
 from autograder.kit.gradients import (
@@ -67,6 +68,24 @@ def check_sliding_window_mask(sub) -> None:
 
 def _online_mutant(**knobs):
     return lambda q, k, v, block_size=64, causal=False: online(q, k, v, block_size, causal, **knobs)
+
+
+# Which running quantity a "no rescale" mistake forgets, when only one of them is.
+NOT_RESCALED = (
+    (
+        " Only the accumulator is not rescaled by exp(m - m'): the running sum l is.",
+        _online_mutant(rescale_acc=False),
+    ),
+    (
+        " Only the running sum l is not rescaled by exp(m - m'): the accumulator is.",
+        _online_mutant(rescale_sum=False),
+    ),
+)
+
+
+def _not_rescaled(out, c) -> str:
+    """The sentence saying which of the two was not rescaled ('' when both, or unknown)."""
+    return diagnose(out, c, NOT_RESCALED) or ""
 
 
 TILED_MUTANTS = (
@@ -109,7 +128,12 @@ def check_tiled_attention(sub) -> None:
         c = Call(name, q, k, v, **kwargs)
         out = c.run(sub, mutants=TILED_MUTANTS)
         want = tiled_reference(q, k, v, kwargs.get("block_size", 64), kwargs.get("causal", False))
-        expect_close(out, want, c, dtype=q.dtype, mutants=TILED_MUTANTS)
+        try:
+            expect_close(out, want, c, dtype=q.dtype, mutants=TILED_MUTANTS)
+        except CheckFailure as failure:
+            if failure.mistake != "online-softmax-no-rescale":
+                raise
+            raise fail(failure.message + _not_rescaled(out, c), failure.mistake) from None
     for dtype in low_precision_dtypes():
         q, k, v = (randn(g, 2, 6, 8, dtype=dtype) for _ in range(3))
         c = Call(name, q, k, v, block_size=4, causal=True)
