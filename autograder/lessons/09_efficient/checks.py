@@ -73,11 +73,11 @@ def _online_mutant(**knobs):
 # Which running quantity a "no rescale" mistake forgets, when only one of them is.
 NOT_RESCALED = (
     (
-        " Only the accumulator is not rescaled by exp(m - m'): the running sum l is.",
+        "\nOnly the accumulator is not rescaled by exp(m - m'): the running sum l is.",
         _online_mutant(rescale_acc=False),
     ),
     (
-        " Only the running sum l is not rescaled by exp(m - m'): the accumulator is.",
+        "\nOnly the running sum l is not rescaled by exp(m - m'): the accumulator is.",
         _online_mutant(rescale_sum=False),
     ),
 )

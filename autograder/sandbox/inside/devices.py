@@ -134,9 +134,9 @@ class DefaultDeviceFactories(TorchFunctionMode):
         what = "returned it" if returned else "used it with your inputs' tensors"
         return CreatedOnDefaultDevice(
             f"a tensor was created on the CPU by {', '.join(self.found)} without device= (in "
-            f"your code or in a function it calls, such as causal_mask(L)), whatever device your "
-            f"inputs are on, and your code {what}: on a GPU that fails (create it with "
-            "device=x.device, or move it with .to(x.device) first)"
+            f"your code or in a function it calls), whatever device your inputs are on, and "
+            f"your code {what}: on a GPU that fails (create it with device=x.device, or move it "
+            "with .to(x.device) first)"
         )
 
 
