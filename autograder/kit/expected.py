@@ -10,10 +10,12 @@ reference. A lesson imports them from here: ``from autograder.kit.expected impor
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import torch
 import torch.nn.functional as F
 
+from autograder.kit.compare import diagnose
 from autograder.kit.modules import linear
 
 INF = float("inf")
@@ -398,3 +400,15 @@ def online(
         if normalise and not strict:  # a fully masked row (bottom-right alignment) is zeros
             out[..., qs:qe, :] = out[..., qs:qe, :].nan_to_num(0.0)
     return out
+
+
+def not_rescaled(out, c, failure) -> str:
+    """A line naming the one running quantity tiled_attention did not rescale ('' if not so)."""
+    if failure.mistake != "online-softmax-no-rescale":
+        return ""
+    line = "\nOnly the {} is not rescaled by exp(m - m'): the {} is."
+    mutants = (
+        (line.format("accumulator", "running sum l"), partial(online, rescale_acc=False)),
+        (line.format("running sum l", "accumulator"), partial(online, rescale_sum=False)),
+    )
+    return diagnose(out, c, mutants) or ""
