@@ -73,7 +73,8 @@ GENERIC = (
         (),
         "Returns a different dtype than the contract asks for",
         "Keep the input's dtype: no .float() or .double() on the way, and give new tensors "
-        "dtype=x.dtype (torch.tensor and torch.arange pick float32 or int64 on their own).",
+        "dtype=x.dtype (torch.tensor and torch.arange pick float32 or int64 on their own). A "
+        "function given no tensor returns float32: compute in float64 if you like, then .float().",
     ),
     Mistake(
         "modifies-input",

@@ -178,6 +178,12 @@ def learner_failed(c: Call, err: LearnerError, mutants: Mutants = ()) -> CheckFa
     mistake = diagnose_error(c, err, mutants)
     if mistake == "modifies-input" or err.kind == CREATED_ON_DEFAULT_DEVICE:
         return fail(f"{c} returned, but {err.message}.", mistake)
+    if mistake == "created-on-cpu" and "meta" in err.message:
+        return fail(
+            f"{c} raised {err.kind}: {first_line(err.message).rstrip('.')}. 'meta' is the "
+            "shapes-only device the check uses to find tensors made on the CPU.",
+            mistake,
+        )
     if mistake == "matrix-only-op":
         return fail(
             f"{c} raised {err.kind}: {first_line(err.message).rstrip('.')}. torch.mm, torch.bmm, "

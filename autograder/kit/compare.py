@@ -141,7 +141,7 @@ def expect_tensor(
     if tuple(out.shape) != tuple(shape):
         raise fail(
             f"{c}: {what} has shape {fmt_shape(out.shape)}, expected {fmt_shape(shape)}.",
-            diagnose(subject, c, mutants),
+            diagnose(subject, c, mutants) or _squeezed(out.shape, shape),
         )
     if dtype is not None and out.dtype != dtype:
         # Named by its dtype before its values: a float64 softmax reproduces the values of
@@ -151,6 +151,14 @@ def expect_tensor(
             _dtype_mistake(out, dtype, mutants),
         )
     return out
+
+
+def _squeezed(yours: Sequence[int], want: Sequence[int]) -> str | None:
+    """ "squeezed-output" when ``yours`` is ``want`` with some of its size-1 dimensions dropped."""
+    kept = [d for d in want if d != 1]
+    if len(yours) < len(want) and [d for d in yours if d != 1] == kept:
+        return "squeezed-output"
+    return None
 
 
 def _never(*args: Any, **kwargs: Any) -> Any:

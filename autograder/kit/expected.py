@@ -10,10 +10,12 @@ reference. A lesson imports them from here: ``from autograder.kit.expected impor
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import torch
 import torch.nn.functional as F
 
+from autograder.kit.compare import diagnose
 from autograder.kit.modules import linear
 
 INF = float("inf")
@@ -150,16 +152,20 @@ def mha(state, h, query, key=None, value=None, mask=None, knobs=None):
     if mask is not None and (unsqueeze == 1 or (unsqueeze == 2 and mask.dim() == 3)):
         mask = mask.unsqueeze(unsqueeze)
     key, value = key.double(), value.double()
+    wo_on_values = knobs.pop("wo_on_values", False)  # w_o applied to v, before attention
+    if wo_on_values:
+        value = linear(linear(value, state, "w_v"), state, "w_o")
     q, k, v = (
-        split(linear(t, state, f"w_{n}"), h, how_split)  # (B, L, D) -> (B, H, L, E)
+        split(t if n == "v" and wo_on_values else linear(t, state, f"w_{n}"), h, how_split)
         for t, n in zip((query, key, value), "qkv", strict=True)
-    )
+    )  # (B, L, D) -> (B, H, L, E)
     if knobs.pop("d_model_scale", False):
         knobs["scale"] = query.shape[-1] ** -0.5
     average = knobs.pop("average", False)
     skip_wo = knobs.pop("skip_wo", False)
     o, w = attend(q, k, v, mask, **knobs_for(q, knobs))  # (B, H, Lq, E), (B, H, Lq, Lk)
     o = merge(o, how_merge)
+    skip_wo = skip_wo or wo_on_values
     return (o if skip_wo else linear(o, state, "w_o")), (w.mean(1) if average else w)
 
 
@@ -394,3 +400,15 @@ def online(
         if normalise and not strict:  # a fully masked row (bottom-right alignment) is zeros
             out[..., qs:qe, :] = out[..., qs:qe, :].nan_to_num(0.0)
     return out
+
+
+def not_rescaled(out, c, failure) -> str:
+    """A line naming the one running quantity tiled_attention did not rescale ('' if not so)."""
+    if failure.mistake != "online-softmax-no-rescale":
+        return ""
+    line = "\nOnly the {} is not rescaled by exp(m - m'): the {} is."
+    mutants = (
+        (line.format("accumulator", "running sum l"), partial(online, rescale_acc=False)),
+        (line.format("running sum l", "accumulator"), partial(online, rescale_sum=False)),
+    )
+    return diagnose(out, c, mutants) or ""

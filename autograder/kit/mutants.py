@@ -94,10 +94,9 @@ def projections_mixed_up(state):
         return {target + p.removeprefix(source): w for p, w in layer(source).items()}
 
     names = ("w_q", "w_k", "w_v")
+    # Widths may differ (SelfAttention's d_k and d_v): v from w_k then gives an output of the
+    # wrong width, which names the mix-up as well as wrong values do.
     out = [
-        state | renamed(source, target)
-        for target in names
-        for source in names
-        if source != target and state[f"{source}.weight"].shape == state[f"{target}.weight"].shape
+        state | renamed(source, target) for target in names for source in names if source != target
     ]
     return [*out, state | renamed("w_k", "w_q") | renamed("w_q", "w_k")]

@@ -86,9 +86,7 @@ MISTAKES = (
         ),
         "A tensor is created on the CPU instead of on the input's device",
         "Create each new tensor (torch.arange, torch.ones, torch.full...) with device=x.device "
-        "from an input x, or with causal_mask's own device argument where there is no input. "
-        "'meta' in the message is the shapes-only device the check uses to find tensors made "
-        "on the CPU.",
+        "from an input x, or with causal_mask's own device argument where there is no input.",
     ),
     Mistake(
         "padding-mask-inverted",

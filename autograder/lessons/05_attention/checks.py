@@ -76,7 +76,16 @@ SDPA_MUTANTS = (
         ),
     ),
     ("output-weights-swapped", lambda *a, **kw: ref_attention64(*a, **kw)[::-1]),
+    (
+        "values-transposed",
+        lambda q, k, v, mask=None: _values_transposed(ref_attention64(q, k, v, mask)[1], v),
+    ),
 )
+
+
+def _values_transposed(weights, v):
+    """``weights @ v.transpose(-2, -1)``: a shape error unless Lk == d_v."""
+    return weights @ v.to(weights.dtype).transpose(-2, -1), weights
 
 
 def _uncast_mask(q, k, v, mask=None):
@@ -107,6 +116,7 @@ def check_scaled_dot_product_attention(sub) -> None:
     cases = (  # (q, k, v shapes, mask shape or None), smallest first
         ((2, 4), (4, 4), (4, 3), None),
         ((3, 9), (5, 9), (5, 2), None),
+        ((3, 4), (5, 4), (5, 5), None),  # Lk == d_v: v transposed still has the right shape
         "invariants",
         ((3, 4), (5, 4), (5, 3), (3, 5)),
         ((2, 3, 4), (2, 5, 4), (2, 5, 6), (2, 1, 5)),  # a padding mask, broadcast over queries
@@ -257,6 +267,18 @@ def check_self_attention(sub) -> None:
         c = Call(label, x, params="forward", **({} if mask is None else {"mask": mask}))
         out = c.run(obj, mutants=mutants)
         expect_attention(out, self_attention(state, x, mask), c, x.dtype, mutants)
+    # d_k == d_v: v taken from w_k would have the right width, only its values differ
+    same, same_label = construct(sub, "SelfAttention", d_model, d_k, d_k)
+    same_state = {}
+    for n in "qkv":
+        same_state |= linear_state(g, f"w_{n}", d_model, d_k, bias=False)
+    load_weights(same, same_state, same_label, bias_mistake="projection-has-bias")
+    same.eval()
+    x = randn(g, 2, 3, d_model)
+    c = Call(same_label, x, params="forward")
+    same_mutants = self_attention_mutants(same_state)
+    out = c.run(same, mutants=same_mutants)
+    expect_attention(out, self_attention(same_state, x), c, x.dtype, same_mutants)
     for dtype in low_precision_dtypes():
         obj.to(dtype)
         x, mask = randn(g, 2, 3, d_model, dtype=dtype), no_full_rows(g, 3, 3)

@@ -55,9 +55,10 @@ MISTAKES = (
     Mistake(
         "dtype-promoted",
         ("apply_rope", "LearnedPositionalEmbedding", "scaled_dot_product_attention"),
-        "A float16/bfloat16 input comes back as float32",
-        "A float32 tensor you created (a scale, a mask fill, position angles) promoted the "
-        "result: create it with dtype=x.dtype, or cast it with .to(x.dtype).",
+        "float16/bfloat16 mixed with float32: the result comes back as float32 or the call raises",
+        "A float32 tensor you created or were given (a scale, a mask, position angles) promoted "
+        "the result, or made a matmul raise (expected scalar type Float but found Half): create "
+        "it with dtype=x.dtype, or cast it with .to(x.dtype).",
     ),
     Mistake(
         "dropout-always-on",
@@ -78,5 +79,13 @@ MISTAKES = (
         ("scaled_dot_product_attention", "SelfAttention"),
         "Returns (weights, output) instead of (output, weights)",
         "Return the output first: return weights @ v, weights.",
+    ),
+    Mistake(
+        "values-transposed",
+        ("scaled_dot_product_attention",),
+        "v is transposed before weights @ v",
+        "Only k is transposed (for the scores q @ k^T); the output is weights @ v, with v as "
+        "given, (..., Lk, d_v). weights @ v.transpose(-2, -1) fails unless Lk == d_v, and is "
+        "wrong then.",
     ),
 )

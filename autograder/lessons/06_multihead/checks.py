@@ -121,6 +121,7 @@ def mha_mutants(state, h):
             for m, kn in (
                 ("scaled-by-d-model", {"d_model_scale": True}),
                 ("missing-output-projection", {"skip_wo": True}),
+                ("output-projection-misplaced", {"wo_on_values": True}),
                 ("weights-averaged-over-heads", {"average": True}),
                 ("cross-attention-ignores-kv", {"ignore_kv": True}),
                 ("value-defaults-to-query", {"value_query": True}),

@@ -36,6 +36,13 @@ MISTAKES = (
         "After merging the heads, mix them with self.w_o.",
     ),
     Mistake(
+        "output-projection-misplaced",
+        ("MultiHeadAttention",),
+        "The output projection w_o is applied to the values before attention",
+        "w_o mixes the heads' outputs: apply it last, self.w_o(merge_heads(out)), after the "
+        "attention and the merge, not to v on the way in.",
+    ),
+    Mistake(
         "weights-averaged-over-heads",
         ("MultiHeadAttention",),
         "Attention weights averaged over the heads",

@@ -30,7 +30,7 @@ from autograder.kit import (
 )
 from autograder.kit.calling import learner_failed
 from autograder.kit.exercise import CheckFailure
-from autograder.kit.expected import online, tiled_reference, window_mask
+from autograder.kit.expected import not_rescaled, online, tiled_reference, window_mask
 from autograder.kit.gradients import (
     expect_contract_rules,
     expect_kept_dims,
@@ -109,7 +109,10 @@ def check_tiled_attention(sub) -> None:
         c = Call(name, q, k, v, **kwargs)
         out = c.run(sub, mutants=TILED_MUTANTS)
         want = tiled_reference(q, k, v, kwargs.get("block_size", 64), kwargs.get("causal", False))
-        expect_close(out, want, c, dtype=q.dtype, mutants=TILED_MUTANTS)
+        try:
+            expect_close(out, want, c, dtype=q.dtype, mutants=TILED_MUTANTS)
+        except CheckFailure as failure:  # saying which running quantity was not rescaled
+            raise fail(failure.message + not_rescaled(out, c, failure), failure.mistake) from None
     for dtype in low_precision_dtypes():
         q, k, v = (randn(g, 2, 6, 8, dtype=dtype) for _ in range(3))
         c = Call(name, q, k, v, block_size=4, causal=True)

@@ -133,9 +133,10 @@ class DefaultDeviceFactories(TorchFunctionMode):
             return None
         what = "returned it" if returned else "used it with your inputs' tensors"
         return CreatedOnDefaultDevice(
-            f"{', '.join(self.found)} was called without device=, so it made a tensor on the "
-            f"CPU whatever device your inputs are on, and your code {what}: on a GPU that fails "
-            "(create it with device=x.device, or move it with .to(x.device) first)"
+            f"a tensor was created on the CPU by {', '.join(self.found)} without device= (in "
+            f"your code or in a function it calls), whatever device your inputs are on, and "
+            f"your code {what}: on a GPU that fails (create it with device=x.device, or move it "
+            "with .to(x.device) first)"
         )
 
 
