@@ -1,11 +1,12 @@
 """A submission that sleeps keeps the class waiting at most its wall-clock budget (WALL_BUDGET),
-and only when it uses little CPU: the rest of it is not judged, and each result says why."""
+and only when it uses little CPU on a machine that is not busy: the rest of it is not judged,
+and each result says why. A busy machine never stops it (the CPU limits decide)."""
 
 from __future__ import annotations
 
 from autograder.core.extract import from_sources
 from autograder.core.judge import judge_code
-from autograder.sandbox.host import submission
+from autograder.sandbox.host import replies, submission
 
 SLEEPS_WHILE_LOADING = """import time
 time.sleep(2)
@@ -17,6 +18,7 @@ answer_02_1 = "a"
 
 def test_a_submission_that_sleeps_past_its_budget_is_not_judged_further(monkeypatch):
     monkeypatch.setattr(submission, "WALL_BUDGET", 1.0)  # a test-only budget
+    monkeypatch.setattr(submission, "machine_busy", lambda: False)  # whatever the test load
     code = from_sources("sleepy.py", [("sleepy.py", SLEEPS_WHILE_LOADING)], module=True)
     results = judge_code(code, questions=True)
     assert {r.exercise for r in results} == {"attention_scores", "answer_02_1"}
@@ -25,7 +27,8 @@ def test_a_submission_that_sleeps_past_its_budget_is_not_judged_further(monkeypa
     assert next(r for r in results if r.exercise == "attention_scores").mistake == "timeout"
 
 
-def test_the_budget_never_stops_code_that_computes():
+def test_the_budget_never_stops_code_that_computes(monkeypatch):
+    monkeypatch.setattr(submission, "machine_busy", lambda: False)
     sub = object.__new__(submission.Submission)  # the rule alone, without a sandbox
     sub.waited, sub.cpu = 10 * submission.WALL_BUDGET, 2.5 * submission.WALL_BUDGET
     sub._within_budget()  # a quarter of the time waited in CPU: a busy machine, not a sleeper
@@ -38,3 +41,18 @@ def test_the_budget_never_stops_code_that_computes():
         assert e.limit.value == "wall-clock" and e.cpu == 0.0
     else:
         raise AssertionError("a sleeper past its budget was judged on")
+
+
+def test_a_busy_machine_never_turns_waiting_into_a_stop(monkeypatch):
+    sub = object.__new__(submission.Submission)
+    sub.waited, sub.cpu = 10 * submission.WALL_BUDGET, 0.0  # would be stopped on an idle machine
+    monkeypatch.setattr(replies.os, "getloadavg", lambda: (4.0, 4.0, 4.0))
+    monkeypatch.setattr(replies.os, "cpu_count", lambda: 2)
+    sub._within_budget()  # 4 runnable processes on 2 cores: slowed, not sleeping
+    monkeypatch.setattr(replies.os, "getloadavg", lambda: (0.5, 0.5, 0.5))
+    try:
+        sub._within_budget()
+    except submission.LearnerTimeout:
+        pass
+    else:
+        raise AssertionError("a sleeper on an idle machine was judged on")

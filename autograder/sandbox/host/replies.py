@@ -8,6 +8,7 @@ did wrong reaches the checks as a :class:`LearnerProblem`.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 import torch
@@ -49,6 +50,11 @@ class LearnerTimeout(LearnerProblem):
         if self.limit is ErrorKind.CPU_TIME:
             return True
         return self.cpu is not None and self.cpu >= 0.25 * cpu_limit
+
+
+def machine_busy() -> bool:
+    """More runnable processes than cores over the last minute (or no load figure at all)."""
+    return not hasattr(os, "getloadavg") or os.getloadavg()[0] >= (os.cpu_count() or 1)
 
 
 class LearnerCrashed(LearnerProblem):

@@ -36,6 +36,7 @@ from autograder.sandbox.host.replies import (
     Trace,
     devices_of,
     from_plain,
+    machine_busy,
     trace_of,
 )
 from autograder.sandbox.host.server import Server
@@ -59,10 +60,9 @@ LOAD_TIMEOUT = 30.0  # CPU seconds to run the learner's definitions
 GRACE = 5.0  # seconds the judge waits beyond the sandbox's own backstop before it kills it
 MAX_EVENTS = 1000
 # Wall-clock seconds the judge may spend waiting on one submission (its definitions loading, its
-# replies) while it uses less than a quarter of that in CPU time: past it, what is left of the
-# submission is not judged (each remaining exercise fails, its message says why). Code that
-# computes is never stopped by it (the CPU limits decide), only code that sleeps or waits, which
-# would otherwise cost every exercise its own backstop.
+# replies) while it uses less than a quarter of that in CPU time, on a machine that is not busy:
+# past it, the rest of the submission is not judged (each remaining item says why). Code that
+# computes, or that a busy machine slows, is never stopped by it (the CPU limits decide).
 WALL_BUDGET = 120.0
 
 
@@ -158,8 +158,8 @@ class Submission:
 
     def _within_budget(self) -> None:
         """:class:`LearnerTimeout` when the submission has spent its :data:`WALL_BUDGET` waiting
-        while using little CPU (less than a quarter of the time waited): see there."""
-        if self.waited <= WALL_BUDGET or self.cpu >= 0.25 * self.waited:
+        while using little CPU (under a quarter of the time waited) on an idle machine."""
+        if self.waited <= WALL_BUDGET or self.cpu >= 0.25 * self.waited or machine_busy():
             return
         raise LearnerTimeout(
             f"not judged: your code had already kept the grader waiting {self.waited:.0f} s of "
