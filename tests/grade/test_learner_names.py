@@ -92,6 +92,15 @@ def test_a_name_that_is_not_utf8_spoils_nobody_else(tmp_path):
     saved = details.load(out.with_name("grades_results.json"))
     assert {g.notebook for g in saved} == {NOT_UTF8, f"{QKT}.ipynb"}  # kept as it is
 
+    # a regrade of that student (its name as argv reads it) replaces its row, keeps the others
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(WRONG)])
+    (root / os.fsdecode(b"b\xfeb") / QKT / f"{QKT}.ipynb").write_text(nbformat.writes(nb))
+    table = grade_class(root, out, workers=1, students=[os.fsdecode(b"b\xfeb")])
+    assert {g.student: g.total for g in table.rows} == {os.fsdecode(b"b\xfeb"): 0.0}
+    rows = out.read_text(encoding="utf-8").splitlines()
+    assert [row.split(",")[0] for row in rows[1:]] == ["aaa", "b\\udcfeb", "ccc"], rows
+    assert [g.total for g in details.load(out.with_name("grades_results.json"))] == [1.0, 0.0, 1.0]
+
 
 def test_a_file_is_replaced_whole_or_not_at_all(tmp_path, monkeypatch):
     path = tmp_path / "grades_results.json"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
 from autograder.check import report
@@ -46,7 +47,14 @@ def as_row(g: Graded) -> dict[str, str]:
     return row
 
 
+# A name that is not UTF-8 (a lone surrogate, as ``os.fsdecode`` reads it) is written as its
+# escape (``files.write_text``); reading the table back turns it into the same name again, so a
+# regrade of that student replaces its row.
+SURROGATE_ESCAPE = re.compile(r"\\u(d[89a-f][0-9a-f]{2})")
+
+
 def _unescape(text: str) -> str:
+    text = SURROGATE_ESCAPE.sub(lambda m: chr(int(m[1], 16)), text)
     return text[1:] if text[:1] == "'" and text[1:2] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
