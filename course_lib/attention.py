@@ -21,6 +21,15 @@ from torch import nn
 
 from course_lib.masks import masked_scores
 
+__all__ = [
+    "attention_scores",
+    "scaled_attention_scores",
+    "softmax",
+    "scaled_dot_product_attention",
+    "attention_loop",
+    "SelfAttention",
+]
+
 
 def attention_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     """How well each query matches each key: ``scores[i, j] = q_i · k_j``, i.e. ``Q K^T``.

@@ -17,6 +17,8 @@ from course_lib.masks import causal_mask
 from course_lib.multihead import MultiHeadAttention
 from course_lib.positions import LearnedPositionalEmbedding
 
+__all__ = ["FeedForward", "TransformerBlock", "TinyTransformer", "generate"]
+
 
 class FeedForward(nn.Module):
     """Position-wise feed-forward network: ``linear2(dropout(relu(linear1(x))))``."""

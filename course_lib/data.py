@@ -9,6 +9,8 @@ Shape legend: B batch, n length of the puzzle, L = 2n + 1 tokens per sequence, M
 
 import torch
 
+__all__ = ["toy_sentence", "toy_task_sequences", "toy_task_batch"]
+
 TOY_WORDS = ["the", "cat", "sat", "on", "the", "mat", "because", "it", "was", "tired"]
 
 SEP = 0  # separator token between puzzle and answer; symbols are 1 .. num_symbols

@@ -33,6 +33,8 @@ import torch
 
 from course_lib.masks import masked_scores
 
+__all__ = ["tiled_attention", "KVCache"]
+
 
 def tiled_attention(
     q: torch.Tensor,

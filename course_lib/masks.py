@@ -10,6 +10,8 @@ Shape legend: B batch, L sequence length, T queries (Lq), S keys (Lk).
 
 import torch
 
+__all__ = ["causal_mask", "padding_mask", "sliding_window_mask", "masked_scores"]
+
 
 def causal_mask(seq_len: int, device: torch.device | str | None = None) -> torch.Tensor:
     """Query ``i`` may attend to key ``j`` iff ``j <= i`` (no peeking at the future).

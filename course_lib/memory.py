@@ -20,6 +20,8 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
+__all__ = ["MemoryTracker"]
+
 
 class MemoryTracker(TorchDispatchMode):
     """Peak bytes of live tensor storage created inside the ``with`` block."""

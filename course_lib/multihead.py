@@ -18,6 +18,8 @@ from torch import nn
 from course_lib.attention import scaled_dot_product_attention
 from course_lib.efficient import KVCache
 
+__all__ = ["split_heads", "merge_heads", "MultiHeadAttention", "mha_num_parameters"]
+
 
 def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
     """``(B, L, H*D) -> (B, H, L, D)``; head ``i`` takes features ``[i*D, (i+1)*D)``."""

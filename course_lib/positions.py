@@ -14,6 +14,8 @@ Shape legend: B batch, L sequence length, M d_model, D feature dim of q/k (even)
 import torch
 from torch import nn
 
+__all__ = ["sinusoidal_positional_encoding", "LearnedPositionalEmbedding", "apply_rope"]
+
 
 def sinusoidal_positional_encoding(
     max_len: int,

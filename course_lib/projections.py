@@ -12,6 +12,8 @@ Shape legend: B batch (any number of leading dims), L tokens, M d_model, K d_k, 
 import torch
 from torch import nn
 
+__all__ = ["project_qkv", "QKVProjection"]
+
 
 def project_qkv(
     x: torch.Tensor, w_q: torch.Tensor, w_k: torch.Tensor, w_v: torch.Tensor

@@ -10,6 +10,8 @@ Shape legend: N samples, K d_k.
 
 import torch
 
+__all__ = ["dot_product_variance", "softmax_entropy"]
+
 
 def dot_product_variance(
     d_k: int, num_samples: int = 100_000, generator: torch.Generator | None = None

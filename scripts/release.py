@@ -19,6 +19,10 @@ class's ``gradebook.db``. It loads the repo's ``nbgrader_config.py``, as a live 
 notebooks/<assignment>/ is then replaced as a whole by the release, so a file deleted or renamed
 in solutions/ disappears from notebooks/ too. notebooks/ is never edited by hand.
 
+A release also rewrites the lesson table of ``README.md`` (between its ``<!-- lessons``
+markers): each lesson's title, from its notebook's first heading, and the exercises
+``autograder/contract.py`` gives it; ``--check`` exits 1 when the table is stale.
+
 ``--course`` then runs ``nbgrader generate_assignment`` once more, in the repo root, which
 ``nbgrader_config.py`` makes the course folder: the assignments, their notebooks and grade cells
 go into the course's own gradebook (``gradebook.db`` unless the config names another database),
@@ -44,6 +48,11 @@ ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
 NOTEBOOKS = ROOT / "notebooks"
 CONFIG = ROOT / "nbgrader_config.py"
+README = ROOT / "README.md"
+TABLE = (
+    "<!-- lessons: written by scripts/release.py; edit the notebooks' titles or the contract -->",
+    "<!-- end of lessons -->",
+)
 
 
 class Edition(NamedTuple):
@@ -311,6 +320,39 @@ def release_edition(
     return 0
 
 
+def lesson_table(solutions: Path = SOLUTIONS) -> str:
+    """README.md's lesson table: each lesson's title (``# NN · Topic: about`` in its notebook)
+    and the exercises the contract gives it."""
+    from autograder.contract import CONTRACT
+
+    rows = ["| lesson | about | you build |", "|---|---|---|"]
+    for name in assignments(solutions):
+        [path] = sorted((solutions / name).glob("*.ipynb"))
+        title = nbformat.read(path, as_version=4).cells[0].source.splitlines()[0]
+        number, _, rest = title.removeprefix("# ").partition(" · ")
+        topic, _, about = rest.partition(": ")
+        built = ", ".join(f"`{e.name}`" for e in CONTRACT if e.lesson == name) or "—"
+        rows.append(f"| {number} {topic} | {about} | {built} |")
+    return "\n" + "\n".join(rows) + "\n\n"
+
+
+def release_readme(check: bool = False) -> int:
+    """Rewrite README.md's lesson table; with ``check``, change nothing and return 1 if stale."""
+    head, start, rest = README.read_text().partition(TABLE[0] + "\n")
+    old, end, tail = rest.partition(TABLE[1])
+    if not (start and end):
+        raise ReleaseError(f"README.md has no lesson table between {TABLE[0]} and {TABLE[1]}")
+    new = lesson_table()
+    if old == new:
+        return 0
+    if check:
+        print("README.md's lesson table is out of date with the notebooks and the contract")
+        return 1
+    README.write_text(head + start + new + end + tail)
+    print("rewrote README.md's lesson table")
+    return 0
+
+
 def release(
     names: list[str] | None = None,
     check: bool = False,
@@ -322,7 +364,8 @@ def release(
         unknown = [n for n in names if not any(n in assignments(e.solutions) for e in editions)]
         if unknown:
             raise ReleaseError(f"no such assignment: {', '.join(unknown)}")
-    return max(release_edition(e, names, check, course) for e in editions)
+    stale = max(release_edition(e, names, check, course) for e in editions)
+    return max(stale, release_readme(check))
 
 
 def main(argv: list[str] | None = None) -> int:

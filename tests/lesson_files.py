@@ -10,12 +10,14 @@ for the exercises of that lesson only:
 - ``correct/<style>.py``: the lesson's slice of each correct style (``plain``, ``einsum``,
   ``loops``, ``idioms``, ...). A style is every lesson's slice of that name, in lesson order,
   as a learner's notebooks build on each other: a slice may use earlier lessons' definitions.
+  The ``plain`` style defines every exercise; the others define the exercises they have (a new
+  exercise needs only its ``plain`` slice) and are judged on those.
 - ``builtin/<name>[__<variant>].py``: calls what the exercise forbids (``__reference``: the
   course_lib reference) and must be refused.
 
 Adding an exercise touches this one folder; ``tests/test_lesson_files.py`` fails when a file is
-left out (a style without the exercise, a mistake without a wrong file) or sits in another
-lesson's folder.
+left out (the plain style without the exercise, a mistake without a wrong file) or sits in
+another lesson's folder.
 
 ``tests/submissions/{wrong,builtin}/``, the flat layout before this one, is still read, so that
 a branch which added a file there keeps it judged; ``tests/test_lesson_files.py`` names the
@@ -24,6 +26,7 @@ lesson folder it must move to.
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -53,6 +56,22 @@ def style(name: str) -> str:
 
 
 BASE = style("plain")  # what wrong, builtin and real-world files are judged after
+
+
+def defined(path: Path) -> set[str]:
+    """The names a file defines at the top level (functions, classes, assignments)."""
+    names = set()
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return names
+
+
+def style_defines(name: str) -> set[str]:
+    """Every name a whole style defines at the top level (its exercises among them)."""
+    return set().union(*(defined(p) for p in slices(name)))
 
 
 def expected_id(path: Path) -> str:

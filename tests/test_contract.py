@@ -4,13 +4,15 @@
 against it here: the lesson folders (``autograder/lessons/<L>/``, named like ``solutions/<L>/``),
 the questions' prompts (the notebooks' text), the mistakes a notebook cites (each one in the
 catalogue, with a learner-style wrong file), the mistakes a lesson owns (each one cited in its
-notebook) and the README's lesson table. ``tests/test_notebooks.py`` checks that each notebook
-grades exactly the table's exercises of its lesson.
+notebook) and the README's lesson table (written by ``scripts/release.py``).
+``tests/test_notebooks.py`` checks that each notebook grades exactly the table's exercises of its
+lesson.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib.util
 import re
 from pathlib import Path
 
@@ -118,6 +120,17 @@ def _imports(path: Path, package: str) -> tuple[set[str], set[str]]:
     return named, above - named
 
 
+def test_package_init_files_hold_no_logic():
+    """A package's ``__init__.py`` holds its docstring, imports and constants, never a function,
+    a class or a statement that computes (the logic lives in a named module)."""
+    for path in sorted(AUTOGRADER.rglob("__init__.py")):
+        for node in ast.parse(path.read_text()).body:
+            plain = isinstance(node, (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)) or (
+                isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+            )
+            assert plain, f"{path.relative_to(ROOT)}:{node.lineno}: move this into a module"
+
+
 def test_the_grader_has_no_import_circle():
     """No circle, between modules or between a package's ``__init__`` and its own submodules: a
     submodule that names its own package in an import (``from autograder.kit import x`` inside
@@ -188,31 +201,19 @@ def test_every_mistake_of_a_lesson_is_cited_in_its_notebook(lesson):
 # ---- the README --------------------------------------------------------------------------------
 
 
-def readme_rows() -> list[tuple[list[str], str]]:
-    """The README's lesson table: (lesson numbers, what the row says they build)."""
-    rows = []
-    for line in (ROOT / "README.md").read_text().splitlines():
-        m = re.match(r"\| (\d\d)(?:[–-](\d\d))? [^|]*\| (.*) \|$", line)
-        if m:
-            first, last = int(m[1]), int(m[2] or m[1])
-            rows.append(([f"{n:02d}" for n in range(first, last + 1)], line))
-    return rows
-
-
-def test_readme_lesson_table_names_the_contracts_exercises():
-    rows = readme_rows()
-    assert rows, "README.md has no lesson table"
-    covered = set()
-    for numbers, line in rows:
-        named = set(re.findall(r"`(\w+)`", line.split("|")[2]))
-        want = {e.name for e in contract.CONTRACT if e.lesson[:2] in numbers}
-        if len(numbers) > 1 and "in the works" in line:
-            assert not named, line  # a range of lessons still in the works lists no exercise
-        else:
-            assert named == want, f"README row {line!r}: names {named}, the table {want}"
-        covered |= set(numbers)
-    missing = {e.lesson for e in contract.CONTRACT if e.lesson[:2] not in covered}
-    assert not missing, f"the README's lesson table has no row for {sorted(missing)}"
+def test_readme_lesson_table_is_what_a_release_writes():
+    """README.md's lesson table is generated (``scripts/release.py``) from the notebooks' titles
+    and this table: a new exercise or lesson is in it after ``python scripts/release.py <L>``."""
+    spec = importlib.util.spec_from_file_location("release", ROOT / "scripts" / "release.py")
+    release = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(release)
+    table = release.lesson_table()
+    for e in contract.CONTRACT:
+        assert f"`{e.name}`" in table, e.name
+    readme = (ROOT / "README.md").read_text()
+    assert release.TABLE[0] + "\n" + table + release.TABLE[1] in readme, (
+        "README.md's lesson table is stale: run `python scripts/release.py`"
+    )
 
 
 def test_contributing_names_tests_that_exist():

@@ -194,7 +194,7 @@ def _single(ex: contract.Exercise) -> Drill:
 ALIASES: dict[str, str] = {d.exercises[0]: d.name for d in COMPOSITES if len(d.exercises) == 1}
 
 # The drills beyond the course's exercises (autograder/drill/extra), after the course's own.
-from autograder.drill.extra import DRILLS as NEW_DRILLS  # noqa: E402
+from autograder.drill.extra.drills import DRILLS as NEW_DRILLS  # noqa: E402
 
 DRILLS: dict[str, Drill] = {
     d.name: d

@@ -12,7 +12,6 @@ from collections import Counter
 from dataclasses import dataclass
 
 from autograder.drill.catalogue import DRILLS
-from autograder.drill.extra.judging import title_and_hint
 from autograder.drill.history import History
 from autograder.i18n import _
 
@@ -111,6 +110,8 @@ def text(history: History, start: str = "python -m autograder drill next") -> st
     )
     recurring = recurring_mistakes(history)
     if recurring:
+        from autograder.drill.extra.judging import title_and_hint  # the kit: only when needed
+
         lines.append(_("Recurring mistakes:"))
         for mistake, n in recurring:
             entry = title_and_hint(mistake)

@@ -18,6 +18,7 @@ from lesson_files import wrong_file
 from autograder import contract
 from autograder.drill import catalogue, files, history, schedule, stats
 from autograder.drill.cli import main
+from autograder.drill.extra.base import resolve
 
 ROOT = Path(__file__).resolve().parents[2]
 COURSE_DRILLS = [d for d in catalogue.DRILLS.values() if not hasattr(d, "stubs")]
@@ -291,8 +292,8 @@ def test_every_model_answer_is_the_course_reference_or_the_drills(name):
     drill = catalogue.DRILLS[name]
     answer = files.model_answer(drill)
     if getattr(drill, "answer", ()):  # beyond the course: the drill's own reference
-        for obj in drill.answer:
-            assert inspect.getsource(obj) in answer
+        for name in drill.answer:
+            assert inspect.getsource(resolve(name)) in answer
         return
     for ex in drill.exercises:
         module, _, attr = contract.BY_NAME[ex].reference.partition(":")

@@ -5,6 +5,7 @@ agree with torch's own modules."""
 
 from __future__ import annotations
 
+import inspect
 import re
 
 import pytest
@@ -12,28 +13,28 @@ import torch
 import torch.nn.functional as F
 
 from autograder.core.mistakes import MISTAKES as COURSE
-from autograder.drill import extra
-from autograder.drill.extra import grading, references
+from autograder.drill.extra import drills, grading, references
+from autograder.drill.extra.base import resolve
 from autograder.drill.extra.mistakes import MISTAKES as OWN
 
 HEAD = "import math\n\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n"
 
 
 def answer(name: str) -> str:
-    return HEAD + "\n\n".join(extra.source_of(o) for o in extra.BY_NAME[name].answer)
+    return HEAD + "\n\n".join(inspect.getsource(resolve(o)) for o in drills.BY_NAME[name].answer)
 
 
 def judged(tmp_path, name: str, source: str):
     path = tmp_path / f"drill_{name}.py"
     path.write_text(f"# drill: {name}\n" + source)
-    return grading.judge(path, extra.BY_NAME[name])
+    return grading.judge(path, drills.BY_NAME[name])
 
 
 def test_at_least_15_new_drills_with_5_find_the_bug():
-    assert len(extra.DRILLS) >= 15
-    bugs = [d for d in extra.DRILLS if d.bug]
+    assert len(drills.DRILLS) >= 15
+    bugs = [d for d in drills.DRILLS if d.bug]
     assert len(bugs) >= 5
-    for d in extra.DRILLS:
+    for d in drills.DRILLS:
         assert d.statement and d.interface and d.hints and d.explanation and d.stubs, d.name
         compile(HEAD + d.stubs, d.name, "exec")
 
@@ -41,13 +42,13 @@ def test_at_least_15_new_drills_with_5_find_the_bug():
 def test_the_course_mistakes_a_new_drill_names_exist_and_its_hints_list_them(home_dir):
     from autograder.drill.verbs import hints
 
-    for d in extra.DRILLS:
+    for d in drills.DRILLS:
         assert set(d.course_mistakes) <= set(COURSE), d.name
         last = hints(d)[-1]
         for m in d.course_mistakes:
             assert f"[{m}]" in last, (d.name, m)
     covered = {m for _, m, _, _ in MUTATIONS}
-    for d in extra.DRILLS:  # each is shown named on this drill by a mutation
+    for d in drills.DRILLS:  # each is shown named on this drill by a mutation
         for m in d.course_mistakes:
             if m != "no-value-error":
                 assert any(n == d.name and i == m for n, i, _, _ in MUTATIONS) or m in covered, m
@@ -66,7 +67,7 @@ def test_own_mistake_ids_are_new_kebab_case_with_title_and_hint():
         assert m.title and not m.title.endswith(".") and m.hint.endswith("."), m.id
 
 
-@pytest.mark.parametrize("name", [d.name for d in extra.DRILLS if d.checks])
+@pytest.mark.parametrize("name", [d.name for d in drills.DRILLS if d.checks])
 def test_the_model_answer_passes(tmp_path, name):
     results = judged(tmp_path, name, answer(name))
     assert [r.passed for r in results] == [True] * len(results), grading.human(name, results)
@@ -373,7 +374,7 @@ COURSE_BUGS = {
 
 @pytest.mark.parametrize("name", sorted(COURSE_BUGS))
 def test_the_broken_code_of_a_find_the_bug_drill_is_caught_and_named(tmp_path, name):
-    drill = extra.BY_NAME[name]
+    drill = drills.BY_NAME[name]
     results = judged(tmp_path, name, HEAD + drill.stubs)
     assert not all(r.passed for r in results)
     assert [r.mistake for r in results if not r.passed][0] == COURSE_BUGS[name], grading.human(
@@ -440,7 +441,7 @@ FIXES = {
 
 @pytest.mark.parametrize("name", sorted(FIXES))
 def test_the_bugs_are_named_one_after_another_as_they_are_fixed(tmp_path, name):
-    source = extra.BY_NAME[name].stubs
+    source = drills.BY_NAME[name].stubs
     for old, new, named in FIXES[name]:
         assert old in source, old
         source = source.replace(old, new)

@@ -7,20 +7,6 @@ blank file at both levels), the pitfalls (the guided level only), the stubs, its
 (:mod:`.references`, hidden from the sandbox like ``course_lib``'s references). The "find the bug"
 drills give broken code instead of stubs; those on a course exercise are graded by the course's
 own checks.
+
+The list of them is :mod:`.drills`; this file holds no code.
 """
-
-from __future__ import annotations
-
-import inspect
-
-from autograder.drill.extra import attention_drills, lm_drills
-from autograder.drill.extra.base import NewDrill
-from autograder.drill.extra.bugs import BUGS
-
-DRILLS: tuple[NewDrill, ...] = (*attention_drills.DRILLS, *lm_drills.DRILLS, *BUGS)
-
-BY_NAME: dict[str, NewDrill] = {d.name: d for d in DRILLS}
-
-
-def source_of(obj) -> str:
-    return inspect.getsource(obj)

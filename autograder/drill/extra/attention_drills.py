@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import autograder.drill.extra.checks_attention as ca
-import autograder.drill.extra.references as ref
-from autograder.drill.extra.base import NewDrill, _forbid, _stub_class
-from autograder.kit.exercise import ATTENTION_FORBID
+from autograder.drill.extra.base import ATTENTION_FORBID, NewDrill, _stub_class
 
 _MASK = (
     "A bool mask is True where a query MAY attend (F.scaled_dot_product_attention's convention)."
@@ -57,8 +54,8 @@ DRILLS = (
         ),
         "GQA interpolates between MHA (g = h) and MQA (g = 1): the KV cache holds g heads "
         "instead of h, for a small loss in quality (Ainslie et al., 2023).",
-        (ref._attend, ref.GroupedQueryAttention),
-        {"GroupedQueryAttention": (ca.check_gqa, ATTENTION_FORBID)},
+        ("references:_attend", "references:GroupedQueryAttention"),
+        {"GroupedQueryAttention": ("checks_attention:check_gqa", ATTENTION_FORBID)},
         course_mistakes=_ATTENTION_MISTAKES + ("missing-output-projection", "no-value-error"),
     ),
     NewDrill(
@@ -89,8 +86,12 @@ DRILLS = (
             "weights @ v broadcasts the same way; merge the heads and apply w_o.",
         ),
         "One key/value head cuts the KV cache by num_heads times; GQA is the compromise.",
-        (ref._attend, ref.GroupedQueryAttention, ref.MultiQueryAttention),
-        {"MultiQueryAttention": (ca.check_mqa, ATTENTION_FORBID)},
+        (
+            "references:_attend",
+            "references:GroupedQueryAttention",
+            "references:MultiQueryAttention",
+        ),
+        {"MultiQueryAttention": ("checks_attention:check_mqa", ATTENTION_FORBID)},
         course_mistakes=_ATTENTION_MISTAKES + ("missing-output-projection",),
     ),
     NewDrill(
@@ -122,8 +123,8 @@ DRILLS = (
         ),
         "Cross-attention is MHA with queries from one sequence and keys/values from another; no "
         "causal mask: the whole source is visible.",
-        (ref._attend, ref.Attention, ref.CrossAttention),
-        {"CrossAttention": (ca.check_cross_attention, ATTENTION_FORBID)},
+        ("references:_attend", "references:Attention", "references:CrossAttention"),
+        {"CrossAttention": ("checks_attention:check_cross_attention", ATTENTION_FORBID)},
         course_mistakes=_ATTENTION_MISTAKES,
     ),
     NewDrill(
@@ -163,11 +164,16 @@ DRILLS = (
         ),
         "The decoder block adds cross-attention between the causal self-attention and the "
         "feed-forward layer; Pre-LN keeps an identity path through the residual stream.",
-        (ref._attend, ref.Attention, ref.CrossAttention, ref.DecoderBlock),
+        (
+            "references:_attend",
+            "references:Attention",
+            "references:CrossAttention",
+            "references:DecoderBlock",
+        ),
         {
             "DecoderBlock": (
-                ca.check_decoder_block,
-                _forbid(
+                "checks_attention:check_decoder_block",
+                (
                     "torch.nn.MultiheadAttention",
                     "torch.nn.TransformerDecoderLayer",
                     "torch.nn.TransformerDecoder",

@@ -1,4 +1,10 @@
-"""The shape of a drill beyond the course's exercises, shared by its definitions."""
+"""The shape of a drill beyond the course's exercises, shared by its definitions.
+
+A drill names its checks, its probe and its model answer (``"checks_norms:check_rmsnorm"``: a
+module of this package and a name in it), and they are looked up when a file is graded or the
+answer shown (:func:`resolve`): listing the drills (``drill list``, ``drill --help``) imports
+neither the checks, the kit nor torch.
+"""
 
 from __future__ import annotations
 
@@ -19,13 +25,15 @@ class NewDrill:
     stubs: str  # the code the blank file ends with (broken code for "find the bug")
     hints: tuple[str, ...]
     explanation: str
-    answer: tuple = ()  # the model answer's objects (references); () = course_lib's
-    checks: dict = field(default_factory=dict)  # name -> (check, forbid); {} = the course's
+    answer: tuple = ()  # the model answer's "references:name"s; () = course_lib's
+    # name -> ("module:check", what it forbids: names, or "package.module:NAME" of a list; a
+    # name this torch lacks is not forbidden); {}: the course's checks
+    checks: dict = field(default_factory=dict)
     bug: bool = False
     course_mistakes: tuple[str, ...] = ()  # the course's ids its checks also name
-    probe: str = (
-        ""  # grader code run after the candidate's, in the sandbox: watches, changes nothing
-    )
+    # "module:NAME" of grader code run after the candidate's, in the sandbox: watches, changes
+    # nothing
+    probe: str = ""
 
     @property
     def target_seconds(self) -> float:
@@ -36,19 +44,15 @@ class NewDrill:
         return not self.checks
 
 
-def _forbid(*names: str) -> tuple[str, ...]:
-    """The names that exist in this torch (a newer function is not forbidden where it is absent)."""
-    kept = []
-    for n in names:
-        if n.startswith("aten."):
-            kept.append(n)
-            continue
-        try:
-            pkgutil.resolve_name(n)
-        except (ImportError, AttributeError, ValueError):
-            continue
-        kept.append(n)
-    return tuple(kept)
+# The kit's forbid list for writing attention, looked up when grading (as the checks are).
+ATTENTION_FORBID = "autograder.kit.exercise:ATTENTION_FORBID"
+
+
+def resolve(name: str):
+    """What a drill names: ``"module:name"`` in this package, or a full ``"package.module:name"``
+    of the grader."""
+    package = "" if name.startswith("autograder.") else "autograder.drill.extra."
+    return pkgutil.resolve_name(package + name)
 
 
 def _stub_class(name: str, init: str, forward: str) -> str:

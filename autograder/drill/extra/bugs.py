@@ -4,10 +4,7 @@ Those on a course exercise are graded by the course's checks, the others by this
 
 from __future__ import annotations
 
-import autograder.drill.extra.checks_decoding as cd
-import autograder.drill.extra.checks_norms as cn
-import autograder.drill.extra.references as ref
-from autograder.drill.extra.base import NewDrill, _forbid
+from autograder.drill.extra.base import NewDrill
 
 _FIX = "Fix the code below: keep its names and signature; change as little as you need."
 
@@ -175,11 +172,11 @@ BUGS = (
         "variance, unbiased=False. Bug 2: .detach() cuts the gradient through the variance: "
         "the backward pass is then not LayerNorm's (the values are the same, the gradients "
         "are not).",
-        (ref.LayerNorm,),
+        ("references:LayerNorm",),
         {
             "LayerNorm": (
-                cn.check_layernorm,
-                _forbid(
+                "checks_norms:check_layernorm",
+                (
                     "torch.nn.LayerNorm",
                     "torch.nn.functional.layer_norm",
                     "torch.layer_norm",
@@ -205,8 +202,8 @@ BUGS = (
         ("Which token does logits[:, 0] predict?", "What happens to pad targets?"),
         "Bug 1: the shift goes the wrong way: logits[:, :-1] predict tokens[:, 1:]. Bug 2: pad "
         "targets are counted: ignore_index=pad_id.",
-        (ref.causal_lm_loss,),
-        {"causal_lm_loss": (cd.check_lm_loss, ())},
+        ("references:causal_lm_loss",),
+        {"causal_lm_loss": ("checks_decoding:check_lm_loss", ())},
         bug=True,
     ),
 )

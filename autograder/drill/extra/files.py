@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 
-from autograder.drill.extra.base import NewDrill
+from autograder.drill.extra.base import NewDrill, resolve
 
 IMPORTS = (
     "import math",
@@ -33,5 +33,6 @@ def blank(drill: NewDrill, comment, header: list[str], bare: bool) -> str:
 
 def model_answer(drill: NewDrill) -> str:
     """The reference's source (its helpers first), each under its qualified name."""
-    parts = [f"# {o.__module__}:{o.__qualname__}\n{inspect.getsource(o)}" for o in drill.answer]
+    objects = [resolve(name) for name in drill.answer]
+    parts = [f"# {o.__module__}:{o.__qualname__}\n{inspect.getsource(o)}" for o in objects]
     return "\n\n".join(parts)

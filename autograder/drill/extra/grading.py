@@ -4,13 +4,14 @@ same sandbox, and the report with both catalogues' titles and hints."""
 
 from __future__ import annotations
 
+import pkgutil
 import textwrap
 from dataclasses import replace
 
 from autograder.core.judge import judge_file, judge_one
 from autograder.core.registry import Gradable
 from autograder.core.result import Result, printable
-from autograder.drill.extra.base import NewDrill
+from autograder.drill.extra.base import NewDrill, resolve
 from autograder.drill.extra.judging import title_and_hint
 from autograder.i18n import _, fill
 
@@ -20,9 +21,31 @@ TIME_LIMIT = 30.0  # seconds of CPU time for all the calls of one check
 
 def exercises(drill: NewDrill) -> list[Gradable]:
     return [
-        Gradable(name, "drill", check, POINTS, tuple(forbid), TIME_LIMIT)
+        Gradable(
+            name,
+            "drill",
+            resolve(check),
+            POINTS,
+            present(resolve(forbid) if isinstance(forbid, str) else forbid),
+            TIME_LIMIT,
+        )
         for name, (check, forbid) in drill.checks.items()
     ]
+
+
+def present(names) -> tuple[str, ...]:
+    """The names that exist in this torch (a newer function is not forbidden where it is absent)."""
+    kept = []
+    for n in names:
+        if n.startswith("aten."):
+            kept.append(n)
+            continue
+        try:
+            pkgutil.resolve_name(n)
+        except (ImportError, AttributeError, ValueError):
+            continue
+        kept.append(n)
+    return tuple(kept)
 
 
 def judge(path, drill) -> list[Result]:
@@ -40,7 +63,9 @@ def judge(path, drill) -> list[Result]:
     forbid = {ex.name: list(ex.forbid) for ex in graded}
     try:
         cells = [(c.label, c.source) for c in code.cells]
-        probe = [("the grader's probe", drill.probe)] if getattr(drill, "probe", "") else []
+        probe = (
+            [("the grader's probe", resolve(drill.probe))] if getattr(drill, "probe", "") else []
+        )
         sub = Submission(cells + probe, forbid)
     except LearnerProblem as problem:  # the definitions themselves hang or kill the sandbox
         message, mistake = _explain(replace(graded[0], name="your code"), problem)

@@ -3,10 +3,7 @@ top-k and top-p sampling."""
 
 from __future__ import annotations
 
-import autograder.drill.extra.checks_decoding as cd
-import autograder.drill.extra.checks_norms as cn
-import autograder.drill.extra.references as ref
-from autograder.drill.extra.base import NewDrill, _forbid, _stub_class, _stub_def
+from autograder.drill.extra.base import NewDrill, _stub_class, _stub_def
 
 DRILLS = (
     NewDrill(
@@ -37,8 +34,8 @@ DRILLS = (
         ),
         "A fixed, non-learned recency bias: each head sees a different range, and models "
         "trained on short sequences extrapolate to longer ones.",
-        (ref.alibi_slopes, ref.alibi_bias),
-        {"alibi_bias": (cn.check_alibi, ())},
+        ("references:alibi_slopes", "references:alibi_bias"),
+        {"alibi_bias": ("checks_norms:check_alibi", ())},
     ),
     NewDrill(
         "rmsnorm",
@@ -63,11 +60,11 @@ DRILLS = (
             "Compute in float32 and cast back (x.float() ... .to(x.dtype)), as LLaMA does.",
         ),
         "RMSNorm drops LayerNorm's mean subtraction and bias: cheaper, and as good in practice.",
-        (ref.RMSNorm,),
+        ("references:RMSNorm",),
         {
             "RMSNorm": (
-                cn.check_rmsnorm,
-                _forbid("torch.nn.RMSNorm", "torch.nn.functional.rms_norm", "torch.rms_norm"),
+                "checks_norms:check_rmsnorm",
+                ("torch.nn.RMSNorm", "torch.nn.functional.rms_norm", "torch.rms_norm"),
             )
         },
     ),
@@ -96,11 +93,11 @@ DRILLS = (
             "(x - mean) / torch.sqrt(var + eps) * self.weight + self.bias",
         ),
         "torch's LayerNorm uses the biased variance; x.var()'s default is unbiased.",
-        (ref.LayerNorm,),
+        ("references:LayerNorm",),
         {
             "LayerNorm": (
-                cn.check_layernorm,
-                _forbid(
+                "checks_norms:check_layernorm",
+                (
                     "torch.nn.LayerNorm",
                     "torch.nn.functional.layer_norm",
                     "torch.layer_norm",
@@ -134,8 +131,8 @@ DRILLS = (
         ),
         "Position t can only see tokens 0..t, so its logits predict token t + 1; padding "
         "targets carry no signal and must not dilute the mean.",
-        (ref.causal_lm_loss,),
-        {"causal_lm_loss": (cd.check_lm_loss, ())},
+        ("references:causal_lm_loss",),
+        {"causal_lm_loss": ("checks_decoding:check_lm_loss", ())},
     ),
     NewDrill(
         "greedy-kv",
@@ -171,9 +168,12 @@ DRILLS = (
         ),
         "With the cache each new token costs O(P d) instead of O(P^2 d): the keys and values of "
         "the past never change in a causal model.",
-        (ref._attend, ref.decode_step, ref.greedy_decode),
-        {"decode_step": (cd.check_decode_step, ()), "greedy_decode": (cd.check_greedy_decode, ())},
-        probe=cd.PROBE,
+        ("references:_attend", "references:decode_step", "references:greedy_decode"),
+        {
+            "decode_step": ("checks_decoding:check_decode_step", ()),
+            "greedy_decode": ("checks_decoding:check_greedy_decode", ()),
+        },
+        probe="checks_decoding:PROBE",
     ),
     NewDrill(
         "top-k",
@@ -195,8 +195,8 @@ DRILLS = (
         ),
         "Top-k cuts the long tail of unlikely tokens; its weakness is a fixed k whatever the "
         "shape of the distribution, which top-p fixes.",
-        (ref.top_k_probs,),
-        {"top_k_probs": (cd.check_top_k, ())},
+        ("references:top_k_probs",),
+        {"top_k_probs": ("checks_decoding:check_top_k", ())},
     ),
     NewDrill(
         "top-p",
@@ -224,7 +224,7 @@ DRILLS = (
         ),
         "The nucleus adapts to the distribution: a confident model keeps few tokens, an unsure "
         "one many.",
-        (ref.top_p_probs,),
-        {"top_p_probs": (cd.check_top_p, ())},
+        ("references:top_p_probs",),
+        {"top_p_probs": ("checks_decoding:check_top_p", ())},
     ),
 )
