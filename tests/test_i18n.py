@@ -288,9 +288,11 @@ def test_check_names_the_mistake_in_chinese_under_a_chinese_locale(wrong_file):
 
 
 def test_json_stays_english_in_every_language(wrong_file):
+    """Answered by the session's warm grader (its replies are the direct ones:
+    tests/check/test_service.py); the test above runs the grader here, in both languages."""
     path, _ = wrong_file
-    zh = _check([path, "--json", "--no-daemon", "--lang", "zh-CN"], _env())
-    en = _check([path, "--json", "--no-daemon"], _env())
+    zh = _check([path, "--json", "--lang", "zh-CN"], _env())
+    en = _check([path, "--json"], _env())
     assert zh.stdout == en.stdout and json.loads(zh.stdout)["results"][0]["mistake"]
 
 

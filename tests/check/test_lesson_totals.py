@@ -45,16 +45,18 @@ def graded_cells_points(path: Path) -> float:
     return float(sum(m["points"] for m in meta if m.get("grade")))
 
 
-def grade_total(tmp_path: Path, notebook: Path) -> tuple[str, str]:
-    root = tmp_path / "class"
-    folder = root / "ada" / LESSON
-    folder.mkdir(parents=True)
-    shutil.copy(notebook, folder / f"{LESSON}.ipynb")
-    out = tmp_path / "grades.csv"
-    assert cli.main(["grade", str(root), "--out", str(out)]) == 0
+def grade_totals(root: Path, notebooks: dict[str, Path]) -> dict[str, tuple[str, str]]:
+    """``grade``'s total and maximum of each student's lesson-10 notebook: one class, graded
+    once."""
+    for student, notebook in notebooks.items():
+        folder = root / "class" / student / LESSON
+        folder.mkdir(parents=True)
+        shutil.copy(notebook, folder / f"{LESSON}.ipynb")
+    out = root / "grades.csv"
+    assert cli.main(["grade", str(root / "class"), "--out", str(out)]) == 0
     with out.open(newline="") as f:
-        (row,) = [r for r in csv.DictReader(f) if r["assignment"] == LESSON]
-    return row["total"], row["max"]
+        rows = [r for r in csv.DictReader(f) if r["assignment"] == LESSON]
+    return {r["student"]: (r["total"], r["max"]) for r in rows}
 
 
 @pytest.fixture(scope="module")
@@ -67,14 +69,22 @@ def wrong_copy(tmp_path_factory) -> Path:
     return path
 
 
+@pytest.fixture(scope="module")
+def graded_class(wrong_copy, tmp_path_factory) -> dict[str, tuple[str, str]]:
+    """The solution and the wrong answer graded as two students of one class."""
+    notebooks = {"solution": SOLUTION, "wrong answer": wrong_copy}
+    return grade_totals(tmp_path_factory.mktemp("graded"), notebooks)
+
+
 @pytest.mark.slow
+@pytest.mark.xdist_group("lesson-10-class")  # both read one graded class (`make test`: -n 2)
 @pytest.mark.parametrize("which", ["solution", "wrong answer"])
-def test_check_total_is_grades_total_and_nbgraders_max(which, wrong_copy, tmp_path):
+def test_check_total_is_grades_total_and_nbgraders_max(which, wrong_copy, graded_class):
     path = SOLUTION if which == "solution" else wrong_copy
     status, report = check_json(path)
     max_points = graded_cells_points(path)
     assert report["max_score"] == max_points == assignment(LESSON[:2]).max_points
-    total, grade_max = grade_total(tmp_path, path)
+    total, grade_max = graded_class[which]
     assert (float(total), float(grade_max)) == (report["score"], report["max_score"])
 
     graded = [r["exercise"] for r in report["results"]]

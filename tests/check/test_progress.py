@@ -6,6 +6,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from autograder import progress as progress_module
 from autograder.check.cli import EXIT_FAILED, EXIT_PASSED, EXIT_UNGRADABLE
 from autograder.cli import main
 from autograder.contract import CONTRACT
@@ -82,17 +83,32 @@ def test_an_empty_folder_is_a_clear_error(tmp_path, capsys):
     assert main(["progress", str(tmp_path / "missing")]) == EXIT_UNGRADABLE
 
 
+def _graded_by_the_command_line(monkeypatch) -> list:
+    """What ``progress`` on the command line graded: its ``course_progress`` calls' results (the
+    course is graded once, and the command line's table and the results are of that one run)."""
+    graded = []
+
+    def recorded(*args, **kwargs):
+        graded.append(course_progress(*args, **kwargs))
+        return graded[-1]
+
+    monkeypatch.setattr(progress_module, "course_progress", recorded)
+    return graded
+
+
 @pytest.mark.slow
-def test_a_blank_course_is_at_zero_percent(tmp_path, capsys):
+def test_a_blank_course_is_at_zero_percent(tmp_path, capsys, monkeypatch):
     root = _course(tmp_path, "notebooks")
     before = {p: p.read_bytes() for p in root.rglob("*.ipynb")}
-    progress = course_progress(root)
+    graded = _graded_by_the_command_line(monkeypatch)
+    assert main(["progress", str(root)]) == EXIT_FAILED
+    [progress] = graded
     assert [p.lesson for p in progress] == _released_lessons("notebooks")
     assert all(p.done == 0 and p.total > 0 for p in progress)
     assert next_lesson(progress).lesson == "00_setup"
-    assert main(["progress", str(root)]) == EXIT_FAILED
     out = capsys.readouterr().out
     assert "(0%)" in out and "Open next:" in out
+    assert table(progress) in out
     assert {p: p.read_bytes() for p in root.rglob("*.ipynb")} == before, "read-only"
 
 

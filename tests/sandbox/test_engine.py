@@ -250,7 +250,7 @@ def test_grading_on_a_busy_machine_gives_the_same_results_as_on_an_idle_one():
     cases = [
         (GOOD, None),
         (WRONG, None),
-        ((HOSTILE / "infinite_loop.py").read_text(), 2.0),
+        ((HOSTILE / "infinite_loop.py").read_text(), 1.0),
         ((HOSTILE / "memory_bomb.py").read_text(), None),
     ]
 
@@ -314,10 +314,9 @@ def test_grading_is_reproducible_across_sandboxes():
     from autograder.sandbox.host import pool
 
     src = "import torch\ndef attention_scores(q, k):\n    raise ValueError(str(torch.rand(3)))\n"
-    messages = []
-    for _ in range(2):
-        with pool.isolated(allow_weak=True):
-            messages.append(judge_source(src)[0].message)
+    messages = [judge_source(src)[0].message]  # this process's sandbox, used by earlier tests
+    with pool.isolated(allow_weak=True):  # and a new one
+        messages.append(judge_source(src)[0].message)
     assert messages[0] == messages[1] and "tensor(" in messages[0]
 
 
