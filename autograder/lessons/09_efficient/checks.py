@@ -118,8 +118,9 @@ def check_tiled_attention(sub) -> None:
         c = Call(name, q, k, v, block_size=4, causal=True)
         expect_close(c.run(sub), tiled_reference(q, k, v, 4, True), c, dtype=dtype)
         _check_float32_accumulation(sub, g, dtype)
-    _check_process_memory(sub, g)
-    _check_row_memory(sub, g)
+    for causal in (False, True):  # on inputs from a seed the learner's code cannot know
+        _check_process_memory(sub, generator(), causal)
+    _check_row_memory(sub, generator())
     with on_meta():  # meta tensors have shapes but no data
         meta = [torch.empty(2, 6, 4, device="meta") for _ in range(3)]
         for kwargs in ({"block_size": 4}, {"block_size": 4, "causal": True}):
@@ -163,15 +164,15 @@ def _check_float32_accumulation(sub, g, dtype) -> None:
 MEMORY_N = 4096  # a full (Lq, Lk) float32 matrix is 64 MiB; q, k, v 256 KiB each, a tile 1 MiB
 
 
-def _check_process_memory(sub, g) -> None:
-    """Tiling's point, measured by the process's peak memory, whatever builds the full matrix
-    (torch, numpy, code the op trace cannot see)."""
+def _check_process_memory(sub, g, causal) -> None:
+    """Tiling's point: the process's peak memory above what it held before any learner code ran
+    (SECURITY.md), whatever builds the full matrix (numpy, a buffer kept from the definitions)."""
     n = MEMORY_N
     q, k, v = (randn(g, 1, n, 16) for _ in range(3))
-    c = Call("tiled_attention", q, k, v, block_size=64)
+    c = Call("tiled_attention", q, k, v, block_size=64, causal=causal)
     remote = remote_function(sub, c.name)
     try:
-        reply = remote.apply("peak_memory", q, k, v, block_size=64)
+        reply = remote.apply("peak_memory", q, k, v, block_size=64, causal=causal)
     except LearnerError as err:
         raise learner_failed(c, err) from None
     if not isinstance(reply, (tuple, list)) or len(reply) != 2:
@@ -184,7 +185,7 @@ def _check_process_memory(sub, g) -> None:
             f"full ({n}, {n}) score matrix ({full / 2**20:.0f} MiB) that tiling exists to avoid.",
             "materialises-full-matrix",
         )
-    expect_close(out, tiled_reference(q, k, v), c, dtype=q.dtype)
+    expect_close(out, tiled_reference(q, k, v, 64, causal), c, dtype=q.dtype)
 
 
 ROW_B, ROW_LK, ROW_BLOCK = 64, 2**18, 2**12  # (B, 1, Lk) float32 scores: 64 MiB
