@@ -80,12 +80,20 @@ def expect_copies(sub, g, args) -> None:
     changed = test.clone()  # every one of the first COPY_BACK tokens replaced by another
     changed[:, :COPY_BACK] += torch.randint(1, vocab, (len(test), COPY_BACK), generator=g)
     changed[:, :COPY_BACK] %= vocab
-    reach = _reach(obj, label, test, changed, vocab)
+    before = _logits(obj, label, (test, changed), vocab)
     chance = random.SystemRandom()  # a draw the learner's code cannot know ahead
     layer = chance.choice(("w_v", "w_o"))
     scale = math.exp(chance.uniform(*(math.log(b) for b in ABLATION_SCALE)))
     obj.apply("ablate_attention", layer, scale)
-    ablated = _reach(obj, label, test, changed, vocab)
+    after = _logits(obj, label, (test, changed), vocab)
+    if float((after[0][:, 0] - before[0][:, 0]).abs().max()) == 0:
+        raise fail(  # position 0 attends to nothing: its attention output is the same constant
+            f"{label}: weakening every block's attention (attn.{layer}) leaves the logits at "
+            "position 0 exactly as they were: the first token attends to no key at all, so the "
+            "causal mask hides each token from itself.",
+            "causal-off-by-one",
+        )
+    reach, ablated = (float((b - a)[:, COPY_BACK:].abs().max()) for a, b in (before, after))
     if ablated > ABLATED_MAX * reach:
         raise fail(
             f"{label}: with every block's attention made {1 / scale:.0f} times weaker "
@@ -97,14 +105,13 @@ def expect_copies(sub, g, args) -> None:
         )
 
 
-def _reach(obj, label, tokens, changed, vocab) -> float:
-    """How much the logits after the first COPY_BACK positions move when those tokens change:
-    what reaches the later positions from the earlier ones."""
+def _logits(obj, label, batches, vocab) -> list[torch.Tensor]:
+    """The model's logits for each batch of tokens."""
     out = []
-    for t in (tokens, changed):
+    for t in batches:
         c = Call(label, t, params="lm.forward")
         out.append(expect_tensor(c.run(obj, devices=False), c, shape=(*t.shape, vocab)))
-    return float((out[1] - out[0])[:, COPY_BACK:].abs().max())
+    return out
 
 
 def expect_order_seen(sub, args, tokens) -> None:

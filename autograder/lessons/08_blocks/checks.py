@@ -334,12 +334,20 @@ def _check_final_norm(info, label, d) -> None:
 
 
 def _check_final_norm_used(obj, label, info, d, tokens) -> None:
-    """The final LayerNorm must be used, not only defined: a gradient reaches it."""
+    """The final LayerNorm must be used, not only defined: a gradient reaches it; and every
+    block, each reading the previous one's output."""
     c = Call(label, tokens, params="lm.forward")
     missing = missing_gradients(obj, c)
     if not missing:
         return
-    params = info.get("parameters", {})
+    params, blocks = info.get("parameters", {}), sorted(_blocks(info))
+    unused = [b for b in blocks if all(n in missing for n in params if n.startswith(b + "."))]
+    if unused and len(unused) < len(blocks):
+        raise fail(
+            f"{c}: no gradient reaches any weight of {', '.join(unused)}: that block's output "
+            "never reaches the logits; each block must read the previous block's output.",
+            "lm-blocks-not-chained",
+        )
     outside = [n for n in missing if not BLOCK_PARAM.match(str(n)) and params.get(n) == [d]]
     if outside and _blocks(info):
         raise fail(

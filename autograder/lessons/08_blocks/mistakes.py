@@ -196,4 +196,11 @@ MISTAKES = (
         "Let the earlier tokens reach each position through the blocks' attention only: "
         "x = block(x, mask) for each block, with no other path that mixes positions.",
     ),
+    Mistake(
+        "lm-blocks-not-chained",
+        ("TinyTransformer",),
+        "A block's output is never used: the blocks are not applied one after another",
+        "Each block reads the previous block's output: x = block(x, mask) in the loop, then the "
+        "final LayerNorm and the head read the last x.",
+    ),
 )

@@ -37,8 +37,7 @@ from autograder.kit.gradients import (
     remote_function,
     with_rules,
 )
-
-INF = float("inf")
+from autograder.kit.online import expect_large_scores
 
 # ---- sliding_window_mask ------------------------------------------------------------------------
 
@@ -113,6 +112,7 @@ def check_tiled_attention(sub) -> None:
             expect_close(out, want, c, dtype=q.dtype, mutants=TILED_MUTANTS)
         except CheckFailure as failure:  # saying which running quantity was not rescaled
             raise fail(failure.message + not_rescaled(out, c, failure), failure.mistake) from None
+    expect_large_scores(sub, g)
     for dtype in low_precision_dtypes():
         q, k, v = (randn(g, 2, 6, 8, dtype=dtype) for _ in range(3))
         c = Call(name, q, k, v, block_size=4, causal=True)
@@ -165,8 +165,7 @@ MEMORY_N = 4096  # a full (Lq, Lk) float32 matrix is 64 MiB; q, k, v 256 KiB eac
 
 
 def _check_process_memory(sub, g, causal) -> None:
-    """Tiling's point: the process's peak memory above what it held before any learner code ran
-    (SECURITY.md), whatever builds the full matrix (numpy, a buffer kept from the definitions)."""
+    """Tiling's point, measured by the process's peak memory, whatever builds the full matrix."""
     n = MEMORY_N
     q, k, v = (randn(g, 1, n, 16) for _ in range(3))
     c = Call("tiled_attention", q, k, v, block_size=64, causal=causal)

@@ -86,6 +86,20 @@ MISTAKES = (
         "the sum and the accumulator by exp(m - m_new), at most 1.",
     ),
     Mistake(
+        "online-softmax-no-max",
+        ("tiled_attention",),
+        "The online softmax exponentiates the scores without subtracting the running max",
+        "exp(s) overflows to inf once a score passes about 88 in float32: keep a running max m "
+        "per query and exponentiate s - m_new, as in the lesson's loop.",
+    ),
+    Mistake(
+        "online-max-starts-at-zero",
+        ("tiled_attention",),
+        "The running max starts at 0 instead of -inf",
+        "Start m at -inf (torch.full(..., float('-inf'))): from 0, a query whose scores are all "
+        "below about -88 adds exp(s - 0) = 0 in float32 and its sum stays 0.",
+    ),
+    Mistake(
         "tiled-half-accumulation",
         ("tiled_attention",),
         "Half-precision inputs accumulated in half precision",

@@ -75,8 +75,7 @@ def map_code() -> None:
     """Map every page of this process's code (its executable file mappings) now: a fork maps
     its code again page by page as it first runs it, tens of MiB that a call measured later
     (``Submission.peak_memory``) would otherwise count as its own memory. Linux 5.14 and later
-    (``MADV_POPULATE_READ``); elsewhere nothing. Then memory that earlier calls freed, which
-    malloc keeps, is given back (glibc's ``malloc_trim``): it is not the learner's to count."""
+    (``MADV_POPULATE_READ``); elsewhere nothing."""
     if not hasattr(_libc, "madvise"):
         return
     try:
@@ -88,8 +87,6 @@ def map_code() -> None:
         if len(fields) >= 6 and "x" in fields[1] and fields[5].startswith("/"):
             start, end = (int(a, 16) for a in fields[0].split("-"))
             _libc.madvise(ctypes.c_void_p(start), ctypes.c_size_t(end - start), 22)
-    if hasattr(_libc, "malloc_trim"):  # memory freed but kept by malloc is given back: what the
-        _libc.malloc_trim(0)  # process held before the call counts (zygote.PeakMemory)
 
 
 class Refused(PermissionError):

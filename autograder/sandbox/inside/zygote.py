@@ -166,16 +166,6 @@ def _memory(pid: int) -> tuple[int, int, int] | None:
     return start, int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
 
 
-def _data(pid: int) -> int:
-    """A process's anonymous and shared resident memory (RssAnon + RssShmem, KiB): its data, not
-    its code; 0 once it has ended."""
-    try:
-        fields = dict(line.split(":", 1) for line in _proc(pid, "status").splitlines())
-        return sum(int(fields[k].split()[0]) for k in ("RssAnon", "RssShmem"))
-    except (OSError, ValueError, KeyError, IndexError):
-        return 0
-
-
 def _learner_pids(contained: bool) -> set[int]:
     """Every process that may run learner code: in the sandbox, all but its init (pid 1) and this
     server (its pid namespace holds nothing else); without one, this server's descendants."""
@@ -220,13 +210,10 @@ class PeakMemory:
     that this server may reset them), so learner code can reset its own peak too, and only this
     server may. ``end`` (its reply has come): by how much the processes' peaks rose above what
     ``start`` noted, summed, in KiB (the highest seen, whether looked at during the call or at
-    its end); a process started meanwhile counts whole. Plus what the largest learner process
-    held at ``start`` beyond this server's data (:func:`_data`), which is what a learner process
-    holds before any learner code runs: a buffer kept from the definitions counts too. Fails
-    closed (a negative code, ``protocol.PEAK_*``) where a process cannot be measured: its memory
-    unreadable (it made itself non-dumpable), a process ended during the call (its peak gone
-    with it), or a process's peak fell between two looks by more than :data:`RESET_SLACK`
-    (someone reset it)."""
+    its end); a process started meanwhile counts whole. Fails closed (a negative code,
+    ``protocol.PEAK_*``) where a process cannot be measured: its memory unreadable (it made itself
+    non-dumpable), a process ended during the call (its peak gone with it), or a process's peak
+    fell between two looks by more than :data:`RESET_SLACK` (someone reset it)."""
 
     def __init__(self, contained: bool):
         self.contained = contained
@@ -235,7 +222,6 @@ class PeakMemory:
         self.seen: dict[int, tuple[int, int]] = {}  # pid: (start time, highest VmHWM seen)
         self.scanned: int | None = None  # ns_last_pid when the processes were last listed
         self.reset = False
-        self.held = 0  # KiB of data a learner process held at the start beyond the server's
 
     @property
     def measuring(self) -> bool:
@@ -251,10 +237,7 @@ class PeakMemory:
         self.before, failed = {}, 0
         self.seen, self.reset = {}, False
         self.last = self.scanned = _last_pid() if self.contained else None
-        pids = _learner_pids(self.contained)
-        base = _data(os.getpid())  # what a learner process holds before any learner code runs
-        self.held = max((_data(pid) - base for pid in pids), default=0)
-        for pid in pids:
+        for pid in _learner_pids(self.contained):
             held = _memory(pid)
             try:
                 with open(f"/proc/{pid}/clear_refs", "w") as f:
@@ -322,7 +305,7 @@ class PeakMemory:
                 not os.path.exists(f"/proc/{p}") for p in range(self.last + 1, last + 1)
             ):
                 return PEAK_ENDED
-        return min(grew + max(0, self.held), 2**31 - 1)
+        return min(grew, 2**31 - 1)
 
 
 def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
