@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import math
 import random
+import re
 
 import torch
 
 from autograder.kit.calling import Call, fail
 from autograder.kit.compare import expect_tensor
+from autograder.kit.gradients import missing_gradients
 from autograder.kit.modules import construct
 from autograder.kit.text import fmt_num
 
@@ -86,13 +88,6 @@ def expect_copies(sub, g, args) -> None:
     scale = math.exp(chance.uniform(*(math.log(b) for b in ABLATION_SCALE)))
     obj.apply("ablate_attention", layer, scale)
     after = _logits(obj, label, (test, changed), vocab)
-    if float((after[0][:, 0] - before[0][:, 0]).abs().max()) == 0:
-        raise fail(  # position 0 attends to nothing: its attention output is the same constant
-            f"{label}: weakening every block's attention (attn.{layer}) leaves the logits at "
-            "position 0 exactly as they were: the first token attends to no key at all, so the "
-            "causal mask hides each token from itself.",
-            "causal-off-by-one",
-        )
     reach, ablated = (float((b - a)[:, COPY_BACK:].abs().max()) for a, b in (before, after))
     if ablated > ABLATED_MAX * reach:
         raise fail(
@@ -102,6 +97,13 @@ def expect_copies(sub, g, args) -> None:
             f"{fmt_num(reach)} before: the model finds earlier tokens without its blocks' "
             "attention.",
             "lm-ignores-attention",
+        )
+    if float((after[0][:, 0] - before[0][:, 0]).abs().max()) == 0:
+        raise fail(  # position 0 attends to nothing: its attention output is the same constant
+            f"{label}: weakening every block's attention (attn.{layer}) leaves the logits at "
+            "position 0 exactly as they were: the first token attends to no key at all, so the "
+            "causal mask hides each token from itself.",
+            "causal-off-by-one",
         )
 
 
@@ -143,4 +145,16 @@ def expect_order_seen(sub, args, tokens) -> None:
             f"{c}: swapping the first two tokens left the logits at positions 2-6 unchanged: the "
             "blocks see the earlier tokens without their order.",
             "positions-after-blocks",
+        )
+
+
+def expect_scores_used(obj, c) -> None:
+    """Attention weighs the values by softmax(q kᵀ / √d): when a gradient reaches nothing but the
+    attn.w_q and attn.w_k layers, its weights do not depend on the queries and keys at all."""
+    missing = [str(n) for n in missing_gradients(obj, c)]
+    if missing and all(re.search(r"(^|\.)attn\.w_[qk]\.", n) for n in missing):
+        raise fail(
+            f"{c}: no gradient reaches {', '.join(missing[:2])}: the attention's weights do not "
+            "depend on its queries and keys; they must be softmax(q kᵀ / √d_head).",
+            "attention-ignores-scores",
         )

@@ -100,6 +100,20 @@ MISTAKES = (
         "below about -88 adds exp(s - 0) = 0 in float32 and its sum stays 0.",
     ),
     Mistake(
+        "online-max-not-updated",
+        ("tiled_attention",),
+        "The running max is never updated: m = m_new is missing",
+        "After each block set m = m_new: with m still -inf, the correction exp(m - m_new) is 0 "
+        "and every block wipes out the ones before it.",
+    ),
+    Mistake(
+        "tiled-v-sliced-on-features",
+        ("tiled_attention",),
+        "The value block is sliced on the feature dim instead of the key positions",
+        "Slice v like k, on the positions: v[..., start:end, :]; v[..., start:end] cuts its "
+        "last dim, the features.",
+    ),
+    Mistake(
         "tiled-half-accumulation",
         ("tiled_attention",),
         "Half-precision inputs accumulated in half precision",
