@@ -77,11 +77,21 @@ def expect_ffn_dropout(sub, g, p) -> None:
         known["linear1.weight"].double()
     ).T  # what linear1 was given
     if bool(((z.abs() < 1e-3) | ((z - x.double() / (1 - p)).abs() < 1e-3)).all()):
+        zeroed = float((z.abs() < 1e-3).double().mean())  # of x's values, not of the output's
         raise fail(
-            f"{c}: linear1 was given x with {zero:.0%} of its values zeroed and the others "
+            f"{c}: linear1 was given x with {zeroed:.0%} of its values zeroed and the others "
             f"scaled by 1/(1-{p}): dropout acts on the input.",
             "ffn-dropout-on-input",
         )
+    ratio = out.double()[kept] / clean.double()[kept]  # 1 / (1 - q) for dropout of rate q
+    if bool(kept.any()) and torch.allclose(ratio, ratio.mean().expand_as(ratio), rtol=1e-3):
+        q = 1 - 1 / float(ratio.mean())
+        if 0 < q < 1 and abs(q - p) > 0.01:
+            raise fail(
+                f"{c}: {zero:.0%} of the values are 0 and the others are the eval values / "
+                f"(1 - {q:.2g}): dropout acts with p={q:.2g}, not the dropout={p} it was given.",
+                "ffn-dropout-rate-ignored",
+            )
     raise fail(
         f"{c}: {zero:.0%} of the hidden values are 0 in training mode, and the others are not the "
         f"eval values / (1 - {p}); dropout with p={p} acts once, after the ReLU or after linear2."

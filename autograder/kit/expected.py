@@ -366,6 +366,8 @@ def online(
     offset=0,
     strict=False,
     inverted=False,
+    update_max=True,
+    v_features=False,
 ):
     """FlashAttention's online softmax over key blocks (queries tiled too when ``local`` is
     "both"), with knobs for the known mistakes."""
@@ -394,8 +396,10 @@ def online(
             if inverted:  # exp(m_new - m): the correction upside down
                 alpha = torch.where(m.isneginf(), 0.0, (safe - m).exp())
             s_sum = (alpha if rescale_sum else 1.0) * s_sum + p.sum(-1, keepdim=True)
-            acc = (alpha if rescale_acc else 1.0) * acc + p @ v[..., ks:ke, :]
-            m = m_new
+            acc = (alpha if rescale_acc else 1.0) * acc + p @ (
+                v[..., ks:ke] if v_features else v[..., ks:ke, :]
+            )
+            m = m_new if update_max else m
         out[..., qs:qe, :] = acc / s_sum if normalise else acc
         if normalise and not strict:  # a fully masked row (bottom-right alignment) is zeros
             out[..., qs:qe, :] = out[..., qs:qe, :].nan_to_num(0.0)

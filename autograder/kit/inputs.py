@@ -1,16 +1,23 @@
 """Inputs for the checks: seeded random tensors and masks, and the dtypes every check tries.
 
 Every input comes from a generator seeded by the check (``generator(seed)``), never from global
-random state, so a check sees the same inputs on every run and in every process.
+random state, so a check sees the same inputs on every run and in every process; except where
+the learner's code must not know them ahead (``generator()``, seeded by the operating system:
+lesson 09's memory measures), a check whose verdict does not depend on which inputs it draws.
 """
 
 from __future__ import annotations
 
+import random
+
 import torch
 
 
-def generator(seed: int) -> torch.Generator:
-    return torch.Generator().manual_seed(seed)
+def generator(seed: int | None = None) -> torch.Generator:
+    """A generator seeded with ``seed``; without one, with a seed drawn from the operating
+    system's randomness for this run alone, which the learner's code cannot know ahead."""
+    drawn = random.SystemRandom().getrandbits(63) if seed is None else seed
+    return torch.Generator().manual_seed(drawn)
 
 
 def randn(g: torch.Generator, *shape: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:

@@ -48,7 +48,7 @@ MISTAKES = (
     ),
     Mistake(
         "causal-off-by-one",
-        ("causal_mask",),
+        ("causal_mask", "TinyTransformer"),
         "Causal mask off by one: the diagonal is wrong",
         "Each token may attend to itself and to earlier tokens: key j ≤ query i, "
         "torch.tril(..., diagonal=0).",

@@ -34,9 +34,10 @@ from autograder.kit import (
     randn,
 )
 from autograder.kit.dropout import expect_block_dropout, expect_ffn_dropout
+from autograder.kit.exercise import CheckFailure
 from autograder.kit.expected import block, feed_forward
 from autograder.kit.gradients import expect_contract_rules, missing_gradients, with_rules
-from autograder.kit.lm import expect_copies, expect_order_seen
+from autograder.kit.lm import expect_copies, expect_order_seen, expect_scores_used
 
 # ---- FeedForward --------------------------------------------------------------------------------
 
@@ -206,7 +207,12 @@ def check_transformer_block(sub) -> None:
             )
         if "dropout" in kwargs:
             expect_deterministic(obj, c, out, want)
-        expect_close(out, want, c, dtype=x.dtype, mutants=mutants)
+        try:
+            expect_close(out, want, c, dtype=x.dtype, mutants=mutants)
+        except CheckFailure as failure:
+            if failure.mistake is None:  # its attention may not be attention at all
+                expect_scores_used(obj, c)
+            raise
     expect_block_dropout(sub, g, block_state(g, d, d_ff), h, 0.5)
     for dtype in low_precision_dtypes():
         obj.to(dtype)
@@ -334,12 +340,20 @@ def _check_final_norm(info, label, d) -> None:
 
 
 def _check_final_norm_used(obj, label, info, d, tokens) -> None:
-    """The final LayerNorm must be used, not only defined: a gradient reaches it."""
+    """The final LayerNorm must be used, not only defined: a gradient reaches it; and every
+    block, each reading the previous one's output."""
     c = Call(label, tokens, params="lm.forward")
     missing = missing_gradients(obj, c)
     if not missing:
         return
-    params = info.get("parameters", {})
+    params, blocks = info.get("parameters", {}), sorted(_blocks(info))
+    unused = [b for b in blocks if all(n in missing for n in params if n.startswith(b + "."))]
+    if unused and len(unused) < len(blocks):
+        raise fail(
+            f"{c}: no gradient reaches any weight of {', '.join(unused)}: that block's output "
+            "never reaches the logits; each block must read the previous block's output.",
+            "lm-blocks-not-chained",
+        )
     outside = [n for n in missing if not BLOCK_PARAM.match(str(n)) and params.get(n) == [d]]
     if outside and _blocks(info):
         raise fail(
@@ -395,6 +409,7 @@ def _rules_tiny(sub) -> None:
     obj, label = construct(sub, "TinyTransformer", 5, 8, 1, 1, 16, 4)
     obj.eval()
     c = Call(label, torch.zeros(1, 1, dtype=torch.long), params="lm.forward")
+    expect_scores_used(obj, c)
     expect_contract_rules(obj, c, (1, 1, 5), output=None)
 
 

@@ -37,6 +37,13 @@ MISTAKES = (
         "linear2(self.dropout(relu(linear1(x)))).",
     ),
     Mistake(
+        "ffn-dropout-rate-ignored",
+        ("FeedForward",),
+        "Dropout with a rate of its own, not the dropout argument",
+        "Build the layer from the constructor's argument, self.dropout = nn.Dropout(dropout): a "
+        "hard-coded nn.Dropout(0.1) ignores what the caller asked for.",
+    ),
+    Mistake(
         "pre-post-ln-swapped",
         ("TransformerBlock",),
         "Pre-LN and Post-LN mixed up (norm_first)",
@@ -195,5 +202,19 @@ MISTAKES = (
         "The model finds the earlier tokens without its blocks' attention",
         "Let the earlier tokens reach each position through the blocks' attention only: "
         "x = block(x, mask) for each block, with no other path that mixes positions.",
+    ),
+    Mistake(
+        "attention-ignores-scores",
+        ("TransformerBlock", "TinyTransformer"),
+        "The attention's weights ignore the queries and keys",
+        "The weights are softmax(q kᵀ / √d_head) over the keys, with q = w_q(x) and k = w_k(x): "
+        "a running mean, or any mix of the values that q and k do not choose, is not attention.",
+    ),
+    Mistake(
+        "lm-blocks-not-chained",
+        ("TinyTransformer",),
+        "A block's output is never used: the blocks are not applied one after another",
+        "Each block reads the previous block's output: x = block(x, mask) in the loop, then the "
+        "final LayerNorm and the head read the last x.",
     ),
 )

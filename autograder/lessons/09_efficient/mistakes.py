@@ -86,6 +86,34 @@ MISTAKES = (
         "the sum and the accumulator by exp(m - m_new), at most 1.",
     ),
     Mistake(
+        "online-softmax-no-max",
+        ("tiled_attention",),
+        "The online softmax exponentiates the scores without subtracting the running max",
+        "exp(s) overflows to inf once a score passes about 88 in float32: keep a running max m "
+        "per query and exponentiate s - m_new, as in the lesson's loop.",
+    ),
+    Mistake(
+        "online-max-starts-at-zero",
+        ("tiled_attention",),
+        "The running max starts at 0 instead of -inf",
+        "Start m at -inf (torch.full(..., float('-inf'))): from 0, a query whose scores are all "
+        "below about -88 adds exp(s - 0) = 0 in float32 and its sum stays 0.",
+    ),
+    Mistake(
+        "online-max-not-updated",
+        ("tiled_attention",),
+        "The running max is never updated: m = m_new is missing",
+        "After each block set m = m_new: with m still -inf, the correction exp(m - m_new) is 0 "
+        "and every block wipes out the ones before it.",
+    ),
+    Mistake(
+        "tiled-v-sliced-on-features",
+        ("tiled_attention",),
+        "The value block is sliced on the feature dim instead of the key positions",
+        "Slice v like k, on the positions: v[..., start:end, :]; v[..., start:end] cuts its "
+        "last dim, the features.",
+    ),
+    Mistake(
         "tiled-half-accumulation",
         ("tiled_attention",),
         "Half-precision inputs accumulated in half precision",

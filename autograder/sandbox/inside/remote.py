@@ -208,16 +208,20 @@ def block_calls(model, tokens: torch.Tensor) -> dict:
     return counts
 
 
-def ablate_attention(model) -> list:
-    """Sets every TransformerBlock's ``attn.w_o`` weight and bias to zero, which removes
-    attention's contribution to the residual stream; returns the names of the blocks changed."""
+def ablate_attention(model, layer: str = "w_o", scale: float = 0.0) -> list:
+    """Multiplies every TransformerBlock's ``attn.<layer>`` weight (``w_v`` or ``w_o``) by
+    ``scale``, its bias kept: attention's contribution to the residual stream then no longer
+    depends on the other positions, but for a part ``scale`` times as large (attention's rows sum
+    to one, so scaled values give each position the same mix of the value biases). Returns the
+    names of the blocks changed."""
     done = []
     with torch.no_grad():
         for name, module in _blocks(model):
-            w_o = getattr(getattr(module, "attn", None), "w_o", None)
-            if not isinstance(w_o, torch.nn.Module):
-                continue
-            for p in w_o.parameters():
-                p.zero_()
-            done.append(name)
+            attn = getattr(module, "attn", None)
+            for which in (layer, "w_o"):  # a block without a w_v weight: its w_o
+                weight = getattr(getattr(attn, which, None), "weight", None)
+                if isinstance(weight, torch.Tensor):
+                    weight.mul_(scale)
+                    done.append(name)
+                    break
     return done
