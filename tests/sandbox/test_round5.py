@@ -6,11 +6,14 @@
    up is the grader's fault, retried in a fresh sandbox, never "your code ended the process".
 2. Stopping the server that measures the peak memory (SIGSTOP) is refused: a full-matrix
    ``tiled_attention`` no longer passes by freezing the meter.
+   A sampler that misses its looks (a busy machine) makes the measurement inconclusive: the
+   call is measured again, and never passes on an inconclusive measurement.
 3. A process started by one exercise does not run on into the next.
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -18,7 +21,8 @@ import pytest
 from autograder.core.extract import from_file
 from autograder.core.judge import judge_source
 from autograder.sandbox.host import bwrap, pool, replies
-from autograder.sandbox.host.submission import Submission
+from autograder.sandbox.host.submission import MEASURE_TRIES, Submission
+from autograder.sandbox.protocol import PEAK_UNMEASURED
 from tests.sandbox.test_round4 import GOOD_MASK, PROBE, field, kept
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,3 +114,46 @@ def test_a_process_started_by_one_exercise_does_not_run_into_the_next():
     alive = field(second, "alive").split(",")
     assert started.isdigit() and started not in alive, (first, second)
     assert len(alive) == 4, second  # init, the server, the learner process, this exercise's
+
+
+def test_a_gap_between_the_servers_looks_makes_the_measurement_inconclusive(monkeypatch):
+    from autograder.sandbox.inside import zygote
+    from autograder.sandbox.inside.zygote import GAP_LIMIT, PeakMemory
+
+    monkeypatch.setattr(zygote, "_learner_pids", lambda contained: set())  # none: nothing grows
+    peak = PeakMemory(contained=False)
+    assert peak.start() == 0 and peak.end() == 0
+    assert peak.start() == 0
+    time.sleep(2 * GAP_LIMIT)  # no look meanwhile: a peak reset then would go unseen
+    assert peak.end() == PEAK_UNMEASURED
+
+
+def test_an_inconclusive_measurement_is_measured_again_and_never_passes(monkeypatch):
+    from autograder.sandbox.host.server import Server
+
+    real, answers = Server.measure, []
+
+    def inconclusive(times):
+        def measure(self, command, timeout=30.0):
+            got = real(self, command, timeout)
+            if command == b"high" and len(answers) < times:
+                answers.append(got)
+                return PEAK_UNMEASURED
+            return got
+
+        return measure
+
+    class Exercise:
+        name, time_limit = "f", 10.0
+
+    source = "import torch\ndef f(n):\n    return float(torch.ones(n, n).sum())\n"
+    monkeypatch.setattr(Server, "measure", inconclusive(1))
+    with Submission([("f.py", source)], {}) as sub:
+        sub.begin(Exercise)
+        value, grew = sub.peak_memory("f", 2048)
+        assert value == 2048.0**2 and grew >= 2048**2 * 4 * 0.9 and len(answers) == 1, grew
+        answers.clear()
+        monkeypatch.setattr(Server, "measure", inconclusive(99))
+        with pytest.raises(replies.Tampered, match="too busy"):
+            sub.peak_memory("f", 2048)
+        assert len(answers) == MEASURE_TRIES
