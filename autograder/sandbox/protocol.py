@@ -42,6 +42,7 @@ PEAK_UNREADABLE = -1  # a process's memory is unreadable (made non-dumpable)
 PEAK_ENDED = -2  # a process ended, or started and ended, during the call: its peak is lost
 PEAK_UNAVAILABLE = -3  # no /proc here (not Linux): not measured
 PEAK_RESET = -4  # a process's peak fell during the call: reset by learner code (clear_refs)
+PEAK_UNMEASURED = -5  # the server could not look often enough (a very busy machine): again
 # ... and what the judge tells the learner for each
 PEAK_FAILURES = {
     PEAK_UNREADABLE: "your code made its process's memory unreadable (not dumpable)",
@@ -49,6 +50,8 @@ PEAK_FAILURES = {
     "memory of the processes it can see: compute in the process you are called in)",
     PEAK_RESET: "your code reset its process's peak memory during the call "
     "(/proc/self/clear_refs); only the grader may",
+    PEAK_UNMEASURED: "the machine was too busy for the grader to watch it closely enough, "
+    "in every try (this is not a fault of your code: grade it again on a less busy machine)",
 }
 # Every writable place in a sandbox: (size in bytes, inodes). bubblewrap sets the size; the server
 # adds the inode cap (empty folders cost no bytes) before it drops its last capability.
@@ -161,6 +164,7 @@ class Request:
 
 # ---- sandbox -> judge ------------------------------------------------------------------------
 MESSAGE_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "locked": {},  # the learner process is set up: learner code runs from now on
     "loaded": {"defined": list, "problems": list},
     "reply": {"value": object, "trace": (dict, type(None))},
     "error": {"kind": str, "message": str, "traceback": str, "raised_by_learner": bool},

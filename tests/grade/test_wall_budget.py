@@ -43,7 +43,8 @@ def test_the_budget_never_stops_code_that_computes(monkeypatch):
         raise AssertionError("a sleeper past its budget was judged on")
 
 
-def test_a_busy_machine_never_turns_waiting_into_a_stop(monkeypatch):
+def test_a_busy_machine_never_turns_waiting_into_a_stop(monkeypatch, tmp_path):
+    monkeypatch.setattr(replies, "PRESSURE", str(tmp_path / "none"))  # no PSI: the load average
     sub = object.__new__(submission.Submission)
     sub.waited, sub.cpu = 10 * submission.WALL_BUDGET, 0.0  # would be stopped on an idle machine
     monkeypatch.setattr(replies.os, "getloadavg", lambda: (4.0, 4.0, 4.0))
@@ -56,3 +57,21 @@ def test_a_busy_machine_never_turns_waiting_into_a_stop(monkeypatch):
         pass
     else:
         raise AssertionError("a sleeper on an idle machine was judged on")
+
+
+def test_busy_is_cpu_pressure_where_the_kernel_counts_it_else_the_load_average(
+    tmp_path, monkeypatch
+):
+    # The red team (round 3) hid spinners from the load average by sleeping around its 5 s
+    # samples: CPU pressure counts every moment a runnable task waits, so nothing hides from it.
+    pressure = tmp_path / "cpu"
+    monkeypatch.setattr(replies, "PRESSURE", str(pressure))
+    monkeypatch.setattr(replies.os, "getloadavg", lambda: (0.0, 0.0, 0.0))  # looks idle
+    pressure.write_text("some avg10=96.23 avg60=95.78 avg300=96.75 total=18804230830\n")
+    assert replies.machine_busy()
+    pressure.write_text("some avg10=0.50 avg60=1.00 avg300=0.20 total=1000\nfull avg10=0.00\n")
+    assert not replies.machine_busy()
+    monkeypatch.setattr(replies.os, "getloadavg", lambda: (99.0, 0.0, 0.0))
+    assert not replies.machine_busy()  # the pressure decides where there is one
+    pressure.unlink()
+    assert replies.machine_busy()  # no PSI here: the load average

@@ -229,8 +229,9 @@ def _bwrap_command(python: str, folders: list[str], boot: str) -> list[str]:
     for i, name in enumerate(("stdin", "stdout", "stderr")):
         cmd += ["--symlink", f"/proc/self/fd/{i}", f"/dev/{name}"]
     cmd += ["--symlink", "/proc/self/fd", "/dev/fd"]
-    for place, (size, _) in TMPFS.items():  # the server adds each one's inode cap
-        cmd += ["--size", str(size), "--tmpfs", place]
+    for place, (size, _) in TMPFS.items():  # the server adds each one's inode cap; the mode
+        # (a remount cannot set a tmpfs's mode: seal's mode= is ignored) is bubblewrap's to give
+        cmd += ["--perms", "1777", "--size", str(size), "--tmpfs", place]
     cmd += [
         "--remount-ro", "/dev",
         "--remount-ro", "/",

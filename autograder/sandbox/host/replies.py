@@ -9,6 +9,7 @@ did wrong reaches the checks as a :class:`LearnerProblem`.
 from __future__ import annotations
 
 import os
+import signal
 from dataclasses import dataclass, field
 
 import torch
@@ -52,8 +53,25 @@ class LearnerTimeout(LearnerProblem):
         return self.cpu is not None and self.cpu >= 0.25 * cpu_limit
 
 
+# The share of the last 10 s in which a runnable task waited for a CPU (Linux's pressure stall
+# information, "some avg10", in %) above which the machine counts as busy: an idle machine shows
+# about 0, one with more runnable tasks than cores close to 100.
+BUSY_PRESSURE = 20.0
+PRESSURE = "/proc/pressure/cpu"
+
+
 def machine_busy() -> bool:
-    """More runnable processes than cores over the last minute (or no load figure at all)."""
+    """Is the machine busy (a submission that waits on it is not to blame)? Where the kernel has
+    pressure stall information, whether tasks waited for a CPU more than :data:`BUSY_PRESSURE` %
+    of the last 10 s: counted all the time, so that processes which sleep around the moments the
+    load average is sampled (every 5 s) cannot hide from it. Else more runnable processes than
+    cores over the last minute (the load average), or no figure at all."""
+    try:
+        with open(PRESSURE) as f:
+            some = f.readline().split()
+        return float(dict(x.split("=") for x in some[1:])["avg10"]) >= BUSY_PRESSURE
+    except (OSError, ValueError, KeyError, IndexError):  # no PSI (an old kernel, psi=0, not Linux)
+        pass
     return not hasattr(os, "getloadavg") or os.getloadavg()[0] >= (os.cpu_count() or 1)
 
 
@@ -63,6 +81,22 @@ class LearnerCrashed(LearnerProblem):
     def __init__(self, message: str, *, out_of_memory: bool = False):
         super().__init__(message)
         self.out_of_memory = out_of_memory
+
+
+def ended(status: int | None) -> LearnerCrashed:
+    """Why a learner process ended (its wait status), in the learner's terms."""
+    if status is not None and os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        out_of_memory = sig == signal.SIGKILL
+        why = f"the sandbox was killed by signal {sig}"
+        if out_of_memory:
+            why += " (most often: it ran out of memory)"
+        return LearnerCrashed(why, out_of_memory=out_of_memory)
+    code = os.WEXITSTATUS(status) if status is not None else "unknown"
+    return LearnerCrashed(
+        f"your code ended the process (exit status {code}) instead of returning a value; "
+        "don't call exit(), sys.exit() or os._exit() in your solution"
+    )
 
 
 class ForbiddenUsed(LearnerProblem):

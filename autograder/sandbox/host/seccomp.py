@@ -18,6 +18,12 @@ import struct
 # clone, refused (EPERM) with any namespace flag (a new user namespace would bring a mount
 # namespace, and a tmpfs of half the RAM, of its own). clone3 passes its flags in memory a filter
 # cannot read: refused with ENOSYS, so that the C library falls back to clone.
+# Looked into, so that learner code cannot stop, slow or blind the sandbox's server (which measures
+# the learner's peak memory, zygote.PeakMemory, and runs as the same uid): a stop signal (SIGSTOP,
+# SIGTSTP, SIGTTIN, SIGTTOU: 19-22 on both CPUs) sent by any of the signal syscalls ("signal": the
+# index of the signal argument) is refused; and a change of another process's priority, scheduling
+# or limits ("own": setpriority, sched_setparam, sched_setscheduler, sched_setattr, prlimit64) is
+# refused unless its pid argument is 0, the caller itself (setpriority: PRIO_PROCESS, who 0 too).
 _SYSCALLS = {
     "x86_64": {
         "arch": 0xC000003E,
@@ -30,6 +36,10 @@ _SYSCALLS = {
         ),
         "unshare": 272,
         "clone": 56,
+        # kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal
+        "signal": {62: 1, 200: 1, 234: 2, 129: 1, 297: 2, 424: 1},
+        "own": (141, 142, 144, 314, 302),  # setpriority, sched_setparam, _setscheduler, _setattr,
+        # prlimit64
         "clone3": 435,
     },
     "aarch64": {
@@ -43,6 +53,8 @@ _SYSCALLS = {
         ),
         "unshare": 97,
         "clone": 220,
+        "signal": {129: 1, 130: 1, 131: 2, 138: 1, 240: 2, 424: 1},
+        "own": (140, 118, 119, 274, 261),
         "clone3": 435,
     },
 }
@@ -50,11 +62,13 @@ _SYSCALLS = {
 # unshare reads (for clone, 0x80 is part of the exit signal)
 _CLONE_NEW = 0x00020000 | 0x7E000000
 _UNSHARE_NEW = _CLONE_NEW | 0x00000080
+_STOP_SIGNALS = (19, 23)  # SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU: 19 <= sig < 23
 
 
 def program() -> bytes | None:
     """A classic BPF program (``struct sock_filter[]``) for bubblewrap's ``--seccomp``: what
-    :data:`_SYSCALLS` refuses, and any foreign syscall ABI, refused; everything else allowed.
+    :data:`_SYSCALLS` refuses, and any foreign syscall ABI, refused; a stop signal, and a change
+    to another process's priority, scheduling or limits, refused; everything else allowed.
     None on another CPU."""
     calls = _SYSCALLS.get(platform.machine())
     if calls is None:
@@ -62,12 +76,18 @@ def program() -> bytes | None:
     deny, allow = 0x00050000 | 1, 0x7FFF0000  # SECCOMP_RET_ERRNO | EPERM, SECCOMP_RET_ALLOW
     nosys = 0x00050000 | 38  # SECCOMP_RET_ERRNO | ENOSYS
     ld, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06  # BPF_LD|W|ABS, BPF_JMP|..|K, BPF_RET
+
+    def arg(i: int) -> tuple:  # the low 32 bits of argument i (little-endian): an int or pid
+        return (ld, 0, 0, 16 + 8 * i)
+
     # (code, jump if true, jump if false, k); a jump is a label, resolved below
     prog: list[tuple] = [(ld, 0, 0, 4), (jeq, 1, 0, calls["arch"]), (ret, 0, 0, deny)]
     prog.append((ld, 0, 0, 0))  # the syscall's number
     if platform.machine() == "x86_64":
         prog.append((jge, "deny", 0, 0x40000000))  # the x32 ABI: nr | 2**30
     prog += [(jeq, "deny", 0, nr) for nr in calls["refused"]]
+    prog += [(jeq, f"signal{i}", 0, nr) for nr, i in calls["signal"].items()]
+    prog += [(jeq, "own", 0, nr) for nr in calls["own"]]
     prog += [
         (jeq, "nosys", 0, calls["clone3"]),
         (jeq, "unshare", 0, calls["unshare"]),
@@ -80,6 +100,20 @@ def program() -> bytes | None:
         ("clone",),
         (ld, 0, 0, 16),
         (jset, "deny", 0, _CLONE_NEW),
+        (ret, 0, 0, allow),
+    ]
+    for i in sorted(set(calls["signal"].values())):
+        low, high = _STOP_SIGNALS
+        prog += [(f"signal{i}",), arg(i), (jge, 0, "allow", low), (jge, "allow", "deny", high)]
+    prog += [
+        ("own",),
+        arg(0),
+        (jeq, 0, "deny", 0),  # a pid (sched_*, prlimit64) or PRIO_PROCESS (setpriority): 0
+        arg(1),  # setpriority's who; for the others, any value with pid 0 is the caller's own
+        (jeq, "allow", 0, 0),
+        (ld, 0, 0, 0),
+        (jeq, "deny", "allow", calls["own"][0]),  # setpriority(PRIO_PROCESS, who != 0)
+        ("allow",),
         (ret, 0, 0, allow),
         ("nosys",),
         (ret, 0, 0, nosys),

@@ -174,13 +174,21 @@ class Server:
 
     def reset(self, timeout: float) -> bool:
         """Kill every process of the sandbox and empty its writable places, before it is handed
-        to another submission; whether that finished within ``timeout`` (if not, the caller
-        discards the sandbox)."""
+        to another submission; whether that finished within ``timeout`` and left it as a fresh
+        sandbox is (if not, the server has exited, or the caller discards the sandbox)."""
+        return self._ask(b"rset", 0, timeout)
+
+    def trim(self, pid: int, timeout: float = 30.0) -> bool:
+        """Kill every process of the sandbox but the learner process ``pid`` (one of its exercises
+        has ended: nothing it started may run on into the next); whether that was done in time."""
+        return self._ask(b"trim", pid, timeout)
+
+    def _ask(self, command: bytes, pid: int, timeout: float) -> bool:
         with self._lock:
             with self._changed:
                 before = self._cleaned
             try:
-                self._ctrl.sendall(COMMAND.pack(b"rset", 0))
+                self._ctrl.sendall(COMMAND.pack(command, pid))
             except OSError:
                 return False
             with self._changed:

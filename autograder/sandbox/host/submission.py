@@ -35,6 +35,7 @@ from autograder.sandbox.host.replies import (
     Tampered,
     Trace,
     devices_of,
+    ended,
     from_plain,
     machine_busy,
     trace_of,
@@ -44,6 +45,7 @@ from autograder.sandbox.protocol import (
     MAX_FRAME,
     PEAK_FAILURES,
     PEAK_UNAVAILABLE,
+    PEAK_UNMEASURED,
     Begin,
     Channel,
     ChannelClosed,
@@ -64,6 +66,7 @@ MAX_EVENTS = 1000
 # past it, the rest of the submission is not judged (each remaining item says why). Code that
 # computes, or that a busy machine slows, is never stopped by it (the CPU limits decide).
 WALL_BUDGET = 120.0
+MEASURE_TRIES = 3  # a measured call whose measurement is inconclusive (a busy machine) is re-run
 
 
 def wall_backstop(cpu_limit: float) -> float:
@@ -97,23 +100,22 @@ class Submission:
         self._start()
 
     # -- the learner process ---------------------------------------------------------------------
-    def _start(self) -> None:
-        server = self._server or current_server()
-        self._live_server = server
+    def _start(self, retry: bool = True) -> None:
+        server = self._live_server = self._server or current_server()
+        why = "it did not set up the process for your code"
         try:
             self._pid, self._chan = server.spawn()
-        except RuntimeError as e:
-            if self._server is not None:
-                raise LearnerCrashed(f"the sandbox did not start ({e})") from e
-            # A sandbox that does not start a learner process in time is discarded: this
-            # submission is not graded down for it, it runs in a new one.
-            server.close()
-            server = self._live_server = current_server()
-            try:
-                self._pid, self._chan = server.spawn()
-            except RuntimeError as e:
-                raise LearnerCrashed(f"the sandbox did not start ({e})") from e
-        self._chan.send(pickle.dumps(self._setup))
+            self._chan.send(pickle.dumps(self._setup))
+            locked = parse(self._chan.receive(time.monotonic() + self._setup.load_wall_limit))
+            ready = locked["type"] == "locked"
+        except (RuntimeError, OSError, ChannelClosed, ChannelTimeout, ProtocolError) as e:
+            ready, why = False, str(e) or why
+        if not ready:  # before any learner code ran: the sandbox's fault, not the learner's
+            self._stop()
+            if retry and self._server is None:  # discarded: this submission runs in a new one
+                server.close()
+                return self._start(retry=False)
+            raise LearnerCrashed(f"the grader's sandbox did not start ({why}); not your code")
         started = time.monotonic()
         deadline = started + self._setup.load_wall_limit
         try:
@@ -140,7 +142,7 @@ class Submission:
                         " s of CPU time (a loop or heavy computation at the top level of a cell?)",
                         ErrorKind.CPU_TIME,
                     ) from None
-            raise self._ended(status, "") from None
+            raise ended(status) from None
         except ProtocolError as e:
             self._stop()
             raise Tampered(f"the sandbox sent something that is not a reply ({e})") from None
@@ -193,21 +195,6 @@ class Submission:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    @staticmethod
-    def _ended(status: int | None, what: str) -> LearnerCrashed:
-        if status is not None and os.WIFSIGNALED(status):
-            sig = os.WTERMSIG(status)
-            out_of_memory = sig == signal.SIGKILL
-            why = f"the sandbox was killed by signal {sig}"
-            if out_of_memory:
-                why += " (most often: it ran out of memory)"
-            return LearnerCrashed(why, out_of_memory=out_of_memory)
-        code = os.WEXITSTATUS(status) if status is not None else "unknown"
-        return LearnerCrashed(
-            f"your code ended the process (exit status {code}) instead of returning a value; "
-            "don't call exit(), sys.exit() or os._exit() in your solution"
-        )
-
     # -- one exercise process per exercise -------------------------------------------------------
     def begin(self, exercise) -> None:
         """Judge ``exercise`` next: a fresh process under its limits and forbidden calls."""
@@ -251,6 +238,8 @@ class Submission:
             self._stop()
             return None
         self.cpu += max(0.0, message["cpu"])
+        if not self._live_server.trim(self._pid):  # what the exercise started ends with it
+            self._stop()
         return message
 
     def _end_exercise(self, wait: bool = True) -> None:
@@ -285,7 +274,7 @@ class Submission:
                     ErrorKind.CPU_TIME,
                     cpu,
                 )
-        return self._ended(status, "")
+        return ended(status)
 
     def _wall_timeout(self, cpu: float | None = None) -> LearnerTimeout:
         wall = wall_backstop(self._cpu_limit)
@@ -379,12 +368,15 @@ class Submission:
         measures it from outside them (inside/zygote.py, PeakMemory; SECURITY.md). A process it
         cannot measure fails the call (:class:`Tampered`, reasons in ``PEAK_FAILURES``)."""
         server = self._live_server
-        self._request(Request("ready"))
-        started = server.measure(b"peak")
-        if started != PEAK_UNAVAILABLE:
-            self._measure_failed(started)
-        value = self._request(Request("apply", target, args=args, kwargs=kwargs, helper="call"))
-        grew = server.measure(b"high")
+        for attempt in range(MEASURE_TRIES):  # inconclusive (the server missed looks): again
+            self._request(Request("ready"))
+            started = server.measure(b"peak")
+            if started != PEAK_UNAVAILABLE:
+                self._measure_failed(started)
+            value = self._request(Request("apply", target, args=args, kwargs=kwargs, helper="call"))
+            grew = server.measure(b"high")
+            if grew != PEAK_UNMEASURED or attempt == MEASURE_TRIES - 1:
+                break
         if grew == PEAK_UNAVAILABLE:
             return value, None
         self._measure_failed(grew)

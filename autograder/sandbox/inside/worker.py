@@ -257,6 +257,7 @@ def learner_main(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None
     workdir = os.path.realpath(tempfile.mkdtemp(prefix="submission-"))
     box = LearnerNamespace(setup, workdir, hidden)
     box.lock.lock_down(setup, contained)
+    chan.send(encode({"type": "locked"}))  # set up: a failure before this is the grader's
     defined, problems = box.run_code(setup.cells)
     chan.send(encode({"type": "loaded", "defined": defined, "problems": problems}))
     while True:

@@ -5,13 +5,14 @@ The judge starts it inside the sandbox (``bwrap ... python -I -S -B -c "...serve
 once, so that each learner process is a fork of it, ready in milliseconds. It never runs learner
 code itself. The judge talks to it over a Unix socket: ``load`` with one connected socket
 (``socket.send_fds``) forks a learner process on it, ``kill`` + a pid ends one, ``rset`` resets
-the sandbox (the server answers ``C`` once it is clean), and ``peak`` and ``high`` measure the
-peak memory of one learner call (:class:`PeakMemory`, answered ``M``). The server says ``R``
-once torch is loaded, answers ``S`` + the new pid, and ``X`` + pid + wait status when a learner
-process ends, so the judge can say *why* it stopped. When the last learner process has ended, it
-kills whatever they left running (in the sandbox's own pid namespace: nothing outside) and
-empties the tmpfs, so that a sandbox used for one submission after another starts each one
-clean. It exits when the judge closes the socket.
+the sandbox (the server answers ``C`` once it is clean, or exits if it cannot make it so),
+``trim`` + a learner process's pid kills every other process (an exercise has ended), and
+``peak`` and ``high`` measure the peak memory of one learner call (:class:`PeakMemory`,
+answered ``M``). The server says ``R`` once torch is loaded, answers ``S`` + the new pid, and
+``X`` + pid + wait status when a learner process ends, so the judge can say *why* it stopped.
+When the last learner process has ended, it resets the sandbox
+(:mod:`~autograder.sandbox.inside.clean`), so that a sandbox used for one submission after
+another starts each one clean. It exits when the judge closes the socket.
 """
 
 from __future__ import annotations
@@ -22,12 +23,15 @@ import select
 import signal
 import socket
 import sys
+import time
 
+from autograder.sandbox.inside import clean
 from autograder.sandbox.protocol import (
     COMMAND,
     PEAK_ENDED,
     PEAK_RESET,
     PEAK_UNAVAILABLE,
+    PEAK_UNMEASURED,
     PEAK_UNREADABLE,
     RECORD,
     TMPFS,
@@ -45,7 +49,7 @@ def seal() -> None:
 
     libc = ctypes.CDLL(None, use_errno=True)
     for place, (size, inodes) in TMPFS.items():
-        options = f"size={size},nr_inodes={inodes},mode=1777".encode()
+        options = f"size={size},nr_inodes={inodes}".encode()  # (a remount ignores mode=)
         flags = _MS_REMOUNT | _MS_NOSUID | _MS_NODEV
         if libc.mount(b"tmpfs", place.encode(), b"tmpfs", flags, options) != 0:
             raise SystemExit(f"cannot cap {place}: {os.strerror(ctypes.get_errno())}")
@@ -86,66 +90,13 @@ def _seed_font_cache(seed: str = "/sandbox/fonts") -> None:
                 dst.write(src.read())
 
 
-def _reset(ctrl: socket.socket, active: set[int]) -> None:
-    """Between submissions: nothing of the last one may outlive it or be left for the next.
-
-    Every other process of the sandbox is killed (we are not pid 1: the sandbox's init is, and
-    ``kill(-1)`` spares it and us), then everything in every tmpfs is deleted (each holds at most
-    its inode cap: the reset's time is bounded).
-    """
-    try:
-        os.kill(-1, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    _reap(ctrl, active)
-    for place in TMPFS:
-        _empty(place)
-
-
-def _empty(place: str) -> None:
-    """Delete everything in ``place``, iteratively and through folder descriptors: a learner's
-    folders may be nested as deep as the inode cap allows, past Python's recursion limit (which
-    ``os.walk`` and ``shutil.rmtree`` hit) and past PATH_MAX, and made unreadable or unwritable.
-    Nothing else runs meanwhile (every other process is dead), so ``..`` is each folder's parent."""
-    fd = os.open(place, os.O_RDONLY | os.O_DIRECTORY)
-    stack: list[tuple[str, list[str]]] = []  # (a folder's name, its parent's folders left)
-    left = _empty_files(fd)
-    while True:
-        if left:
-            name = left.pop()
-            try:
-                child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
-            except OSError:
-                continue
-            stack.append((name, left))
-            os.close(fd)
-            fd, left = child, _empty_files(child)
-        elif stack:
-            name, left = stack.pop()
-            parent = os.open("..", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
-            os.close(fd)
-            fd = parent
-            with contextlib.suppress(OSError):
-                os.rmdir(name, dir_fd=fd)
-        else:
-            break
-    os.close(fd)
-
-
-def _empty_files(fd: int) -> list[str]:
-    """Delete every entry of the folder ``fd`` but its folders, made ours to empty (a learner may
-    have made them unwritable); their names."""
-    folders = []
-    with contextlib.suppress(OSError), os.scandir(fd) as entries:
-        for entry in list(entries):
-            if entry.is_dir(follow_symlinks=False):
-                with contextlib.suppress(OSError):
-                    os.chmod(entry.name, 0o700, dir_fd=fd)
-                folders.append(entry.name)
-            else:
-                with contextlib.suppress(OSError):
-                    os.unlink(entry.name, dir_fd=fd)
-    return folders
+def _reset(ctrl: socket.socket, active: set[int], state: tuple) -> bool:
+    """Between submissions: nothing of the last one may outlive it or be left for the next
+    (:mod:`autograder.sandbox.inside.clean`); whether the sandbox is clean (if not, the server
+    exits: the sandbox is discarded, never handed on)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(-1, signal.SIGKILL)  # all but the sandbox's init and us
+    return clean.reset(state, lambda: _reap(ctrl, active)) is None
 
 
 def _proc(pid: int, name: str) -> str:
@@ -198,6 +149,11 @@ SAMPLE_EVERY = 0.002  # seconds between two looks at the learner processes durin
 # a little: by at most the counters' batches (32 pages per CPU, more past 16 CPUs) plus what the
 # call had allocated when last looked at (a correct tiled call: a few MiB).
 RESET_SLACK = 16 * 1024
+# The longest time between two looks during a measured call before its measurement counts as
+# inconclusive (PEAK_UNMEASURED: the judge measures the call again): a peak reset in a gap would
+# go unseen. Learner code cannot stop this server (the seccomp filter refuses stop signals and
+# changes to its priority); only a machine too busy to wake it in time makes a gap.
+GAP_LIMIT = 0.1
 
 
 class PeakMemory:
@@ -213,7 +169,9 @@ class PeakMemory:
     its end); a process started meanwhile counts whole. Fails closed (a negative code,
     ``protocol.PEAK_*``) where a process cannot be measured: its memory unreadable (it made itself
     non-dumpable), a process ended during the call (its peak gone with it), or a process's peak
-    fell between two looks by more than :data:`RESET_SLACK` (someone reset it)."""
+    fell between two looks by more than :data:`RESET_SLACK` (someone reset it); inconclusive
+    (``PEAK_UNMEASURED``, measured again) where two looks were more than :data:`GAP_LIMIT`
+    apart."""
 
     def __init__(self, contained: bool):
         self.contained = contained
@@ -222,6 +180,7 @@ class PeakMemory:
         self.seen: dict[int, tuple[int, int]] = {}  # pid: (start time, highest VmHWM seen)
         self.scanned: int | None = None  # ns_last_pid when the processes were last listed
         self.reset = False
+        self.looked = self.gap = 0.0  # when it last looked; the longest time between two looks
 
     @property
     def measuring(self) -> bool:
@@ -236,6 +195,7 @@ class PeakMemory:
             return PEAK_UNAVAILABLE
         self.before, failed = {}, 0
         self.seen, self.reset = {}, False
+        self.looked, self.gap = time.monotonic(), 0.0
         self.last = self.scanned = _last_pid() if self.contained else None
         for pid in _learner_pids(self.contained):
             held = _memory(pid)
@@ -259,6 +219,8 @@ class PeakMemory:
         """One look at every learner process's peak: the highest kept, a fall noted."""
         if self.before is None:
             return
+        now = time.monotonic()
+        self.gap, self.looked = max(self.gap, now - self.looked), now
         pids = set(self.seen)
         if self.contained:  # a new process (or thread) since the last list: list them again
             last = _last_pid()
@@ -287,6 +249,8 @@ class PeakMemory:
         self.forget()
         if self.reset:
             return PEAK_RESET
+        if self.gap > GAP_LIMIT:
+            return PEAK_UNMEASURED
         now = _learner_pids(self.contained)
         grew = 0
         for pid in now | set(before):
@@ -325,13 +289,15 @@ def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
     active: set[int] = set()
     peak = PeakMemory(contained)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    state = clean.own_state()  # as a fresh sandbox is: each reset must find it so again
     while True:
         ready, _, _ = select.select([ctrl], [], [], SAMPLE_EVERY if peak.measuring else 0.1)
         peak.sample()
         had = bool(active)
         _reap(ctrl, active)
         if contained and had and not active:
-            _reset(ctrl, active)
+            if not _reset(ctrl, active, state):
+                return  # not clean: the sandbox ends, the judge starts a fresh one
             peak.forget()
         if not ready:
             continue
@@ -343,9 +309,14 @@ def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
             return
         command, pid = COMMAND.unpack(msg)
         if command == b"rset":  # the judge hands this sandbox on only once it is clean
-            if contained:
-                _reset(ctrl, active)
+            if contained and not _reset(ctrl, active, state):
+                return
             peak.forget()
+            ctrl.sendall(RECORD.pack(b"C", os.getpid(), 0))
+            continue
+        if command == b"trim":  # an exercise has ended: nothing it started runs on
+            if contained:
+                clean.kill_others(lambda: _reap(ctrl, active), spare=pid)
             ctrl.sendall(RECORD.pack(b"C", os.getpid(), 0))
             continue
         if command in (b"peak", b"high"):  # a measured call: its start, its end

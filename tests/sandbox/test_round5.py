@@ -1,0 +1,159 @@
+"""The red team's breaks after round 4 (notes: redteam3), each tried through the real sandbox.
+
+1. A submission that changes the kept sandbox (its tmpfs roots' mode, attributes and ACL, fifos,
+   sockets, a process left running, the server's priority and limits) costs the next student
+   nothing: the reset restores or the sandbox is discarded; a learner process that cannot be set
+   up is the grader's fault, retried in a fresh sandbox, never "your code ended the process".
+2. Stopping the server that measures the peak memory (SIGSTOP) is refused: a full-matrix
+   ``tiled_attention`` no longer passes by freezing the meter.
+   A sampler that misses its looks (a busy machine) makes the measurement inconclusive: the
+   call is measured again, and never passes on an inconclusive measurement.
+3. A process started by one exercise does not run on into the next.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from autograder.core.extract import from_file
+from autograder.core.judge import judge_source
+from autograder.sandbox.host import bwrap, pool, replies
+from autograder.sandbox.host.submission import MEASURE_TRIES, Submission
+from autograder.sandbox.protocol import PEAK_UNMEASURED
+from tests.sandbox.test_round4 import GOOD_MASK, PROBE, field, kept
+
+ROOT = Path(__file__).resolve().parents[2]
+HOSTILE = Path(__file__).parent / "hostile"
+pytestmark = pytest.mark.skipif(
+    not bwrap.strong_isolation_available(),
+    reason="needs bubblewrap (the OS-level sandbox): apt-get install bubblewrap",
+)
+EPERM = "1"
+
+
+# -- 1. a changed kept sandbox --------------------------------------------------------------------
+def test_a_submission_that_changes_the_kept_sandbox_costs_the_next_student_nothing():
+    a = kept((HOSTILE / "changes_the_kept_sandbox.py").read_text())
+    did = field(a, "did").split(",")  # what it owns it may change (the reset undoes it):
+    made = ("note", "fifo", "sock", "xattr", "acl", "chmod")
+    assert did == [*(f"{t}{w}" for t in "td" for w in made), "affinity"], a
+    refused = dict(x.split(":") for x in field(a, "refused").split(","))
+    for what in ("renice", "renice_user", "idle", "prlimit", "stop", "tstp", "tkill"):
+        assert refused[what] == EPERM, (what, a)  # the seccomp filter
+    for _ in range(2):  # the next students, in the same kept sandbox (or a fresh one)
+        b = kept(GOOD_MASK)
+        assert b.passed, b
+    modes = "    modes = [oct(os.stat(p).st_mode & 0o7777) for p in ('/tmp', '/dev/shm')]\n"
+    looks = PROBE.replace("    raise", modes + "    raise").replace(
+        ';")', "modes={'/'.join(modes)} xattrs={len(os.listxattr('/tmp'))} ;\")"
+    )
+    probe = kept(looks)
+    assert field(probe, "found") == "[]" and field(probe, "modes") == "0o1777/0o1777", probe
+    assert field(probe, "xattrs") == "0", probe
+
+
+def test_a_learner_process_that_cannot_be_set_up_is_the_graders_fault_and_retried_fresh():
+    class Exercise:
+        name, time_limit = "causal_mask", 10.0
+
+    with pool.isolated(fresh=False) as first:
+        with pytest.raises(replies.LearnerCrashed) as e:  # it fails before any learner code
+            Submission([("s.py", GOOD_MASK)], {}, memory_limit="not a number")
+        assert "not your code" in str(e.value) and "exit status" not in str(e.value), e.value
+        assert pool.current_server() is not first  # discarded: retried in a fresh sandbox
+    assert kept(GOOD_MASK).passed
+
+
+# -- 2. stopping the meter -------------------------------------------------------------------------
+def test_stopping_the_server_that_measures_memory_is_refused_and_the_full_matrix_fails():
+    [r] = judge_source((HOSTILE / "stops_the_meter.py").read_text(), ["tiled_attention"])
+    assert not r.passed, r
+    assert "PermissionError" in r.message or r.mistake == "materialises-full-matrix", r
+
+
+def test_the_solution_passes_the_memory_checks_on_this_busy_machine():
+    solution = from_file(ROOT / "solutions" / "09_efficient" / "09_efficient.ipynb")
+    from autograder.core.judge import judge_code
+
+    [r] = judge_code(solution, ["tiled_attention"])
+    assert r.passed, r
+
+
+# -- 3. a process outliving its exercise ----------------------------------------------------------
+OUTLIVES = """
+import os, sys, time
+def _unwatch():
+    frame = sys._getframe(1)
+    while frame is not None:
+        box = frame.f_locals.get("self")
+        if hasattr(box, "learner") and hasattr(box, "refusals"):
+            box.learner = False
+        frame = frame.f_back
+
+def causal_mask(seq_len, device=None):
+    _unwatch()
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()
+        time.sleep(600)
+        os._exit(0)
+    raise RuntimeError(f"started={pid} ;")
+
+def padding_mask(lengths, max_len=None, device=None):
+    alive = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+    raise RuntimeError(f"alive={','.join(map(str, alive))} ;")
+"""
+
+
+def test_a_process_started_by_one_exercise_does_not_run_into_the_next():
+    first, second = judge_source(OUTLIVES, ["causal_mask", "padding_mask"])
+    started = field(first, "started")
+    alive = field(second, "alive").split(",")
+    assert started.isdigit() and started not in alive, (first, second)
+    assert len(alive) == 4, second  # init, the server, the learner process, this exercise's
+
+
+def test_a_gap_between_the_servers_looks_makes_the_measurement_inconclusive(monkeypatch):
+    from autograder.sandbox.inside import zygote
+    from autograder.sandbox.inside.zygote import GAP_LIMIT, PeakMemory
+
+    monkeypatch.setattr(zygote, "_learner_pids", lambda contained: set())  # none: nothing grows
+    peak = PeakMemory(contained=False)
+    assert peak.start() == 0 and peak.end() == 0
+    assert peak.start() == 0
+    time.sleep(2 * GAP_LIMIT)  # no look meanwhile: a peak reset then would go unseen
+    assert peak.end() == PEAK_UNMEASURED
+
+
+def test_an_inconclusive_measurement_is_measured_again_and_never_passes(monkeypatch):
+    from autograder.sandbox.host.server import Server
+
+    real, answers = Server.measure, []
+
+    def inconclusive(times):
+        def measure(self, command, timeout=30.0):
+            got = real(self, command, timeout)
+            if command == b"high" and len(answers) < times:
+                answers.append(got)
+                return PEAK_UNMEASURED
+            return got
+
+        return measure
+
+    class Exercise:
+        name, time_limit = "f", 10.0
+
+    source = "import torch\ndef f(n):\n    return float(torch.ones(n, n).sum())\n"
+    monkeypatch.setattr(Server, "measure", inconclusive(1))
+    with Submission([("f.py", source)], {}) as sub:
+        sub.begin(Exercise)
+        value, grew = sub.peak_memory("f", 2048)
+        assert value == 2048.0**2 and grew >= 2048**2 * 4 * 0.9 and len(answers) == 1, grew
+        answers.clear()
+        monkeypatch.setattr(Server, "measure", inconclusive(99))
+        with pytest.raises(replies.Tampered, match="too busy"):
+            sub.peak_memory("f", 2048)
+        assert len(answers) == MEASURE_TRIES
