@@ -163,6 +163,18 @@ def test_lesson_follows_the_lesson_shape(assignment):
             assert part in text + "\n".join(c.source for c in cells(source(assignment)))
 
 
+@pytest.mark.parametrize("assignment", LESSONS)
+def test_a_stated_word_count_is_the_notebooks_own(assignment):
+    """A **Time:** line that states "about N words of text outside the notes" is counted: the
+    markdown's whitespace-separated words, the optional notes (``<details>``) left out."""
+    text = "\n".join(c.source for c in cells(source(assignment)) if c.cell_type == "markdown")
+    stated = re.search(r"about ([\d,]+) words of text outside the notes", text)
+    if stated:
+        words = len(re.sub(r"<details>.*?</details>", "", text, flags=re.S).split())
+        claimed = int(stated[1].replace(",", ""))
+        assert abs(words - claimed) <= 0.1 * words, f"{assignment}: says {claimed}, has {words}"
+
+
 # -- the release ---------------------------------------------------------------------------------
 
 
