@@ -53,7 +53,8 @@ def attend(
     ``mask`` is bool (True = may attend) or float (added to the scores, as SDPA's float
     ``attn_mask``). ``mode``: how the mask is used — "ok", "inverted", "after-softmax",
     "weights-before", "ignored", "zero" (scores * mask) or "finite" (-1e9 fill); for a float
-    mask, "as-bool" (used as a bool mask), "as-bool-where" / "as-bool-not" / "as-bool-fill"
+    mask, "as-bool" (used as a bool mask), "as-bool-eq0" / "as-bool-finite" (turned into a bool
+    mask by ``mask == 0`` / ``mask.isfinite()``), "as-bool-where" / "as-bool-not" / "as-bool-fill"
     (bool-only code that raises on a float mask) or "minus" (subtracted); the bool-only modes
     apply a float mask correctly. ``nan_rows``: a softmax that gives NaN for fully masked rows;
     ``unstable``: a softmax without the max subtracted, whose exp overflows float32 to inf (and
@@ -84,6 +85,8 @@ def _additive(s, mask, mode):
         return s, mask != 0, "ok"
     if mode == "as-bool-eq0":  # mask == 0: right for 0/-inf masks, wrong for any other bias
         return s, mask == 0, "ok"
+    if mode == "as-bool-finite":  # mask.isfinite(): the -inf entries block, the biases are lost
+        return s, mask.isfinite(), "ok"
     if mode == "as-bool-where":
         torch.where(mask, s, -INF)  # raises on a float condition, as the learner's code did
     if mode == "as-bool-not":
@@ -159,6 +162,14 @@ def mha(state, h, query, key=None, value=None, mask=None, knobs=None):
         split(t if n == "v" and wo_on_values else linear(t, state, f"w_{n}"), h, how_split)
         for t, n in zip((query, key, value), "qkv", strict=True)
     )  # (B, L, D) -> (B, H, L, E)
+    kv_shape = knobs.pop("kv_query_length", None)  # k, v viewed with Lq: e.g. ("h", -1)
+    if kv_shape is not None:
+        sizes = [{"h": h, "e": query.shape[-1] // h}.get(s, s) for s in kv_shape]
+        k, v = (
+            linear(t, state, f"w_{n}").reshape(query.shape[0], query.shape[1], *sizes)
+            for t, n in ((key, "k"), (value, "v"))
+        )
+        k, v = k.transpose(1, 2), v.transpose(1, 2)
     if knobs.pop("d_model_scale", False):
         knobs["scale"] = query.shape[-1] ** -0.5
     average = knobs.pop("average", False)

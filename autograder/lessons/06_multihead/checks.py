@@ -127,6 +127,10 @@ def mha_mutants(state, h):
                 ("cross-attention-ignores-kv", {"ignore_kv": True}),
                 ("value-defaults-to-query", {"value_query": True}),
                 *(("mask-unsqueezed-in-mha", {"unsqueeze_mask": dim}) for dim in (1, 2)),
+                *(
+                    ("kv-split-with-query-length", {"kv_query_length": shape})
+                    for shape in (("h", -1), ("h", "e"), (-1, "e"))
+                ),
                 *((m, {"split": s, "merge": mg}) for m, s, mg in layouts),
                 ("merge-heads-no-transpose", {"merge": "no-transpose"}),
                 ("wrong-head-order", {"merge": "wrong-order"}),

@@ -71,6 +71,13 @@ MISTAKES = (
         "inside moves its batch dim onto the heads.",
     ),
     Mistake(
+        "kv-split-with-query-length",
+        ("MultiHeadAttention",),
+        "Keys and values split into heads with the query's length",
+        "key and value may be longer or shorter than query: split each with its own length, "
+        "split_heads(self.w_k(key), self.num_heads), or view(B, key.size(1), h, d_head).",
+    ),
+    Mistake(
         "no-value-error",
         ("MultiHeadAttention", "sinusoidal_positional_encoding", "LearnedPositionalEmbedding"),
         "Invalid arguments do not raise ValueError",
