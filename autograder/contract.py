@@ -244,7 +244,8 @@ CONTRACT: tuple[Exercise, ...] = (
         "(d_model, num_heads, bias=False)",
         "function",
         "",
-        "int, the number of parameters of MultiHeadAttention(d_model, num_heads, bias).",
+        "int, the number of parameters of MultiHeadAttention(d_model, num_heads, bias), from "
+        "the formula: arithmetic on the arguments, with no module or tensor built.",
     ),
     Exercise(
         "sinusoidal_positional_encoding",

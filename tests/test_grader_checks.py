@@ -7,6 +7,7 @@ course_lib's reference, run as a learner's file, passes every check.
 
 from __future__ import annotations
 
+import fnmatch
 import pkgutil
 import re
 from pathlib import Path
@@ -89,13 +90,30 @@ def test_every_check_ends_with_the_contract_rules():
         )
 
 
+ATEN_OPS = sorted(
+    {"aten." + s.name[6:] for s in torch._C._jit_get_all_schemas() if s.name.startswith("aten::")}
+)
+
+
 def test_forbidden_names_exist():
+    """A dotted name resolves; an ATen name is an op, or a pattern that matches some."""
     for ex in all_exercises().values():
         for name in ex.forbid:
             if name.startswith("aten."):
-                assert hasattr(torch.ops.aten, name.removeprefix("aten.")), name
+                assert fnmatch.filter(ATEN_OPS, name), name
             else:
                 assert pkgutil.resolve_name(name) is not None, name
+
+
+def test_every_aten_attention_op_is_forbidden_where_attention_is():
+    """SDPA's kernels, native multi-head attention, FlexAttention...: whatever this torch calls
+    them, an exercise that forbids F.scaled_dot_product_attention forbids them all."""
+    family = [op for op in ATEN_OPS if re.search("attention|scaled_dot|flash", op)]
+    assert "aten._scaled_dot_product_attention_math" in family
+    for name, ex in all_exercises().items():
+        if "torch.nn.functional.scaled_dot_product_attention" in ex.forbid:
+            loose = [op for op in family if not any(fnmatch.fnmatchcase(op, f) for f in ex.forbid)]
+            assert not loose, f"{name} lets these through: {loose}"
 
 
 def test_a_check_for_a_name_the_contract_lacks_is_an_error(monkeypatch):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 from dataclasses import replace
+from fnmatch import fnmatchcase
 
 from autograder.core.extract import LearnerCode, from_file, from_sources
 from autograder.core.registry import Gradable, all_exercises
@@ -49,11 +50,14 @@ def _explain(ex: Gradable, problem: LearnerProblem) -> tuple[str, str | None]:
                 "your own code. Write it yourself: no points for the reference.",
                 "uses-reference",
             )
-        why = dict(ex.forbid_why)
-        reasons = [why[w] for w in problem.what if w in why]
+        reasons = [r for w in problem.what for k, r in ex.forbid_why if fnmatchcase(w, k)]
+        names = ", ".join(problem.what[:3]) + (", …" if len(problem.what) > 3 else "")
+        if ex.forbidden_as != "uses-builtin":  # the exercise's own mistake; its hint says more
+            said = reasons[0] if reasons else "this exercise does not allow it"
+            return (f"{ex.name} calls {names}: {said}.", ex.forbidden_as)
         what = f"which {reasons[0]}" if reasons else "which is what this exercise asks you to build"
         return (
-            f"{ex.name} calls {', '.join(problem.what)}, {what}. Write it from basic tensor "
+            f"{ex.name} calls {names}, {what}. Write it from basic tensor "
             "operations: no points for the built-in.",
             "uses-builtin",
         )

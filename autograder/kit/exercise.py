@@ -13,8 +13,11 @@ table (``autograder.contract``), so nothing is registered by importing a module.
 ``forbid`` names what the learner may not call while this exercise is judged, as dotted names
 resolved in the sandbox: a Python function or class (every method of a class counts), a torch
 callable such as ``torch.softmax`` or ``torch.Tensor.softmax`` (caught through torch's function
-mode, however it is reached), or an ATen op such as ``aten._softmax`` (caught at dispatch, however
-it is reached). ``course_lib``'s own reference of the exercise is always forbidden.
+mode, however it is reached), or an ATen op such as ``aten._softmax`` (caught at dispatch, or when
+Python calls ``torch.ops.aten._softmax``, however it is looked up). An ATen name may be a
+shell-style pattern: ``aten.*attention*`` is every op whose name contains "attention", and
+``aten.*`` every op, for an exercise that is arithmetic on Python numbers. ``course_lib``'s own
+reference of the exercise is always forbidden.
 """
 
 from __future__ import annotations
@@ -50,6 +53,9 @@ class ExerciseMark:
     needs: tuple[str, ...] = ()  # other names the check calls (reported if missing)
     # why a forbidden name that is not the exercise itself is forbidden: ((name, why), ...)
     forbid_why: tuple[tuple[str, str], ...] = ()
+    # the mistake a forbidden call is named: a lesson's own, in the exercise's words, where what
+    # is forbidden is not a built-in of the exercise (NO_TENSORS)
+    forbidden_as: str = "uses-builtin"
 
 
 def exercise(
@@ -59,15 +65,20 @@ def exercise(
     time_limit: float = 20.0,
     needs: tuple[str, ...] = (),
     forbid_why: dict[str, str] | None = None,
+    forbidden_as: str = "uses-builtin",
 ) -> Callable[[CheckFn], CheckFn]:
     """Mark ``check`` as the judge of exercise ``name`` (a name of the contract table).
 
     ``forbid_why`` says, for a forbidden name that is not the exercise's own built-in, why it is
-    forbidden ("it does the max-subtraction for you"); the failure message shows it."""
+    forbidden ("does the max-subtraction for you"); the failure message shows it. Its keys may
+    be patterns, as ``forbid``'s. ``forbidden_as`` is the mistake id a forbidden call gets
+    (``uses-builtin`` unless the exercise names its own)."""
     why = tuple((forbid_why or {}).items())
 
     def mark(check: CheckFn) -> CheckFn:
-        check.__exercise__ = ExerciseMark(name, tuple(forbid), time_limit, tuple(needs), why)
+        check.__exercise__ = ExerciseMark(
+            name, tuple(forbid), time_limit, tuple(needs), why, forbidden_as
+        )
         return check
 
     return mark
@@ -79,13 +90,19 @@ def rules_of(obj: Any) -> ExerciseMark | None:
     return rules if isinstance(rules, ExerciseMark) else None
 
 
-# What attention exercises may not call: torch's own attention, however it is reached.
+# What attention exercises may not call: torch's own attention, however it is reached. The ATen
+# pattern is every op with "attention" in its name (SDPA's math, flash, efficient and cuDNN
+# kernels, native multi-head attention...), called as torch.ops.aten.<name> or reached below.
 ATTENTION_FORBID = (
     "torch.nn.functional.scaled_dot_product_attention",
-    "aten.scaled_dot_product_attention",
-    "aten._scaled_dot_product_attention_math",
-    "aten._scaled_dot_product_flash_attention_for_cpu",
     "torch.nn.functional.multi_head_attention_forward",
     "torch.nn.MultiheadAttention",
+    "torch.nn.attention.flex_attention.flex_attention",
+    "aten.*attention*",
 )
-MHA_FORBID = ATTENTION_FORBID + ("aten._native_multi_head_attention",)
+MHA_FORBID = ATTENTION_FORBID  # aten._native_multi_head_attention is in the pattern
+
+# What an exercise that is arithmetic on Python numbers may not run: any ATen op, so that a value
+# computed with tensors (a module built to count its parameters, torch.tensor(...) arithmetic) is
+# refused. Give it ``forbid_why={"aten.*": ...}`` and ``forbidden_as``, in the exercise's words.
+NO_TENSORS = ("aten.*",)

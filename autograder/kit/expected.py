@@ -53,12 +53,12 @@ def attend(
     ``mask`` is bool (True = may attend) or float (added to the scores, as SDPA's float
     ``attn_mask``). ``mode``: how the mask is used — "ok", "inverted", "after-softmax",
     "weights-before", "ignored", "zero" (scores * mask) or "finite" (-1e9 fill); for a float
-    mask, "as-bool" (used as a bool mask), "as-bool-where" / "as-bool-not" / "as-bool-fill"
-    (bool-only code that raises on a float mask) or "minus" (subtracted); the bool-only modes
-    apply a float mask correctly. ``nan_rows``: a softmax that gives NaN for fully masked rows;
-    ``unstable``: a softmax without the max subtracted, whose exp overflows float32 to inf (and
-    inf / inf is NaN) once a score passes 88.7; ``dim``: the dim the softmax normalises over;
-    ``output_nan_to_num``: the output's NaN replaced by 0, the weights' left.
+    mask, "as-bool" / "as-bool-eq0" / "as-bool-finite" (made a bool mask: != 0, == 0, finite),
+    "as-bool-where" / "as-bool-not" / "as-bool-fill" (bool-only code that raises on a float
+    mask) or "minus" (subtracted); the bool-only modes apply a float mask correctly. ``nan_rows``:
+    a softmax that gives NaN for fully masked rows; ``unstable``: a softmax without the max
+    subtracted, whose exp overflows float32 to inf (and inf / inf is NaN) once a score passes
+    88.7; ``dim``: the softmax's dim; ``output_nan_to_num``: the output's NaN replaced by 0.
     """
     scale = q.shape[-1] ** -0.5 if scale is None else scale
     s = (q @ k.transpose(-2, -1) if scores is None else scores(q, k)) * scale
@@ -84,6 +84,8 @@ def _additive(s, mask, mode):
         return s, mask != 0, "ok"
     if mode == "as-bool-eq0":  # mask == 0: right for 0/-inf masks, wrong for any other bias
         return s, mask == 0, "ok"
+    if mode == "as-bool-finite":  # mask.isfinite(): the -inf entries block, the biases are lost
+        return s, mask.isfinite(), "ok"
     if mode == "as-bool-where":
         torch.where(mask, s, -INF)  # raises on a float condition, as the learner's code did
     if mode == "as-bool-not":
@@ -159,6 +161,10 @@ def mha(state, h, query, key=None, value=None, mask=None, knobs=None):
         split(t if n == "v" and wo_on_values else linear(t, state, f"w_{n}"), h, how_split)
         for t, n in zip((query, key, value), "qkv", strict=True)
     )  # (B, L, D) -> (B, H, L, E)
+    if (kv := knobs.pop("kv_query_length", None)) is not None:  # k, v viewed with Lq: ("h", -1)
+        shape = (*query.shape[:2], *({"h": h, "e": query.shape[-1] // h}.get(s, s) for s in kv))
+        k = linear(key, state, "w_k").reshape(shape).transpose(1, 2)
+        v = linear(value, state, "w_v").reshape(shape).transpose(1, 2)
     if knobs.pop("d_model_scale", False):
         knobs["scale"] = query.shape[-1] ** -0.5
     average = knobs.pop("average", False)

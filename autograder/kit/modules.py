@@ -28,9 +28,15 @@ def construct(sub: Any, name: str, *args: Any, **kwargs: Any) -> tuple[Any, str]
 
 
 def expect_layers(
-    obj: Any, label: str, layers: dict[str, dict[str, Any]], *, bias_mistake: str | None = None
+    obj: Any,
+    label: str,
+    layers: dict[str, dict[str, Any]],
+    *,
+    bias_mistake: str | None = None,
+    known: dict[tuple[str, str, Any], str] | None = None,
 ) -> dict:
-    """Check the module's direct children against the contract (attribute names, sizes, bias)."""
+    """Check the module's direct children against the contract (attribute names, sizes, bias).
+    ``known`` names a known wrong value: ``{("w_v", "out_features", d_k): mistake id}``."""
     d = obj.apply("describe", list(layers))
     if not d.get("is_module"):
         raise fail(f"{label} is a {d.get('type')}, not an nn.Module: subclass torch.nn.Module.")
@@ -58,6 +64,7 @@ def expect_layers(
                     raise fail(f"{label}.{attr} is a {got}, expected a {value}.")
             elif _plain(got) != _plain(value):
                 mistake = bias_mistake if key == "bias" and got and not value else None
+                mistake = mistake or (known or {}).get((attr, key, _plain(got)))
                 raise fail(f"{label}.{attr} has {key}={got}, expected {value}.", mistake)
     return d
 

@@ -59,6 +59,7 @@ ADDITIVE_MODES = (  # (mistake, mode of attend) for float masks; several modes m
     ("additive-mask-as-bool", "as-bool-not"),
     ("additive-mask-as-bool", "as-bool-fill"),
     ("additive-mask-as-bool", "as-bool-eq0"),
+    ("additive-mask-as-bool", "as-bool-finite"),
     ("additive-mask-wrong-sign", "minus"),
 )
 

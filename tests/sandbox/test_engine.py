@@ -434,3 +434,33 @@ def test_a_sandbox_started_ahead_lives_until_a_block_takes_it():
     assert second.alive()
     close_kept()
     assert not second.alive() and not pool._spares
+
+
+def test_a_forbidden_aten_pattern_catches_ops_however_they_are_looked_up():
+    """``aten.*attention*`` catches SDPA's math op called through torch.ops (autograd decomposes
+    it before any dispatch mode sees it); ``aten.*`` refuses every tensor op and nothing else."""
+    import torch
+
+    from autograder.core.registry import Gradable
+    from autograder.sandbox.host.replies import ForbiddenUsed
+    from autograder.sandbox.host.submission import Submission
+
+    source = (
+        "import torch\n"
+        "def f(q):\n"
+        "    op = getattr(torch.ops.aten, '_scaled_dot_product_' + 'attention_math')\n"
+        "    return op.default(q, q, q)[0]\n"
+        "def g(n):\n    return 4 * n * n\n"
+        "def h(n):\n    return int(torch.tensor(n) * n)\n"
+    )
+    forbid = {"f": ["aten.*attention*"], "g": ["aten.*"], "h": ["aten.*"]}
+    with Submission([("ops.py", source)], forbid) as sub:
+        sub.begin(Gradable("f", "00", lambda s: None))
+        with pytest.raises(ForbiddenUsed) as used:
+            sub.call("f", torch.ones(2, 3))
+        assert used.value.what == ["aten._scaled_dot_product_attention_math"]
+        sub.begin(Gradable("g", "00", lambda s: None))
+        assert sub.call("g", 3) == 36
+        sub.begin(Gradable("h", "00", lambda s: None))
+        with pytest.raises(ForbiddenUsed):
+            sub.call("h", 3)

@@ -6,6 +6,8 @@ to the scores, as ``F.scaled_dot_product_attention``'s float ``attn_mask``).
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import torch
 
 from autograder.kit import (
@@ -18,6 +20,7 @@ from autograder.kit import (
     attend,
     attention_mutants,
     construct,
+    diagnose,
     exercise,
     expect_attention,
     expect_layers,
@@ -39,6 +42,7 @@ from autograder.kit import (
     scale_mutants,
     transpose_mutants,
 )
+from autograder.kit.exercise import CheckFailure
 from autograder.kit.expected import ref_attention64, self_attention
 from autograder.kit.gradients import expect_contract_rules, naming_randomness, with_rules
 from autograder.kit.mutants import projections_mixed_up
@@ -80,7 +84,23 @@ SDPA_MUTANTS = (
         "values-transposed",
         lambda q, k, v, mask=None: _values_transposed(ref_attention64(q, k, v, mask)[1], v),
     ),
+    *(
+        (
+            "mask-reshaped-in-sdpa",
+            lambda q, k, v, mask=None, d=d, n=n: _unsqueezed(q, k, v, mask, d, n),
+        )
+        for d in (1, 0)
+        for n in (3, None)
+    ),
 )
+
+
+def _unsqueezed(q, k, v, mask, dim, ndim):
+    """The mask unsqueezed at ``dim`` (when it has ``ndim`` dims; always when None) "to make room
+    for the heads": a mask with a batch dim then broadcasts into another axis."""
+    if mask is None or (ndim is not None and mask.dim() != ndim):
+        raise ValueError("a mistake of masks with a batch dim")
+    return ref_attention64(q, k, v, mask.unsqueeze(dim))
 
 
 def _values_transposed(weights, v):
@@ -186,13 +206,36 @@ def check_additive_masks(g, name, sub) -> None:
         args = (randn(g, *qs), randn(g, *ks), randn(g, *vs), mask)
         c = Call(name, *args)
         out = c.run(sub, mutants=SDPA_MUTANTS)
-        expect_attention(out, ref_attention64(*args), c, args[0].dtype, SDPA_MUTANTS)
+        probe = lambda m, a=args[:3]: (Call(name, *a, m), sub, SDPA_MUTANTS)  # noqa: E731
+        with ignored_or_finite(probe, mask):
+            expect_attention(out, ref_attention64(*args), c, args[0].dtype, SDPA_MUTANTS)
     for dtype in low_precision_dtypes():  # a float32 mask with half inputs, as SDPA allows
         q, k, v = (randn(g, 2, n, d, dtype=dtype) for n, d in ((3, 8), (4, 8), (4, 5)))
         args = (q, k, v, additive(no_full_rows(g, 3, 4), bias_mask(g, 3, 4)))
         c = Call(name, *args)
         out = c.run(sub, mutants=FLOAT_MASK_MUTANTS)
         expect_attention(out, ref_attention64(*args), c, dtype, FLOAT_MASK_MUTANTS)
+
+
+@contextmanager
+def ignored_or_finite(probe, bias):
+    """A float mask of biases alone (no -inf) cannot tell a mask ignored from one turned into a
+    bool mask by mask.isfinite(), True everywhere on it: a failure named [mask-ignored] there is
+    decided by the same call with -inf entries added to the biases. ``probe(mask)`` gives the
+    ``(Call, target, mutants)`` of that call."""
+    try:
+        yield
+    except CheckFailure as failure:
+        if failure.mistake == "mask-ignored" and bias.dtype != torch.bool:
+            blocked = torch.ones(bias.shape, dtype=torch.bool).tril(diagonal=bias.shape[-1] // 2)
+            c, target, mutants = probe(additive(blocked, bias))
+            try:
+                named = diagnose(c.run(target), c, mutants)
+            except CheckFailure:
+                named = None
+            if named == "additive-mask-as-bool":
+                failure.mistake = named
+        raise
 
 
 def check_mask_invariants(g, make_call, target, mutants) -> None:
@@ -248,7 +291,8 @@ def check_self_attention(sub) -> None:
         f"w_{n}": {"type": "Linear", "in_features": d_model, "out_features": d, "bias": False}
         for n, d in zip("qkv", (d_k, d_k, d_v), strict=True)
     }
-    expect_layers(obj, label, layers, bias_mistake="projection-has-bias")
+    known = {("w_v", "out_features", d_k): "value-projection-width-d-k"}
+    expect_layers(obj, label, layers, bias_mistake="projection-has-bias", known=known)
     state = {}
     for n, d in zip("qkv", (d_k, d_k, d_v), strict=True):
         state |= linear_state(g, f"w_{n}", d_model, d, bias=False)
@@ -266,7 +310,12 @@ def check_self_attention(sub) -> None:
     for x, mask in cases:
         c = Call(label, x, params="forward", **({} if mask is None else {"mask": mask}))
         out = c.run(obj, mutants=mutants)
-        expect_attention(out, self_attention(state, x, mask), c, x.dtype, mutants)
+        if mask is None:
+            expect_attention(out, self_attention(state, x, mask), c, x.dtype, mutants)
+            continue
+        probe = lambda m, x=x: (Call(label, x, mask=m, params="forward"), obj, mutants)  # noqa: E731
+        with ignored_or_finite(probe, mask):
+            expect_attention(out, self_attention(state, x, mask), c, x.dtype, mutants)
     # d_k == d_v: v taken from w_k would have the right width, only its values differ
     same, same_label = construct(sub, "SelfAttention", d_model, d_k, d_k)
     same_state = {}

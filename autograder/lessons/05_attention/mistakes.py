@@ -9,9 +9,10 @@ MISTAKES = (
         "additive-mask-as-bool",
         ("scaled_dot_product_attention", "SelfAttention"),
         "An additive float mask is used as a bool mask",
-        "A float mask is added to the scores (0 = may attend, -inf = blocked, or a bias), as in "
-        "F.scaled_dot_product_attention: apply bool masks with -inf and add float ones "
-        "(scores + mask.to(scores.dtype)). mask.bool() is True at the -inf entries: the opposite.",
+        "Add a float mask to the scores, scores + mask.to(scores.dtype), as "
+        "F.scaled_dot_product_attention does: its entries are 0, -inf (blocked) or a finite bias. "
+        "Made a bool mask (mask.bool(), mask == 0, mask.isfinite()) it blocks the wrong keys or "
+        "loses the biases.",
     ),
     Mistake(
         "additive-mask-wrong-sign",
@@ -79,6 +80,21 @@ MISTAKES = (
         ("scaled_dot_product_attention", "SelfAttention"),
         "Returns (weights, output) instead of (output, weights)",
         "Return the output first: return weights @ v, weights.",
+    ),
+    Mistake(
+        "mask-reshaped-in-sdpa",
+        ("scaled_dot_product_attention",),
+        "The mask reshaped inside scaled_dot_product_attention",
+        "Use the mask as it is given: it already broadcasts to the scores (..., Lq, Lk), as "
+        "(Lq, Lk), (B, 1, Lk) or (B, h, Lq, Lk) do; an unsqueeze moves its batch dim onto "
+        "another axis.",
+    ),
+    Mistake(
+        "value-projection-width-d-k",
+        ("SelfAttention",),
+        "w_v built with d_k outputs instead of d_v",
+        "The values have their own width: w_v = nn.Linear(d_model, d_v, bias=False), so the "
+        "output is (..., L, d_v); only w_q and w_k use d_k.",
     ),
     Mistake(
         "values-transposed",

@@ -11,6 +11,7 @@ import torch
 from autograder.kit import (
     DTYPE_PROMOTED,
     MHA_FORBID,
+    NO_TENSORS,
     Call,
     attention_mutants,
     construct,
@@ -126,6 +127,10 @@ def mha_mutants(state, h):
                 ("cross-attention-ignores-kv", {"ignore_kv": True}),
                 ("value-defaults-to-query", {"value_query": True}),
                 *(("mask-unsqueezed-in-mha", {"unsqueeze_mask": dim}) for dim in (1, 2)),
+                *(
+                    ("kv-split-with-query-length", {"kv_query_length": shape})
+                    for shape in (("h", -1), ("h", "e"), (-1, "e"))
+                ),
                 *((m, {"split": s, "merge": mg}) for m, s, mg in layouts),
                 ("merge-heads-no-transpose", {"merge": "no-transpose"}),
                 ("wrong-head-order", {"merge": "wrong-order"}),
@@ -257,7 +262,12 @@ PARAM_MUTANTS = (
 )
 
 
-@exercise("mha_num_parameters")
+@exercise(
+    "mha_num_parameters",
+    forbid=NO_TENSORS,
+    forbid_why={"aten.*": "tensor operations, where the count is arithmetic on d_model and bias"},
+    forbidden_as="params-not-from-formula",
+)
 def check_mha_num_parameters(sub) -> None:
     for d, h, bias in ((8, 2, None), (8, 2, True), (12, 3, False), (512, 8, True)):
         c = (

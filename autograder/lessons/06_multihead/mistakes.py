@@ -71,6 +71,13 @@ MISTAKES = (
         "inside moves its batch dim onto the heads.",
     ),
     Mistake(
+        "kv-split-with-query-length",
+        ("MultiHeadAttention",),
+        "Keys and values split into heads with the query's length",
+        "key and value may be longer or shorter than query: split each with its own length, "
+        "split_heads(self.w_k(key), self.num_heads), or view(B, key.size(1), h, d_head).",
+    ),
+    Mistake(
         "no-value-error",
         ("MultiHeadAttention", "sinusoidal_positional_encoding", "LearnedPositionalEmbedding"),
         "Invalid arguments do not raise ValueError",
@@ -122,6 +129,13 @@ MISTAKES = (
         "Biases counted once per head (4 · d_model · num_heads)",
         "Each of the four projections has one bias of d_model terms whatever the number of "
         "heads: 4 · d_model biases in all when bias=True.",
+    ),
+    Mistake(
+        "params-not-from-formula",
+        ("mha_num_parameters",),
+        "The parameter count computed with tensors or a built module, not from the formula",
+        "Count with Python ints, without building the module or any tensor: four d_model × "
+        "d_model weight matrices, plus four d_model biases when bias=True.",
     ),
     Mistake(
         "params-not-int",

@@ -27,6 +27,8 @@ from autograder.kit import (
     low_precision_dtypes,
     on_meta,
     randn,
+    same,
+    tolerance,
 )
 from autograder.kit.exercise import CheckFailure
 from autograder.kit.expected import frequencies, rope, sinusoid
@@ -185,14 +187,50 @@ def _check_relative(sub, g) -> None:
         )
 
 
+def _expect_rope(sub, x, kwargs) -> None:
+    c = Call("apply_rope", x, **kwargs)
+    out = None
+    try:
+        out = c.run(sub, mutants=ROPE_MUTANTS)
+        expect_close(out, rope(x, **kwargs), c, dtype=x.dtype, mutants=ROPE_MUTANTS)
+    except CheckFailure as failure:
+        if failure.mistake is None:
+            failure.mistake = _not_rotated(x, out) or _length_from_wrong_dim(sub, x, kwargs)
+        raise
+
+
+def _not_rotated(x, out) -> str | None:
+    """A rotation keeps each pair's length: an output whose pairs (out[..., 2i], out[..., 2i+1])
+    are longer or shorter than x's has a sign, a cos/sin or a partner mixed up."""
+    if not isinstance(out, torch.Tensor) or out.shape != x.shape or not out.isfinite().all():
+        return None
+    x, out = x.double(), out.double()
+    length = x[..., 0::2] ** 2 + x[..., 1::2] ** 2
+    kept = torch.allclose(out[..., 0::2] ** 2 + out[..., 1::2] ** 2, length, rtol=1e-3, atol=1e-4)
+    return None if kept else "rope-not-a-rotation"
+
+
+def _length_from_wrong_dim(sub, x, kwargs) -> str | None:
+    """Right when every dim of x has the same size, wrong otherwise: the default positions'
+    length L was read from another dim than x.shape[-2] (x.size(0), x.size(1), d)."""
+    d = x.shape[-1]
+    if "positions" in kwargs or set(x.shape) == {d}:
+        return None
+    square = randn(generator(115), *(d,) * x.dim())
+    c = Call("apply_rope", square, **kwargs)
+    try:
+        out = c.run(sub)
+    except CheckFailure:
+        return None
+    right = same(out, rope(square, **kwargs), tolerance(square.dtype))
+    return "rope-length-wrong-dim" if right else None
+
+
 @exercise("apply_rope")
 def check_apply_rope(sub) -> None:
     g = generator(13)
     for shape, kwargs in (((3, 4), {}), ((2, 5, 6), {})):
-        x = randn(g, *shape)
-        c = Call("apply_rope", x, **kwargs)
-        out = c.run(sub, mutants=ROPE_MUTANTS)
-        expect_close(out, rope(x, **kwargs), c, dtype=x.dtype, mutants=ROPE_MUTANTS)
+        _expect_rope(sub, randn(g, *shape), kwargs)
     _check_relative(sub, g)
     cases = (
         ((2, 2, 3, 8), {"positions": torch.tensor([5, 6, 7])}),  # new tokens after a cache of 5
@@ -202,10 +240,7 @@ def check_apply_rope(sub) -> None:
         ((1, 3, 5, 4), {}),
     )
     for shape, kwargs in cases:
-        x = randn(g, *shape)
-        c = Call("apply_rope", x, **kwargs)
-        out = c.run(sub, mutants=ROPE_MUTANTS)
-        expect_close(out, rope(x, **kwargs), c, dtype=x.dtype, mutants=ROPE_MUTANTS)
+        _expect_rope(sub, randn(g, *shape), kwargs)
     for dtype in low_precision_dtypes():
         x = randn(g, 2, 4, 8, dtype=dtype)
         c = Call("apply_rope", x)

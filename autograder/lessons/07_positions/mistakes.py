@@ -49,6 +49,20 @@ MISTAKES = (
         "x'_{2i} = x_{2i} cos θ - x_{2i+1} sin θ and x'_{2i+1} = x_{2i} sin θ + x_{2i+1} cos θ.",
     ),
     Mistake(
+        "rope-not-a-rotation",
+        ("apply_rope",),
+        "RoPE's formula does not rotate the pairs: a sign, a cos/sin or a partner mixed up",
+        "Each pair turns by its angle θ and keeps its length: x'_{2i} = x_{2i} cos θ - x_{2i+1} "
+        "sin θ and x'_{2i+1} = x_{2i} sin θ + x_{2i+1} cos θ.",
+    ),
+    Mistake(
+        "rope-length-wrong-dim",
+        ("apply_rope",),
+        "RoPE's default positions take L from the wrong dimension of x",
+        "x is (..., L, d) with any leading dims ((L, d), (B, L, d) or (B, h, L, d)): the "
+        "positions are 0..L-1 with L = x.shape[-2], not x.size(0) or x.size(1).",
+    ),
+    Mistake(
         "rope-positions-ignored",
         ("apply_rope",),
         "The positions argument is ignored (always 0..L-1)",

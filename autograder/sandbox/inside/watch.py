@@ -10,6 +10,7 @@ are reached) and :class:`Watch` (ATen ops, and when asked, the shape of every op
 from __future__ import annotations
 
 import pkgutil
+from fnmatch import fnmatchcase
 
 import torch
 from torch.overrides import TorchFunctionMode
@@ -26,17 +27,53 @@ def code_key(code):
     return (code.co_filename, code.co_firstlineno, code.co_name)
 
 
+class Ops:
+    """The ATen ops an exercise forbids: names (``aten._softmax``) and shell-style patterns
+    (``aten.*attention*``: every op whose name matches, so a family of ops, such as every fused
+    attention kernel, is one entry however many variants a torch release adds)."""
+
+    def __init__(self, dotted=()):
+        self.names, self.patterns, self.seen = {}, [], {}
+        for name in dotted:
+            op = "aten::" + name.removeprefix("aten.")
+            if any(c in op for c in "*?["):
+                self.patterns.append(op)
+            else:
+                self.names[op] = name
+
+    def __bool__(self):
+        return bool(self.names or self.patterns)
+
+    def get(self, op):
+        """What to report for the op ``aten::name``: its forbid entry, the op itself when a
+        pattern matches it (``aten.name``), or None when it is allowed."""
+        if op not in self.seen:
+            hit = any(fnmatchcase(op, p) for p in self.patterns)
+            self.seen[op] = self.names.get(op) or ("aten." + op[6:] if hit else None)
+        return self.seen[op]
+
+
+def op_name(func):
+    """``aten::name`` of an ATen op called as a Python object (``torch.ops.aten.name`` or one of
+    its overloads, however it was looked up), or None for anything else."""
+    if isinstance(func, torch._ops.OpOverloadPacket):
+        return func._qualified_op_name
+    if isinstance(func, torch._ops.OpOverload):
+        return func._schema.name
+    return None
+
+
 class Rules:
-    """What each exercise forbids, resolved to objects, code keys and ATen op names."""
+    """What each exercise forbids, resolved to objects, code keys and ATen ops."""
 
     def __init__(self, forbid: dict[str, list[str]]):
         self.by_exercise = {ex: self._resolve(names) for ex, names in forbid.items()}
 
     def _resolve(self, names):
-        objects, codes, ops = {}, {}, {}
+        objects, codes = {}, {}
+        ops = Ops(n for n in names if n.startswith("aten."))
         for dotted in names:
             if dotted.startswith("aten."):
-                ops["aten::" + dotted[5:]] = dotted
                 continue
             if dotted.split(".")[0] in ABSENT:
                 continue  # not in the sandbox: nothing to watch
@@ -54,7 +91,7 @@ class Rules:
 
     def of(self, exercise: str):
         """``(objects, codes, ops)`` the exercise forbids."""
-        return self.by_exercise.get(exercise, ({}, {}, {}))
+        return self.by_exercise.get(exercise, ({}, {}, Ops()))
 
 
 class Reporter:
@@ -92,7 +129,9 @@ def profiler(objects, codes, seen):
 
 
 class Watch(TorchDispatchMode):
-    """Sees every ATen op: forbidden ops, and (when asked) the shape of every output."""
+    """Sees every ATen op below autograd: forbidden ops, and (when asked) the shape of every
+    output. An op that autograd decomposes (``aten._scaled_dot_product_attention_math``) never
+    reaches it: :class:`Guard` sees that one, when Python calls it."""
 
     def __init__(self, ops, record, seen):
         super().__init__()
@@ -101,9 +140,10 @@ class Watch(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         name = func._schema.name
-        if name in self.ops:
-            self.seen.append(self.ops[name])
-            report("forbidden", self.ops[name])
+        forbidden = self.ops.get(name)
+        if forbidden is not None:
+            self.seen.append(forbidden)
+            report("forbidden", forbidden)
         out = func(*args, **(kwargs or {}))
         if self.record:
             self.names.add(name.removeprefix("aten::"))
@@ -126,14 +166,19 @@ class Watch(TorchDispatchMode):
 
 
 class Guard(TorchFunctionMode):
-    """Sees every torch function, however it was reached (``torch.softmax``, ``x.softmax``...)."""
+    """Sees every torch function, however it was reached (``torch.softmax``, ``x.softmax``...),
+    and every ATen op called from Python (``torch.ops.aten.name``, its overloads, a lookup by
+    ``getattr``), before autograd could decompose it."""
 
-    def __init__(self, objects, seen):
+    def __init__(self, objects, ops, seen):
         super().__init__()
-        self.objects, self.seen = objects, seen
+        self.objects, self.ops, self.seen = objects, ops, seen
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         name = self.objects.get(id(func))
+        if name is None and self.ops:
+            op = op_name(func)
+            name = None if op is None else self.ops.get(op)
         if name is not None:
             self.seen.append(name)
             report("forbidden", name)

@@ -62,7 +62,7 @@ from autograder.sandbox.inside.lockdown import (
     prctl,
 )
 from autograder.sandbox.inside.plain import describe_error, error_message, send, to_plain
-from autograder.sandbox.inside.watch import Guard, Rules, Watch, profiler, report
+from autograder.sandbox.inside.watch import Guard, Ops, Rules, Watch, profiler, report
 from autograder.sandbox.protocol import (
     Begin,
     Channel,
@@ -87,10 +87,10 @@ HELPERS = {
 
 def _warm_up() -> None:
     """Run the watchers once here, so their lazy imports happen before each fork, not after."""
-    with Guard({}, []), Watch({}, True, []):
+    with Guard({}, Ops(), []), Watch(Ops(), True, []):
         x = torch.ones(2, 2)
         (x @ x).softmax(-1).sum().item()
-    with Watch({}, True, []):
+    with Watch(Ops(), True, []):
         torch.ones(2, 2, device="meta") @ torch.ones(2, 2, device="meta")
     encode({"type": "event", "kind": "x", "what": "y"})
 
@@ -173,7 +173,7 @@ class LearnerNamespace:
         self.lock.set_profile(watch_python)
         try:
             with (
-                Guard(objects, seen),
+                Guard(objects, ops, seen),
                 watch if (ops or watch.record) else nullcontext(),
                 factories if watch_factories else nullcontext(),
             ):
