@@ -82,12 +82,10 @@ def test_wrong_submission_is_named(path: Path):
 @pytest.mark.parametrize("path", BUILTIN, ids=lambda p: p.stem)
 def test_calling_the_builtin_or_the_reference_is_caught(path: Path):
     """Each exercise forbids what it asks to build (the engine's own tests cover the mechanism;
-    this checks the exercises' forbid lists), named uses-builtin or the exercise's own mistake
-    (``forbidden_as``: an arithmetic exercise that refuses every tensor operation)."""
+    this checks the exercises' forbid lists)."""
     name = graded_exercise(path)
     [result] = judge_source(BASE + "\n\n" + path.read_text(), only=[name])
-    reference = path.stem.endswith("__reference")
-    expected = "uses-reference" if reference else all_exercises()[name].forbidden_as
+    expected = "uses-reference" if path.stem.endswith("__reference") else "uses-builtin"
     assert (result.passed, result.mistake) == (False, expected), result.message
 
 

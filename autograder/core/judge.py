@@ -52,9 +52,6 @@ def _explain(ex: Gradable, problem: LearnerProblem) -> tuple[str, str | None]:
             )
         reasons = [r for w in problem.what for k, r in ex.forbid_why if fnmatchcase(w, k)]
         names = ", ".join(problem.what[:3]) + (", …" if len(problem.what) > 3 else "")
-        if ex.forbidden_as != "uses-builtin":  # the exercise's own mistake; its hint says more
-            said = reasons[0] if reasons else "this exercise does not allow it"
-            return (f"{ex.name} calls {names}: {said}.", ex.forbidden_as)
         what = f"which {reasons[0]}" if reasons else "which is what this exercise asks you to build"
         return (
             f"{ex.name} calls {names}, {what}. Write it from basic tensor "

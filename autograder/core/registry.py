@@ -35,7 +35,6 @@ class Gradable:
     time_limit: float = 20.0  # seconds of wall time for all of this exercise's calls
     needs: tuple[str, ...] = field(default=())  # other names the check calls (reported if missing)
     forbid_why: tuple[tuple[str, str], ...] = ()  # (name, why it is forbidden), see kit.exercise
-    forbidden_as: str = "uses-builtin"  # the mistake a forbidden call is named, see kit.exercise
 
 
 def checks_by_lesson() -> dict[str, dict[str, tuple[Callable, ExerciseMark]]]:
@@ -75,7 +74,6 @@ def _exercises() -> tuple[Gradable, ...]:
                 rules.time_limit,
                 rules.needs,
                 rules.forbid_why,
-                rules.forbidden_as,
             )
         )
     stray = {f"{lesson}: {name}" for lesson, marked in found.items() for name in marked}

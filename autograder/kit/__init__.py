@@ -58,7 +58,6 @@ from autograder.kit.compare import (
 from autograder.kit.exercise import (
     ATTENTION_FORBID,
     MHA_FORBID,
-    NO_TENSORS,
     CheckFailure,
     ExerciseMark,
     exercise,
@@ -109,7 +108,6 @@ __all__ = [
     "LearnerError",
     "MASK_MODES",
     "MHA_FORBID",
-    "NO_TENSORS",
     "PARAMS",
     "TOLERANCE",
     "Call",

@@ -15,9 +15,8 @@ resolved in the sandbox: a Python function or class (every method of a class cou
 callable such as ``torch.softmax`` or ``torch.Tensor.softmax`` (caught through torch's function
 mode, however it is reached), or an ATen op such as ``aten._softmax`` (caught at dispatch, or when
 Python calls ``torch.ops.aten._softmax``, however it is looked up). An ATen name may be a
-shell-style pattern: ``aten.*attention*`` is every op whose name contains "attention", and
-``aten.*`` every op, for an exercise that is arithmetic on Python numbers. ``course_lib``'s own
-reference of the exercise is always forbidden.
+shell-style pattern: ``aten.*attention*`` is every op whose name contains "attention".
+``course_lib``'s own reference of the exercise is always forbidden.
 """
 
 from __future__ import annotations
@@ -53,9 +52,6 @@ class ExerciseMark:
     needs: tuple[str, ...] = ()  # other names the check calls (reported if missing)
     # why a forbidden name that is not the exercise itself is forbidden: ((name, why), ...)
     forbid_why: tuple[tuple[str, str], ...] = ()
-    # the mistake a forbidden call is named: a lesson's own, in the exercise's words, where what
-    # is forbidden is not a built-in of the exercise (NO_TENSORS)
-    forbidden_as: str = "uses-builtin"
 
 
 def exercise(
@@ -65,20 +61,16 @@ def exercise(
     time_limit: float = 20.0,
     needs: tuple[str, ...] = (),
     forbid_why: dict[str, str] | None = None,
-    forbidden_as: str = "uses-builtin",
 ) -> Callable[[CheckFn], CheckFn]:
     """Mark ``check`` as the judge of exercise ``name`` (a name of the contract table).
 
     ``forbid_why`` says, for a forbidden name that is not the exercise's own built-in, why it is
     forbidden ("does the max-subtraction for you"); the failure message shows it. Its keys may
-    be patterns, as ``forbid``'s. ``forbidden_as`` is the mistake id a forbidden call gets
-    (``uses-builtin`` unless the exercise names its own)."""
+    be patterns, as ``forbid``'s."""
     why = tuple((forbid_why or {}).items())
 
     def mark(check: CheckFn) -> CheckFn:
-        check.__exercise__ = ExerciseMark(
-            name, tuple(forbid), time_limit, tuple(needs), why, forbidden_as
-        )
+        check.__exercise__ = ExerciseMark(name, tuple(forbid), time_limit, tuple(needs), why)
         return check
 
     return mark
@@ -101,8 +93,3 @@ ATTENTION_FORBID = (
     "aten.*attention*",
 )
 MHA_FORBID = ATTENTION_FORBID  # aten._native_multi_head_attention is in the pattern
-
-# What an exercise that is arithmetic on Python numbers may not run: any ATen op, so that a value
-# computed with tensors (a module built to count its parameters, torch.tensor(...) arithmetic) is
-# refused. Give it ``forbid_why={"aten.*": ...}`` and ``forbidden_as``, in the exercise's words.
-NO_TENSORS = ("aten.*",)

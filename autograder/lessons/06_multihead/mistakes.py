@@ -131,13 +131,6 @@ MISTAKES = (
         "heads: 4 · d_model biases in all when bias=True.",
     ),
     Mistake(
-        "params-not-from-formula",
-        ("mha_num_parameters",),
-        "The parameter count computed with tensors or a built module, not from the formula",
-        "Count with Python ints, without building the module or any tensor: four d_model × "
-        "d_model weight matrices, plus four d_model biases when bias=True.",
-    ),
-    Mistake(
         "params-not-int",
         ("mha_num_parameters",),
         "The parameter count is a float, not an int",
