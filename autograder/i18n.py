@@ -136,6 +136,16 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     return translations(language()).ngettext(singular, plural, n)
 
 
+def noun(message: str) -> str:
+    """``message`` (a noun such as "the output") in the current language, to fill a sentence's
+    field: a name in Latin letters (``k_all``, ``logits``) gets a space after it in Chinese, where
+    the sentence goes on without one ("k_all 的形状")."""
+    shown = _(message)
+    if language() == CHINESE and cells(shown) == len(shown):
+        return shown + " "
+    return shown
+
+
 def sentences(parts: list[str]) -> str:
     """Translated sentences as one paragraph: a space between them in English, none in Chinese
     (whose full stop is wide)."""
@@ -159,6 +169,12 @@ _TOKENS = re.compile(
 def cells(text: str) -> int:
     """How many terminal columns ``text`` takes."""
     return sum(2 if unicodedata.east_asian_width(c) in _WIDE else 1 for c in text)
+
+
+def ljust(text: str, width: int) -> str:
+    """``text`` padded with spaces to ``width`` terminal columns (``str.ljust`` counts a Chinese
+    character as one column; a table aligned with it is not)."""
+    return text + " " * (width - cells(text))
 
 
 def fill(text: str, width: int) -> str:

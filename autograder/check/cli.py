@@ -7,9 +7,11 @@ graded (``progress``: 0 every lesson done, 1 not yet, 2 no notebooks).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 
+from autograder import i18n
 from autograder.i18n import _
 from autograder.service import client
 from autograder.service.client import NO_DAEMON
@@ -36,15 +38,22 @@ def register_progress(verbs: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    from autograder.sandbox.host.pool import warm_up
+
+    warm_up()  # torch loads in the sandbox server while the judge reads the file
+    # --json is for tools: English in every language, the checks' messages included.
+    with i18n.use(i18n.ENGLISH) if args.json else contextlib.nullcontext():
+        return _check(args)
+
+
+def _check(args: argparse.Namespace) -> int:
     from autograder.check import report
     from autograder.core.assignment import judge_assignment
     from autograder.core.extract import ExtractError, from_file
     from autograder.core.judge import NothingToGrade, judge_code
     from autograder.core.registry import all_exercises
     from autograder.core.result import printable
-    from autograder.sandbox.host.pool import warm_up
 
-    warm_up()  # torch loads in the sandbox server while the judge reads the file
     carried: list[str] = []
     notes: list[str] = []
     try:

@@ -15,6 +15,7 @@ from functools import partial
 import torch
 import torch.nn.functional as F
 
+from autograder.i18n import _
 from autograder.kit.compare import diagnose
 from autograder.kit.modules import linear
 
@@ -406,9 +407,10 @@ def not_rescaled(out, c, failure) -> str:
     """A line naming the one running quantity tiled_attention did not rescale ('' if not so)."""
     if failure.mistake != "online-softmax-no-rescale":
         return ""
-    line = "\nOnly the {} is not rescaled by exp(m - m'): the {} is."
+    accumulator = _("Only the accumulator is not rescaled by exp(m - m'): the running sum l is.")
+    running_sum = _("Only the running sum l is not rescaled by exp(m - m'): the accumulator is.")
     mutants = (
-        (line.format("accumulator", "running sum l"), partial(online, rescale_acc=False)),
-        (line.format("running sum l", "accumulator"), partial(online, rescale_sum=False)),
+        ("\n" + accumulator, partial(online, rescale_acc=False)),
+        ("\n" + running_sum, partial(online, rescale_sum=False)),
     )
     return diagnose(out, c, mutants) or ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import torch
 
+from autograder.i18n import _
 from autograder.kit.calling import Call, fail
 from autograder.kit.compare import expect_tensor
 from autograder.kit.modules import construct
@@ -55,27 +56,33 @@ def expect_copies(sub, g, args) -> None:
     if accuracy < 0.25:  # chance is 1/V = 9%; course models reach 34-97%
         shown = " → ".join(fmt_num(v) for v in (losses[:1] + losses[-1:])) if losses else "?"
         raise fail(
-            f"{label}, trained 150 steps on sequences where each token repeats the one "
-            f"{COPY_BACK} positions back (loss {shown}), predicts {accuracy:.0%} of such new "
-            f"sequences' repeated tokens; attention to earlier tokens gets most of them.",
+            _(
+                "{model}, trained 150 steps on sequences where each token repeats the one "
+                "{back} positions back (loss {loss}), predicts {accuracy:.0%} of such new "
+                "sequences' repeated tokens; attention to earlier tokens gets most of them."
+            ).format(model=label, back=COPY_BACK, loss=shown, accuracy=accuracy),
             "lm-ignores-context",
         )
     calls = obj.apply("block_calls", test[:2])
     used = [name for name, n in calls.items() if n]
     if len(calls) != layers or len(used) != layers:
         raise fail(
-            f"{label} with num_layers={layers} has {len(calls)} TransformerBlock(s) (a block "
-            f"has attn.w_o), {len(used)} of them called by forward: the model must run its "
-            f"tokens through num_layers of the lesson's TransformerBlocks.",
+            _(
+                "{model} with num_layers={layers} has {blocks} TransformerBlock(s) (a block "
+                "has attn.w_o), {used} of them called by forward: the model must run its "
+                "tokens through num_layers of the lesson's TransformerBlocks."
+            ).format(model=label, layers=layers, blocks=len(calls), used=len(used)),
             "lm-not-built-from-blocks",
         )
     obj.apply("ablate_attention")
     ablated = _copy_accuracy(obj, label, test, vocab)
     if ablated > ABLATED_MAX:
         raise fail(
-            f"{label} predicts {accuracy:.0%} of the repeated tokens, and still {ablated:.0%} "
-            f"with every block's attn.w_o set to zero (chance is {1 / vocab:.0%}): it finds the "
-            f"earlier token without its blocks' attention.",
+            _(
+                "{model} predicts {accuracy:.0%} of the repeated tokens, and still {ablated:.0%} "
+                "with every block's attn.w_o set to zero (chance is {chance:.0%}): it finds the "
+                "earlier token without its blocks' attention."
+            ).format(model=label, accuracy=accuracy, ablated=ablated, chance=1 / vocab),
             "lm-ignores-attention",
         )
 
@@ -106,7 +113,9 @@ def expect_order_seen(sub, args, tokens) -> None:
     c = Call(label, swapped, params="lm.forward")
     if not later_logits_change(swapped):
         raise fail(
-            f"{c}: swapping the first two tokens left the logits at positions 2-6 unchanged: the "
-            "blocks see the earlier tokens without their order.",
+            _(
+                "{call}: swapping the first two tokens left the logits at positions 2-6 "
+                "unchanged: the blocks see the earlier tokens without their order."
+            ).format(call=c),
             "positions-after-blocks",
         )
