@@ -23,6 +23,7 @@ working folder and environment. Imports nothing of the grader (the service clien
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import gettext
 import os
@@ -155,6 +156,26 @@ def sentences(parts: list[str]) -> str:
 def N_(message: str) -> str:
     """Marks ``message`` for extraction only; :func:`_` translates it where it is shown."""
     return message
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    def add_usage(self, usage, actions, groups, prefix=None):
+        super().add_usage(usage, actions, groups, _("usage: ") if prefix is None else prefix)
+
+
+def localise(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """``parser`` and its verbs' parsers with argparse's own words (usage, the sections' titles,
+    -h's help) in the current language; their help texts are marked where they are written."""
+    parser.formatter_class = _HelpFormatter
+    parser._positionals.title = _("positional arguments")
+    parser._optionals.title = _("options")
+    for action in parser._actions:
+        if isinstance(action, argparse._HelpAction):
+            action.help = _("show this help message and exit")
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                localise(sub)
+    return parser
 
 
 # Text layout: a Chinese character takes two terminal columns, and a line may break between two

@@ -559,3 +559,24 @@ def test_a_checks_message_is_marked_for_translation():
             ):
                 literal.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert not literal, f"mark these messages with _() (autograder/locale/README.md): {literal}"
+
+
+@pytest.mark.parametrize("verb", [["check"], ["grade"], ["progress"], ["drill", "start"], []])
+def test_help_is_chinese_when_asked_and_english_otherwise(verb):
+    run = [sys.executable, "-m", "autograder", *verb, "--help"]
+    zh = subprocess.run(run, cwd=ROOT, env=_env(LANG="zh_CN.UTF-8"), capture_output=True, text=True)
+    en = subprocess.run(run, cwd=ROOT, env=_env(), capture_output=True, text=True)
+    assert zh.returncode == en.returncode == 0, zh.stderr
+    assert (
+        zh.stdout.startswith(_zh("usage: ")) and _zh("show this help message and exit") in zh.stdout
+    )
+    assert en.stdout.startswith("usage: ") and "show this help message and exit" in en.stdout
+    assert not any("\u4e00" <= c <= "\u9fff" for c in en.stdout)
+    helps = [line for line in zh.stdout.splitlines() if line.startswith("  ") and "  " in line[3:]]
+    english = [  # a help text with four English words in a row and no Chinese at all
+        line
+        for line in helps
+        if ENGLISH_WORDS.search(line.split("  ")[-1])
+        and not any("\u4e00" <= c <= "\u9fff" for c in line)
+    ]
+    assert not english, f"--help lines left in English: {english}"

@@ -21,19 +21,19 @@ EXIT_PASSED, EXIT_FAILED, EXIT_UNGRADABLE = 0, 1, 2
 
 def register(verbs: argparse._SubParsersAction) -> None:
     """Add ``check`` to the command line's verbs."""
-    check = verbs.add_parser("check", help="grade one .py file or .ipynb notebook")
+    check = verbs.add_parser("check", help=_("grade one .py file or .ipynb notebook"))
     check.add_argument("file", metavar="FILE")
-    check.add_argument("--only", nargs="+", metavar="NAME", help="grade just these exercises")
-    check.add_argument("--json", action="store_true", help="print one JSON object")
-    check.add_argument("--no-daemon", action="store_true", help=NO_DAEMON)
+    check.add_argument("--only", nargs="+", metavar="NAME", help=_("grade just these exercises"))
+    check.add_argument("--json", action="store_true", help=_("print one JSON object"))
+    check.add_argument("--no-daemon", action="store_true", help=_(NO_DAEMON))
     check.set_defaults(main=main)
 
 
 def register_progress(verbs: argparse._SubParsersAction) -> None:
     """Add ``progress`` to the command line's verbs."""
-    progress = verbs.add_parser("progress", help="your notebooks' progress, lesson by lesson")
+    progress = verbs.add_parser("progress", help=_("your notebooks' progress, lesson by lesson"))
     progress.add_argument("notebooks", nargs="?", default="notebooks", metavar="NOTEBOOKS_DIR")
-    progress.add_argument("--no-daemon", action="store_true", help=NO_DAEMON)
+    progress.add_argument("--no-daemon", action="store_true", help=_(NO_DAEMON))
     progress.set_defaults(main=progress_main)
 
 
