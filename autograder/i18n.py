@@ -195,7 +195,12 @@ def cells(text: str) -> int:
 def ljust(text: str, width: int) -> str:
     """``text`` padded with spaces to ``width`` terminal columns (``str.ljust`` counts a Chinese
     character as one column; a table aligned with it is not)."""
-    return text + " " * (width - cells(text))
+    return text + " " * max(0, width - cells(text))
+
+
+def rjust(text: str, width: int) -> str:
+    """``text`` right-aligned in ``width`` terminal columns (see :func:`ljust`)."""
+    return " " * max(0, width - cells(text)) + text
 
 
 def fill(text: str, width: int) -> str:

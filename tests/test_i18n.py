@@ -580,3 +580,15 @@ def test_help_is_chinese_when_asked_and_english_otherwise(verb):
         and not any("\u4e00" <= c <= "\u9fff" for c in line)
     ]
     assert not english, f"--help lines left in English: {english}"
+
+
+@given(
+    st.text(alphabet=st.sampled_from(list("注意力，。ab_ 1")), max_size=20),
+    st.integers(min_value=0, max_value=40),
+)
+def test_padding_counts_terminal_columns(text, width):
+    """A table's columns line up when a Chinese character counts as two columns."""
+    for padded in (i18n.ljust(text, width), i18n.rjust(text, width)):
+        assert padded.strip(" ") == text.strip(" ") or text.strip(" ") in padded
+        assert i18n.cells(padded) == max(width, i18n.cells(text))
+    assert i18n.ljust(text, width).startswith(text) and i18n.rjust(text, width).endswith(text)
