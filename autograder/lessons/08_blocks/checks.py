@@ -33,6 +33,7 @@ from autograder.kit import (
     no_full_rows,
     on_meta,
     randn,
+    sentences,
 )
 from autograder.kit.dropout import expect_block_dropout, expect_ffn_dropout
 from autograder.kit.expected import block, feed_forward
@@ -66,9 +67,7 @@ def expect_deterministic(obj, c, first, want):
     if isinstance(again, torch.Tensor) and isinstance(first, torch.Tensor):
         if first.shape == again.shape and not torch.equal(first, again):
             raise fail(
-                _(
-                    "{call} after .eval() gave different outputs on two calls with the same input."
-                ).format(call=c),
+                _(sentences.EVAL_NOT_DETERMINISTIC).format(call=c),
                 "dropout-always-on",
             )
 
@@ -244,15 +243,9 @@ def check_tiny_transformer(sub) -> None:
         shared = len(_blocks(info)) == 1  # registered once: one block repeated
         raise fail(
             (
-                _(
-                    "{model} has {count} trainable parameters; its {layers} blocks alone need at "
-                    "least {least}, and it has the parameters of one block only."
-                )
+                _(sentences.LM_ONE_BLOCK_OF_PARAMETERS)
                 if shared
-                else _(
-                    "{model} has {count} trainable parameters; its {layers} blocks alone need at "
-                    "least {least}."
-                )
+                else _(sentences.LM_TOO_FEW_PARAMETERS)
             ).format(model=label, count=info.get("num_parameters"), layers=layers, least=least),
             "layers-shared" if shared else "layers-not-registered",
         )
@@ -283,10 +276,7 @@ def check_tiny_transformer(sub) -> None:
     diff = float((logits2[:, :4] - logits[:, :4]).abs().max())
     if diff > 1e-4:
         raise fail(
-            _(
-                "Changing the tokens at positions 4-6 changed the logits at positions 0-3 (by up "
-                "to {diff}): {model} must not see future tokens."
-            ).format(diff=fmt_num(diff), model=label),
+            _(sentences.LM_SEES_FUTURE).format(diff=fmt_num(diff), model=label),
             "not-causal",
         )
     same = torch.full((1, 6), 3)
@@ -294,10 +284,7 @@ def check_tiny_transformer(sub) -> None:
     logits3 = expect_tensor(c3.run(obj, devices=False), c3, shape=(1, 6, vocab), what="logits")
     if float((logits3 - logits3[:, :1]).abs().max()) < 1e-5:
         raise fail(
-            _(
-                "{call} with the same token at every position gives the same logits at every "
-                "position: the model can't tell positions apart."
-            ).format(call=c3),
+            _(sentences.LM_POSITIONS_MISSING).format(call=c3),
             "positions-missing",
         )
     expect_order_seen(sub, (vocab, d, h, 1, d_ff, max_len), tokens)
@@ -306,12 +293,7 @@ def check_tiny_transformer(sub) -> None:
     losses = obj.apply("fit", counting, 40, 3e-3)  # sandbox/inside/remote.py
     if not losses or not losses[-1] < 0.6 * losses[0]:
         shown = " → ".join(fmt_num(v) for v in (losses[:1] + losses[-1:]))
-        raise fail(
-            _(
-                "{model} does not learn to count (each token is the previous one + 1): the loss "
-                "went {loss} in 40 AdamW steps. Check that every layer is registered and used."
-            ).format(model=label, loss=shown)
-        )
+        raise fail(_(sentences.LM_DOES_NOT_COUNT).format(model=label, loss=shown))
     expect_copies(sub, g, (vocab, d, h, layers, d_ff, max_len))
     _check_final_norm(info, label, d)  # the lesson's architecture, once the model works
     _check_final_norm_used(obj, label, info, d, tokens)
@@ -348,10 +330,7 @@ def _check_final_norm(info, label, d) -> None:
     outside = [n for n, shape in params.items() if not BLOCK_PARAM.match(n) and shape == [d]]
     if not outside:
         raise fail(
-            _(
-                "{model} has no parameter of shape {shape} outside its blocks: no "
-                "LayerNorm(d_model) between the last block and the output layer."
-            ).format(model=label, shape=fmt_shape((d,))),
+            _(sentences.LM_NO_FINAL_NORM).format(model=label, shape=fmt_shape((d,))),
             "lm-no-final-norm",
         )
 
@@ -366,10 +345,7 @@ def _check_final_norm_used(obj, label, info, d, tokens) -> None:
     outside = [n for n in missing if not BLOCK_PARAM.match(str(n)) and params.get(n) == [d]]
     if outside and _blocks(info):
         raise fail(
-            _(
-                "{call}: no gradient reaches {names}: the final LayerNorm is defined but the "
-                "logits are not computed through it."
-            ).format(call=c, names=", ".join(outside[:2])),
+            _(sentences.LM_FINAL_NORM_UNUSED).format(call=c, names=", ".join(outside[:2])),
             "lm-no-final-norm",
         )
 
@@ -396,11 +372,7 @@ def _check_pre_ln(obj, label, info, g, tokens) -> None:
     a, b = outputs
     if isinstance(a, torch.Tensor) and a.shape == b.shape and not torch.allclose(a, b, atol=1e-5):
         raise fail(
-            _(
-                "{call}: with every block's attn.w_o and ff.linear2 set to zero, changing the "
-                "blocks' norm1 and norm2 changed the logits: the blocks normalise the residual "
-                "stream (Post-LN), where the model's blocks must be Pre-LN (norm_first=True)."
-            ).format(call=c),
+            _(sentences.LM_POST_LN_BLOCKS).format(call=c),
             "lm-post-ln-blocks",
         )
 

@@ -28,6 +28,7 @@ from autograder.kit import (
     method,
     on_meta,
     randn,
+    sentences,
 )
 from autograder.kit.calling import learner_failed
 from autograder.kit.exercise import CheckFailure
@@ -135,10 +136,7 @@ def check_tiled_attention(sub) -> None:
         trace = getattr(sub, "last_trace", None)
         if trace is not None and trace.largest_numel >= n * n:
             raise fail(
-                _(
-                    "{call} created a tensor of shape {shape}: {count} elements, as many as the "
-                    "full ({n}, {n}) score matrix that tiling exists to avoid."
-                ).format(
+                _(sentences.TENSOR_AS_FULL_MATRIX).format(
                     call=c, shape=fmt_shape(trace.largest_shape), count=trace.largest_numel, n=n
                 ),
                 "materialises-full-matrix",
@@ -157,16 +155,10 @@ def _check_float32_accumulation(sub, g, dtype) -> None:
     rounding = float((want.to(dtype).double() - want).abs().max())
     error = float((out.double() - want).abs().max())
     if error > 2.5 * rounding:
+        shown, exact = fmt_num(error), fmt_num(rounding)
         raise fail(
-            _(
-                "{call}: the largest error is {error}, {times:.1f} times the {rounding} of "
-                "rounding the exact output to {dtype}."
-            ).format(
-                call=c,
-                error=fmt_num(error),
-                times=error / rounding,
-                rounding=fmt_num(rounding),
-                dtype=fmt_dtype(dtype),
+            _(sentences.TILED_HALF_ERROR).format(
+                call=c, error=shown, times=error / rounding, rounding=exact, dtype=fmt_dtype(dtype)
             ),
             "tiled-half-accumulation",
         )
@@ -192,10 +184,9 @@ def _check_process_memory(sub, g) -> None:
     full = n * n * 4
     if isinstance(grew, int) and grew >= full // 2:
         raise fail(
-            _(
-                "{call} raised the process's peak memory by {grew:.0f} MiB, as much as the full "
-                "({n}, {n}) score matrix ({full:.0f} MiB) that tiling exists to avoid."
-            ).format(call=c, grew=grew / 2**20, n=n, full=full / 2**20),
+            _(sentences.PEAK_AS_FULL_MATRIX).format(
+                call=c, grew=grew / 2**20, n=n, full=full / 2**20
+            ),
             "materialises-full-matrix",
         )
     expect_close(out, tiled_reference(q, k, v), c, dtype=q.dtype)
@@ -223,11 +214,9 @@ def _check_row_memory(sub, g) -> None:
     rows = ROW_B * ROW_LK * 4
     if isinstance(grew, int) and grew >= rows // 2:
         raise fail(
-            _(
-                "{call} raised the process's peak memory by {grew:.0f} MiB, as much as the scores "
-                "of one query against all {keys} keys ({rows:.0f} MiB); blocks of {block} keys "
-                "need a few tiles of 2 MiB: loop over key blocks, not over queries."
-            ).format(call=c, grew=grew / 2**20, keys=ROW_LK, rows=rows / 2**20, block=ROW_BLOCK),
+            _(sentences.PEAK_AS_SCORE_ROWS).format(
+                call=c, grew=grew / 2**20, keys=ROW_LK, rows=rows / 2**20, block=ROW_BLOCK
+            ),
             "materialises-full-matrix",
         )
     want = v[:, :1, :].double().expand(ROW_B, 2, 3)  # equal keys: each query averages v's rows
@@ -345,10 +334,7 @@ def _check_own_store(sub, g) -> None:
     if isinstance(out, (tuple, list)) and out and isinstance(out[0], torch.Tensor):
         if out[0].dim() == 4 and out[0].shape[-2] > 1:
             raise fail(
-                _(
-                    "{call}, the first append to a new cache, returned {count} positions after "
-                    "another cache was given 3: the caches share their store."
-                ).format(call=c, count=out[0].shape[-2]),
+                _(sentences.CACHES_SHARE_STORE).format(call=c, count=out[0].shape[-2]),
                 "kv-cache-shared-between-instances",
             )
 
@@ -381,12 +367,7 @@ def _decode(g, sub, steps=6):
         o = attend(x @ w_q, k_all, v_all)[0]
         cached.append(int(((o + x) @ w_out).argmax()))
     if cached != plain:
-        raise fail(
-            _(
-                "Greedy decoding with your KVCache gave tokens {cached}, without a cache {plain} "
-                "(a one-layer model, one append per new token)."
-            ).format(cached=cached, plain=plain)
-        )
+        raise fail(_(sentences.CACHED_DECODING_DIFFERS).format(cached=cached, plain=plain))
 
 
 @exercise("KVCache")
@@ -429,11 +410,7 @@ def _rules_kv_cache(sub) -> None:
             got.get("output_has_grad") and all(g is not None for g in got.get("args", []))
         ):
             raise fail(
-                _(
-                    "{call}: no gradient reaches the appended k and v from the returned (k_all, "
-                    "v_all): the cache must store and return them as given, without .detach() "
-                    "or torch.no_grad()."
-                ).format(call=f"{c}{second}"),
+                _(sentences.CACHE_BREAKS_AUTOGRAD).format(call=f"{c}{second}"),
                 "breaks-autograd",
             )
 
