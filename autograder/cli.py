@@ -30,19 +30,23 @@ import sys
 from autograder import i18n
 from autograder.check import cli as check_cli
 from autograder.grade import cli as grade_cli
+from autograder.i18n import _
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m autograder",
-        description="Grade Attention-from-Scratch exercises, safely, with feedback that names "
-        "the mistake.",
+        description=_(
+            "Grade Attention-from-Scratch exercises, safely, with feedback that names the mistake."
+        ),
     )
     parser.add_argument(  # taken out by main() wherever it is; listed here for --help
         "--lang",
         metavar="LANG",
-        help="the language of the output: zh-CN or en (default: AUTOGRADER_LANG, a notebook "
-        "under zh-CN/, else the locale, e.g. LANG=zh_CN.UTF-8)",
+        help=_(
+            "the language of the output: zh-CN or en (default: AUTOGRADER_LANG, a notebook "
+            "under zh-CN/, else the locale, e.g. LANG=zh_CN.UTF-8)"
+        ),
     )
     verbs = parser.add_subparsers(
         dest="verb", required=True, metavar="{check,grade,progress,drill}"
@@ -51,7 +55,7 @@ def _parser() -> argparse.ArgumentParser:
     grade_cli.register(verbs)
     check_cli.register_progress(verbs)
     # main() hands `drill` to the trainer before parsing; listed here so that --help shows it.
-    verbs.add_parser("drill", help="interview practice: `python -m autograder drill --help`")
+    verbs.add_parser("drill", help=_("interview practice: `python -m autograder drill --help`"))
     return parser
 
 
@@ -72,5 +76,5 @@ def _main(argv: list[str]) -> int:
         from autograder.drill.cli import main as drill
 
         return drill(argv[1:])
-    args = _parser().parse_args(argv)  # bad arguments exit 2 with argparse's message
+    args = i18n.localise(_parser()).parse_args(argv)  # bad arguments exit 2 with argparse's message
     return args.main(args)

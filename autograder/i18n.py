@@ -23,6 +23,7 @@ working folder and environment. Imports nothing of the grader (the service clien
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import gettext
 import os
@@ -136,6 +137,16 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     return translations(language()).ngettext(singular, plural, n)
 
 
+def noun(message: str) -> str:
+    """``message`` (a noun such as "the output") in the current language, to fill a sentence's
+    field: a name in Latin letters (``k_all``, ``logits``) gets a space after it in Chinese, where
+    the sentence goes on without one ("k_all 的形状")."""
+    shown = _(message)
+    if language() == CHINESE and cells(shown) == len(shown):
+        return shown + " "
+    return shown
+
+
 def sentences(parts: list[str]) -> str:
     """Translated sentences as one paragraph: a space between them in English, none in Chinese
     (whose full stop is wide)."""
@@ -145,6 +156,26 @@ def sentences(parts: list[str]) -> str:
 def N_(message: str) -> str:
     """Marks ``message`` for extraction only; :func:`_` translates it where it is shown."""
     return message
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    def add_usage(self, usage, actions, groups, prefix=None):
+        super().add_usage(usage, actions, groups, _("usage: ") if prefix is None else prefix)
+
+
+def localise(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """``parser`` and its verbs' parsers with argparse's own words (usage, the sections' titles,
+    -h's help) in the current language; their help texts are marked where they are written."""
+    parser.formatter_class = _HelpFormatter
+    parser._positionals.title = _("positional arguments")
+    parser._optionals.title = _("options")
+    for action in parser._actions:
+        if isinstance(action, argparse._HelpAction):
+            action.help = _("show this help message and exit")
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                localise(sub)
+    return parser
 
 
 # Text layout: a Chinese character takes two terminal columns, and a line may break between two
@@ -159,6 +190,17 @@ _TOKENS = re.compile(
 def cells(text: str) -> int:
     """How many terminal columns ``text`` takes."""
     return sum(2 if unicodedata.east_asian_width(c) in _WIDE else 1 for c in text)
+
+
+def ljust(text: str, width: int) -> str:
+    """``text`` padded with spaces to ``width`` terminal columns (``str.ljust`` counts a Chinese
+    character as one column; a table aligned with it is not)."""
+    return text + " " * max(0, width - cells(text))
+
+
+def rjust(text: str, width: int) -> str:
+    """``text`` right-aligned in ``width`` terminal columns (see :func:`ljust`)."""
+    return " " * max(0, width - cells(text)) + text
 
 
 def fill(text: str, width: int) -> str:

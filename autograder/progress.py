@@ -20,7 +20,7 @@ from autograder.core.extract import ExtractError
 from autograder.core.items import lesson_items
 from autograder.core.judge import NothingToGrade, judge_file
 from autograder.core.result import Result
-from autograder.i18n import _, cells
+from autograder.i18n import _, ljust, rjust
 from autograder.service import client as service
 
 BAR_WIDTH = 20
@@ -125,18 +125,10 @@ def _count(passed: int, total: int) -> str:
     return f"{passed}/{total}" if total else "-"
 
 
-def _left(text: str, width: int) -> str:
-    return text + " " * max(0, width - cells(text))
-
-
-def _right(text: str, width: int) -> str:
-    return " " * max(0, width - cells(text)) + text
-
-
 def table(progress: list[LessonProgress]) -> str:
     """The plain-text view: one row per lesson, a total, and which lesson to open next."""
     width = max(len(p.lesson) for p in progress)
-    head = [_left(_("lesson"), width), _right(_("exercises"), 9), _right(_("questions"), 9)]
+    head = [ljust(_("lesson"), width), rjust(_("exercises"), 9), rjust(_("questions"), 9)]
     lines = ["  ".join(head) + f"  {'':<{BAR_WIDTH + 2}}  " + _("done")]
     for p in progress:
         lines.append(

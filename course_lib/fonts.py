@@ -14,7 +14,8 @@ Where the font comes from (offline at run time; nothing is downloaded here):
 - the ``mplfonts`` package (``pip install mplfonts``, 85 MB: Noto Sans CJK SC among others), whose
   font files are registered from its folder.
 
-Without either, Chinese labels show as boxes and everything else works; the labels course_lib's
+Without either, Chinese labels show as boxes and everything else works (a Chinese notebook, see
+:mod:`course_lib.language`, says once how to install a font); the labels course_lib's
 own figures draw (axis names such as "keys") are English in both editions, so those figures read
 correctly anyway. matplotlib's "Glyph ... (CJK ...) missing from font" warnings are then silenced
 (for CJK and full-width characters only): a learner cannot act on them in the notebook, they would
@@ -26,6 +27,8 @@ from __future__ import annotations
 import importlib.util
 import warnings
 from pathlib import Path
+
+from course_lib.language import chinese
 
 # In order of preference: Simplified Chinese first, then fonts that cover it.
 CJK_FAMILIES = (
@@ -69,6 +72,23 @@ def cjk_family() -> str | None:
     return next((family for family in CJK_FAMILIES if family in installed), None)
 
 
+# Said once per process, in a Chinese notebook that has no CJK font (no network at run time).
+NO_CJK_FONT = (
+    "提示：没有找到中文字体，图中的中文会显示为方框（其余部分不受影响）。安装方法：在课程文件夹中"
+    "运行 make cjk-font（Debian/Ubuntu，需要 root；或 sudo apt-get install fonts-wqy-microhei），"
+    "或 pip install mplfonts，然后重启内核（Kernel → Restart）。"
+)
+_said: list[bool] = []
+
+
+def _say_how_to_install() -> None:
+    """Tell a Chinese notebook's reader, once, that Chinese labels need a font and how to get
+    one (an English notebook draws no Chinese and is told nothing)."""
+    if chinese() and not _said:
+        _said.append(True)
+        print(NO_CJK_FONT)  # stdout: a notice, not an error (lesson runs forbid stderr)
+
+
 def use_cjk_fallback() -> str | None:
     """Append the CJK font to matplotlib's ``font.family`` (after the default fonts, so they
     still draw everything they can) and return its name; without one, silence the warnings for
@@ -78,6 +98,7 @@ def use_cjk_fallback() -> str | None:
     family = cjk_family()
     if family is None:
         warnings.filterwarnings("ignore", message=MISSING_CJK_GLYPH, category=UserWarning)
+        _say_how_to_install()
         return None
     current = list(matplotlib.rcParams["font.family"])
     if family not in current:

@@ -76,3 +76,43 @@ def test_without_a_cjk_font_only_the_chinese_glyph_warnings_are_silenced(monkeyp
             assert not [w for w in caught if "missing from font" in str(w.message)]
             _png("\u0e01")  # a Thai letter, which DejaVu Sans lacks too
     assert [w for w in caught if "THAI" in str(w.message)]
+
+
+@pytest.mark.parametrize("lang, told", [("zh-CN", True), ("en", False)])
+def test_a_chinese_notebook_without_a_font_is_told_once_how_to_install_one(
+    monkeypatch, capsys, lang, told
+):
+    from course_lib import language
+
+    monkeypatch.setenv("AUTOGRADER_LANG", lang)
+    monkeypatch.setattr(fonts, "cjk_family", lambda: None)
+    monkeypatch.setattr(fonts, "_said", [])
+    assert language.chinese() is told
+    fonts.use_cjk_fallback()
+    fonts.use_cjk_fallback()
+    said = capsys.readouterr().out
+    assert said.count("make cjk-font") == (1 if told else 0), said
+    assert ("fonts-wqy-microhei" in said) is told
+
+
+@pytest.mark.parametrize(
+    "env, expected",
+    [
+        ({"AUTOGRADER_LANG": "zh-CN"}, "zh-CN"),
+        ({"LANG": "zh_CN.UTF-8"}, "zh-CN"),
+        ({"JPY_SESSION_NAME": "/course/zh-CN/notebooks/05_attention/05_attention.ipynb"}, "zh-CN"),
+        ({"LANG": "C.UTF-8"}, "en"),
+        ({"AUTOGRADER_LANG": "en", "LANG": "zh_CN.UTF-8"}, "en"),
+        ({}, "en"),
+    ],
+)
+def test_course_lib_chooses_the_language_as_the_grader_does(monkeypatch, tmp_path, env, expected):
+    from autograder import i18n
+    from course_lib import language
+
+    for name in ("AUTOGRADER_LANG", "JPY_SESSION_NAME", *language.LOCALE_VARIABLES):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert language.language() == i18n.language() == expected

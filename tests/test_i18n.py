@@ -12,6 +12,7 @@ import ast
 import gettext
 import json
 import os
+import re
 import string
 import subprocess
 import sys
@@ -495,3 +496,101 @@ def test_a_hint_that_names_a_section_names_the_chinese_notebooks_heading():
             headings = _headings(notebook / f"{lesson}.ipynb")
             assert quoted and all(q in headings for q in quoted), (qid, chinese, sorted(headings))
     assert named, "no hint names a section any more: this test has nothing to check"
+
+
+# The checks' own lines: what was called, what came back and what was expected ------------------
+
+# Wrong files whose detail lines go through the kit's sentences (an element that differs, a mask
+# row, a layer's name, a tensor made on the CPU, dropout, a cache, an error not raised) and the
+# lessons' own; each one's exercise is a leaf, so that one file can hold them all.
+DETAIL_FILES = (
+    "03_scaling/wrong/generator-ignored.py",
+    "04_softmax_masks/wrong/created-on-cpu.py",
+    "05_attention/wrong/module-attribute-names.py",
+    "06_multihead/wrong/params-not-int.py",
+    "06_multihead/wrong/no-value-error__mha.py",
+    "08_blocks/wrong/ffn-dropout-twice.py",
+    "09_efficient/wrong/kv-cache-shared-between-instances.py",
+    "09_efficient/wrong/window-not-causal.py",
+)
+ENGLISH_WORDS = re.compile(r"\b[A-Za-z]+(?: [A-Za-z]+){3}\b")  # four plain words in a row
+
+
+def _detail_lines(report: str) -> list[str]:
+    """The lines under each FAIL that the check wrote (not the mistake's title and hint)."""
+    lines, inside = [], False
+    for line in report.splitlines():
+        if not line.startswith("      "):
+            inside = f"  {_zh('FAIL')}  " in line
+        elif line.strip().startswith(_zh("Looks like: [{id}]").split("[")[0].strip()):
+            inside = False
+        elif inside:
+            lines.append(line.strip())
+    return lines
+
+
+def test_the_checks_detail_lines_are_chinese(tmp_path):
+    sys.path.insert(0, str(ROOT / "tests"))
+    from lesson_files import BASE, graded_exercise
+
+    paths = [ROOT / "tests" / "lessons" / name for name in DETAIL_FILES]
+    submission = tmp_path / "wrong.py"
+    submission.write_text("\n\n".join([BASE, *(p.read_text() for p in paths)]))
+    names = [graded_exercise(p) for p in paths]
+    zh = _check([str(submission), "--no-daemon", "--only", *names], _env(AUTOGRADER_LANG="zh-CN"))
+    assert zh.returncode == 1, zh.stderr
+    details = _detail_lines(zh.stdout)
+    assert len(details) >= len(names), zh.stdout
+    english = [line for line in details if ENGLISH_WORDS.search(line)]
+    assert not english, f"English left in Chinese detail lines: {english}"
+    en = _check([str(submission), "--no-daemon", "--only", *names], _env())
+    assert all(ENGLISH_WORDS.search(line) for line in _detail_lines(en.stdout)), en.stdout
+
+
+def test_a_checks_message_is_marked_for_translation():
+    """``fail("...")`` or ``fail(f"...")`` in a check: a sentence no catalog can translate."""
+    folders = [ROOT / "autograder" / "kit", *(ROOT / "autograder" / "lessons").glob("*")]
+    literal = []
+    for path in sorted(p for folder in folders for p in folder.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", "") in ("fail", "note")
+                and node.args
+                and isinstance(node.args[0], (ast.JoinedStr, ast.Constant))
+            ):
+                literal.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not literal, f"mark these messages with _() (autograder/locale/README.md): {literal}"
+
+
+@pytest.mark.parametrize("verb", [["check"], ["grade"], ["progress"], ["drill", "start"], []])
+def test_help_is_chinese_when_asked_and_english_otherwise(verb):
+    run = [sys.executable, "-m", "autograder", *verb, "--help"]
+    zh = subprocess.run(run, cwd=ROOT, env=_env(LANG="zh_CN.UTF-8"), capture_output=True, text=True)
+    en = subprocess.run(run, cwd=ROOT, env=_env(), capture_output=True, text=True)
+    assert zh.returncode == en.returncode == 0, zh.stderr
+    assert (
+        zh.stdout.startswith(_zh("usage: ")) and _zh("show this help message and exit") in zh.stdout
+    )
+    assert en.stdout.startswith("usage: ") and "show this help message and exit" in en.stdout
+    assert not any("\u4e00" <= c <= "\u9fff" for c in en.stdout)
+    helps = [line for line in zh.stdout.splitlines() if line.startswith("  ") and "  " in line[3:]]
+    english = [  # a help text with four English words in a row and no Chinese at all
+        line
+        for line in helps
+        if ENGLISH_WORDS.search(line.split("  ")[-1])
+        and not any("\u4e00" <= c <= "\u9fff" for c in line)
+    ]
+    assert not english, f"--help lines left in English: {english}"
+
+
+@given(
+    st.text(alphabet=st.sampled_from(list("注意力，。ab_ 1")), max_size=20),
+    st.integers(min_value=0, max_value=40),
+)
+def test_padding_counts_terminal_columns(text, width):
+    """A table's columns line up when a Chinese character counts as two columns."""
+    for padded in (i18n.ljust(text, width), i18n.rjust(text, width)):
+        assert padded.strip(" ") == text.strip(" ") or text.strip(" ") in padded
+        assert i18n.cells(padded) == max(width, i18n.cells(text))
+    assert i18n.ljust(text, width).startswith(text) and i18n.rjust(text, width).endswith(text)

@@ -7,9 +7,11 @@ graded (``progress``: 0 every lesson done, 1 not yet, 2 no notebooks).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 
+from autograder import i18n
 from autograder.i18n import _
 from autograder.service import client
 from autograder.service.client import NO_DAEMON
@@ -19,32 +21,39 @@ EXIT_PASSED, EXIT_FAILED, EXIT_UNGRADABLE = 0, 1, 2
 
 def register(verbs: argparse._SubParsersAction) -> None:
     """Add ``check`` to the command line's verbs."""
-    check = verbs.add_parser("check", help="grade one .py file or .ipynb notebook")
+    check = verbs.add_parser("check", help=_("grade one .py file or .ipynb notebook"))
     check.add_argument("file", metavar="FILE")
-    check.add_argument("--only", nargs="+", metavar="NAME", help="grade just these exercises")
-    check.add_argument("--json", action="store_true", help="print one JSON object")
-    check.add_argument("--no-daemon", action="store_true", help=NO_DAEMON)
+    check.add_argument("--only", nargs="+", metavar="NAME", help=_("grade just these exercises"))
+    check.add_argument("--json", action="store_true", help=_("print one JSON object"))
+    check.add_argument("--no-daemon", action="store_true", help=_(NO_DAEMON))
     check.set_defaults(main=main)
 
 
 def register_progress(verbs: argparse._SubParsersAction) -> None:
     """Add ``progress`` to the command line's verbs."""
-    progress = verbs.add_parser("progress", help="your notebooks' progress, lesson by lesson")
+    progress = verbs.add_parser("progress", help=_("your notebooks' progress, lesson by lesson"))
     progress.add_argument("notebooks", nargs="?", default="notebooks", metavar="NOTEBOOKS_DIR")
-    progress.add_argument("--no-daemon", action="store_true", help=NO_DAEMON)
+    progress.add_argument("--no-daemon", action="store_true", help=_(NO_DAEMON))
     progress.set_defaults(main=progress_main)
 
 
 def main(args: argparse.Namespace) -> int:
+    from autograder.sandbox.host.pool import warm_up
+
+    warm_up()  # torch loads in the sandbox server while the judge reads the file
+    # --json is for tools: English in every language, the checks' messages included.
+    with i18n.use(i18n.ENGLISH) if args.json else contextlib.nullcontext():
+        return _check(args)
+
+
+def _check(args: argparse.Namespace) -> int:
     from autograder.check import report
     from autograder.core.assignment import judge_assignment
     from autograder.core.extract import ExtractError, from_file
     from autograder.core.judge import NothingToGrade, judge_code
     from autograder.core.registry import all_exercises
     from autograder.core.result import printable
-    from autograder.sandbox.host.pool import warm_up
 
-    warm_up()  # torch loads in the sandbox server while the judge reads the file
     carried: list[str] = []
     notes: list[str] = []
     try:

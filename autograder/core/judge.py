@@ -10,6 +10,7 @@ from fnmatch import fnmatchcase
 from autograder.core.extract import LearnerCode, from_file, from_sources
 from autograder.core.registry import Gradable, all_exercises
 from autograder.core.result import Result
+from autograder.i18n import _
 from autograder.kit import notes
 from autograder.kit.exercise import CheckFailure
 from autograder.sandbox.host.replies import (
@@ -46,16 +47,24 @@ def _explain(ex: Gradable, problem: LearnerProblem) -> tuple[str, str | None]:
         reference = [w for w in problem.what if w.startswith("course_lib")]
         if reference:
             return (
-                f"{ex.name} calls the course's reference ({', '.join(reference)}) instead of "
-                "your own code. Write it yourself: no points for the reference.",
+                _(
+                    "{name} calls the course's reference ({reference}) instead of your own code. "
+                    "Write it yourself: no points for the reference."
+                ).format(name=ex.name, reference=", ".join(reference)),
                 "uses-reference",
             )
         reasons = [r for w in problem.what for k, r in ex.forbid_why if fnmatchcase(w, k)]
         names = ", ".join(problem.what[:3]) + (", …" if len(problem.what) > 3 else "")
-        what = f"which {reasons[0]}" if reasons else "which is what this exercise asks you to build"
+        what = (
+            _("which {reason}").format(reason=_(reasons[0]))
+            if reasons
+            else _("which is what this exercise asks you to build")
+        )
         return (
-            f"{ex.name} calls {names}, {what}. Write it from basic tensor "
-            "operations: no points for the built-in.",
+            _(
+                "{name} calls {names}, {what}. Write it from basic tensor operations: no points "
+                "for the built-in."
+            ).format(name=ex.name, names=names, what=what),
             "uses-builtin",
         )
     if isinstance(problem, LearnerTimeout):  # its message says which limit: CPU time or wall clock
@@ -64,20 +73,29 @@ def _explain(ex: Gradable, problem: LearnerProblem) -> tuple[str, str | None]:
         return (f"{ex.name}: {problem}", "out-of-memory" if problem.out_of_memory else "crashed")
     if isinstance(problem, Tampered):
         return (
-            f"{ex.name}: {problem}. Only what your code returns is judged.",
+            _("{name}: {problem}. Only what your code returns is judged.").format(
+                name=ex.name, problem=problem
+            ),
             "tampering",
         )
     if isinstance(problem, LearnerOutOfMemory):
         return (
-            f"{ex.name} ran out of memory ({problem}). Does it build a tensor much bigger than "
-            "the inputs?",
+            _(
+                "{name} ran out of memory ({problem}). Does it build a tensor much bigger than "
+                "the inputs?"
+            ).format(name=ex.name, problem=problem),
             "out-of-memory",
         )
     if isinstance(problem, NotWrittenYet):
-        return (f"{ex.name} is not written yet: it still raises NotImplementedError.", None)
+        return (
+            _("{name} is not written yet: it still raises NotImplementedError.").format(
+                name=ex.name
+            ),
+            None,
+        )
     if isinstance(problem, LearnerError):
         where = f"\n{problem.traceback}" if problem.traceback else ""
-        return (f"{ex.name} raised {problem}{where}", None)
+        return (_("{name} raised {problem}").format(name=ex.name, problem=problem) + where, None)
     return (f"{ex.name}: {problem}", None)
 
 
@@ -86,7 +104,9 @@ def judge_one(sub: Submission, ex: Gradable, time_limit: float | None = None) ->
     if time_limit is not None:
         ex = replace(ex, time_limit=time_limit)
     if not sub.defines(ex.name):
-        return failed_result(ex, f"{ex.name} is not defined in your code.", "not-defined")
+        return failed_result(
+            ex, _("{name} is not defined in your code.").format(name=ex.name), "not-defined"
+        )
     notes.start()
     try:
         run_check(sub, ex)  # a time limit hit is retried once before it counts
@@ -95,10 +115,12 @@ def judge_one(sub: Submission, ex: Gradable, time_limit: float | None = None) ->
     except LearnerProblem as problem:
         message, mistake = _explain(ex, problem)
         if sub.problems and isinstance(problem, LearnerError) and problem.kind == "NameError":
-            message += "\nWhile loading your code: " + "; ".join(sub.problems[:3])
+            message += "\n" + _("While loading your code: {problems}").format(
+                problems="; ".join(sub.problems[:3])
+            )
         return failed_result(ex, message, mistake, attempted=not isinstance(problem, NotWrittenYet))
-    said = [f"Note: {n}" for n in notes.take()]
-    message = " ".join(["all checks passed" + ("." if said else "")] + said)
+    said = [_("Note: {note}").format(note=n) for n in notes.take()]
+    message = " ".join([_("all checks passed") + ("." if said else "")] + said)
     return Result(ex.name, True, ex.points, ex.points, message, None)
 
 
@@ -176,7 +198,9 @@ def judge_code(
     return results + [
         failed_result(
             question_gradable(q),
-            f"Question {q.replace('_', '.')} is not answered: set answer_{q} = ... in its cell.",
+            _("Question {number} is not answered: set {name} = ... in its cell.").format(
+                number=q.replace("_", "."), name=f"answer_{q}"
+            ),
             None,
             attempted=False,
         )

@@ -26,7 +26,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from autograder import contract
+from autograder import contract, i18n
 from autograder.drill import catalogue, files, history, schedule, session, stats, verbs
 from autograder.drill.commands import command
 from autograder.i18n import N_, _
@@ -40,39 +40,41 @@ FRESH = 120.0  # a process this young was started for this command
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m autograder drill",
-        description="Interview practice: blank-page drills graded by the course's checks, with "
-        "hints, model answers, focused sessions, spaced repetition and conceptual questions.",
+        description=_(
+            "Interview practice: blank-page drills graded by the course's checks, with "
+            "hints, model answers, focused sessions, spaced repetition and conceptual questions."
+        ),
     )
     verbs = parser.add_subparsers(dest="verb", required=True)
-    verbs.add_parser("list", help="every drill, with difficulty, target time and your history")
-    start = verbs.add_parser("start", help="write a blank drill file and start the timer")
+    verbs.add_parser("list", help=_("every drill, with difficulty, target time and your history"))
+    start = verbs.add_parser("start", help=_("write a blank drill file and start the timer"))
     start.add_argument("name", metavar="NAME")
-    start.add_argument("--dir", default=".", help="where to write drill_<NAME>.py (default .)")
-    start.add_argument("--force", action="store_true", help="overwrite an existing file")
+    start.add_argument("--dir", default=".", help=_("where to write drill_<NAME>.py (default .)"))
+    start.add_argument("--force", action="store_true", help=_("overwrite an existing file"))
     start.add_argument(
         "--bare",
         action="store_true",
-        help="the interview setting: the signatures and interface only, no pitfalls named",
+        help=_("the interview setting: the signatures and interface only, no pitfalls named"),
     )
-    check = verbs.add_parser("check", help="grade a drill file and record the attempt")
+    check = verbs.add_parser("check", help=_("grade a drill file and record the attempt"))
     check.add_argument("file", metavar="FILE")
-    check.add_argument("--no-daemon", action="store_true", help="grade in this process")
-    hint = verbs.add_parser("hint", help="hints for a drill, in levels")
+    check.add_argument("--no-daemon", action="store_true", help=_("grade in this process"))
+    hint = verbs.add_parser("hint", help=_("hints for a drill, in levels"))
     hint.add_argument("name", metavar="NAME")
     hint.add_argument("level", nargs="?", type=int, default=1, metavar="LEVEL")
-    reveal = verbs.add_parser("reveal", help="the model answer, with its explanation")
+    reveal = verbs.add_parser("reveal", help=_("the model answer, with its explanation"))
     reveal.add_argument("name", metavar="NAME")
-    sess = verbs.add_parser("session", help="a focused session over chosen or due drills")
+    sess = verbs.add_parser("session", help=_("a focused session over chosen or due drills"))
     how = sess.add_mutually_exclusive_group()
-    how.add_argument("--focus", nargs="+", metavar="NAME", help="these drills (commas work too)")
-    how.add_argument("--due", action="store_true", help="the drills due now")
-    how.add_argument("--end", action="store_true", help="end the session in progress")
-    verbs.add_parser("next", help="what to practise now")
-    verbs.add_parser("schedule", help="each tried drill's due date and last rating")
-    st = verbs.add_parser("stats", help="your history summarised")
-    st.add_argument("--png", metavar="FILE", help="also write the summary as a PNG plot")
-    quiz = verbs.add_parser("quiz", help="conceptual interview questions")
-    quiz.add_argument("id", nargs="?", metavar="ID", help='a question id, e.g. "10_1"')
+    how.add_argument("--focus", nargs="+", metavar="NAME", help=_("these drills (commas work too)"))
+    how.add_argument("--due", action="store_true", help=_("the drills due now"))
+    how.add_argument("--end", action="store_true", help=_("end the session in progress"))
+    verbs.add_parser("next", help=_("what to practise now"))
+    verbs.add_parser("schedule", help=_("each tried drill's due date and last rating"))
+    st = verbs.add_parser("stats", help=_("your history summarised"))
+    st.add_argument("--png", metavar="FILE", help=_("also write the summary as a PNG plot"))
+    quiz = verbs.add_parser("quiz", help=_("conceptual interview questions"))
+    quiz.add_argument("id", nargs="?", metavar="ID", help=_('a question id, e.g. "10_1"'))
     quiz.add_argument("answer", nargs="?", metavar="ANSWER")
     return parser
 
@@ -364,7 +366,7 @@ def _run(args) -> int:
 def main(argv: list[str] | None = None) -> int:
     global _CALLED
     _CALLED = time.time()
-    args = _parser().parse_args(argv)
+    args = i18n.localise(_parser()).parse_args(argv)
     try:
         code = _run(args)
         sys.stdout.flush()

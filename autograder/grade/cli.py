@@ -9,6 +9,7 @@ import argparse
 import os
 import sys
 
+from autograder.i18n import _
 from autograder.service.client import NO_DAEMON
 
 EXIT_GRADED, EXIT_UNGRADABLE = 0, 2
@@ -18,96 +19,116 @@ def register(verbs: argparse._SubParsersAction) -> None:
     """Add ``grade`` to the command line's verbs."""
     grade = verbs.add_parser(
         "grade",
-        help="grade a class laid out as nbgrader's submitted/",
-        description="Grade SUBMISSIONS_DIR/<student>/<assignment>/<notebook>.ipynb: one row per "
-        "student and assignment, with a status (graded, late, blank, unreadable, not-submitted), "
-        "the points of each exercise and question in notebook order, and the assignment's total; "
-        "and beside it: feedback per student and assignment (text, and HTML in nbgrader's "
-        "feedback/<student>/<assignment>/ layout), a class report (<out stem>_report.html), "
-        "Gradescope results.json files (<out stem>_gradescope/), and gradebook CSVs for "
-        "Moodle (<out stem>_lms.csv) and Canvas (<out stem>_canvas.csv). With --gradebook, "
-        "every output is computed from the gradebook, formgrader's manual scores included.",
+        help=_("grade a class laid out as nbgrader's submitted/"),
+        description=_(
+            "Grade SUBMISSIONS_DIR/<student>/<assignment>/<notebook>.ipynb: one row per student "
+            "and assignment, with a status (graded, late, blank, unreadable, not-submitted), the "
+            "points of each exercise and question in notebook order, and the assignment's total; "
+            "and beside it: feedback per student and assignment (text, and HTML in nbgrader's "
+            "feedback/<student>/<assignment>/ layout), a class report (<out stem>_report.html), "
+            "Gradescope results.json files (<out stem>_gradescope/), and gradebook CSVs for Moodle "
+            "(<out stem>_lms.csv) and Canvas (<out stem>_canvas.csv). With --gradebook, every "
+            "output is computed from the gradebook, formgrader's manual scores included."
+        ),
         epilog="Exit status: 0 when the class was graded, whatever the grades (the table's "
         "status column and points say how each submission did); 2 when it could not be graded "
         "(no such folder, bad arguments, no strong sandbox).",
     )
     grade.add_argument("submissions", metavar="SUBMISSIONS_DIR")
-    grade.add_argument("--no-daemon", action="store_true", help=NO_DAEMON)
+    grade.add_argument("--no-daemon", action="store_true", help=_(NO_DAEMON))
     grade.add_argument(
         "--out",
         default="grades/grades.csv",
-        help="the grade table (default grades/grades.csv); everything else is written beside it, "
-        "in the same folder, which the course's .gitignore keeps out of git",
+        help=_(
+            "the grade table (default grades/grades.csv); everything else is written beside it, "
+            "in the same folder, which the course's .gitignore keeps out of git"
+        ),
     )
     grade.add_argument(
         "--workers",
         type=int,
         default=os.cpu_count() or 1,
-        help="submissions graded at once on this machine (with --scheduler, the cluster's "
-        "worker threads decide)",
+        help=_(
+            "submissions graded at once on this machine (with --scheduler, the cluster's "
+            "worker threads decide)"
+        ),
     )
     grade.add_argument(
         "--student",
         action="append",
         metavar="NAME",
-        help="regrade just this student (repeat for more); the table is updated in place",
+        help=_("regrade just this student (repeat for more); the table is updated in place"),
     )
     grade.add_argument(
         "--assignment",
         action="append",
         metavar="NAME",
-        help="regrade just this assignment, e.g. 04_softmax_masks (repeat for more); the table "
-        "is updated in place",
+        help=_(
+            "regrade just this assignment, e.g. 04_softmax_masks (repeat for more); the table "
+            "is updated in place"
+        ),
     )
     grade.add_argument(
         "--due",
         action="append",
         metavar="[ASSIGNMENT=]DATE",
-        help="due date, in any format nbgrader reads, e.g. '2026-12-01 23:59 UTC' or 'Dec 1 "
-        "2026' (for every assignment) or '04_softmax_masks=2026-12-01 23:59 UTC'; a submission "
-        "whose nbgrader timestamp.txt is later is reported as late (see --late-penalty). Also "
-        "read from the current folder's nbgrader_config.py (c.Autograder.due_dates = "
-        "{'04_softmax_masks': '2026-12-01 23:59 UTC'}) and from the gradebook (nbgrader db "
-        "assignment add NAME --duedate=...); --due wins. A regrade keeps the due date a "
-        "submission was graded with unless one is given",
+        help=_(
+            "due date, in any format nbgrader reads, e.g. '2026-12-01 23:59 UTC' or 'Dec 1 "
+            "2026' (for every assignment) or '04_softmax_masks=2026-12-01 23:59 UTC'; a submission "
+            "whose nbgrader timestamp.txt is later is reported as late (see --late-penalty). Also "
+            "read from the current folder's nbgrader_config.py (c.Autograder.due_dates = "
+            "{'04_softmax_masks': '2026-12-01 23:59 UTC'}) and from the gradebook (nbgrader db "
+            "assignment add NAME --duedate=...); --due wins. A regrade keeps the due date a "
+            "submission was graded with unless one is given"
+        ),
     )
     grade.add_argument(
         "--late-penalty",
         type=float,
         default=None,
         metavar="FRACTION",
-        help="a late submission loses this fraction of its points, e.g. 0.1 (default: the "
-        "fraction it was graded with before, 0 the first time: late submissions are only "
-        "reported)",
+        help=_(
+            "a late submission loses this fraction of its points, e.g. 0.1 (default: the "
+            "fraction it was graded with before, 0 the first time: late submissions are only "
+            "reported)"
+        ),
     )
     grade.add_argument(
         "--feedback-dir",
         metavar="DIR",
-        help="where the feedback goes (default: <out stem>_feedback beside the table): "
-        "DIR/<student>/<assignment>.txt and DIR/<student>/<assignment>/<notebook>.html; give "
-        "your nbgrader course's feedback folder for `nbgrader release_feedback` to hand the "
-        "pages out",
+        help=_(
+            "where the feedback goes (default: <out stem>_feedback beside the table): "
+            "DIR/<student>/<assignment>.txt and DIR/<student>/<assignment>/<notebook>.html; give "
+            "your nbgrader course's feedback folder for `nbgrader release_feedback` to hand the "
+            "pages out"
+        ),
     )
     grade.add_argument(
         "--allow-weak-sandbox",
         action="store_true",
-        help="grade even where learner code cannot be isolated by the operating system "
-        "(no bubblewrap): a hostile submission could then read other students' work or change "
-        "the grade table",
+        help=_(
+            "grade even where learner code cannot be isolated by the operating system "
+            "(no bubblewrap): a hostile submission could then read other students' work or change "
+            "the grade table"
+        ),
     )
     grade.add_argument(
         "--gradebook",
         metavar="COURSE_DIR",
-        help="also write the scores into this nbgrader course's gradebook (its gradebook.db, or "
-        "the db_url of its nbgrader_config.py; a .db file works too), for formgrader, "
-        "`nbgrader export` and feedback; manual scores given in formgrader are kept",
+        help=_(
+            "also write the scores into this nbgrader course's gradebook (its gradebook.db, or "
+            "the db_url of its nbgrader_config.py; a .db file works too), for formgrader, "
+            "`nbgrader export` and feedback; manual scores given in formgrader are kept"
+        ),
     )
     grade.add_argument(
         "--scheduler",
         metavar="ADDRESS",
-        help="grade on this Dask distributed cluster (e.g. tcp://10.0.0.5:8786, as `dask "
-        "scheduler` prints it): each submission is one task, graded in the sandbox of a worker "
-        "that has the course and bubblewrap installed; the submissions travel with the tasks",
+        help=_(
+            "grade on this Dask distributed cluster (e.g. tcp://10.0.0.5:8786, as `dask "
+            "scheduler` prints it): each submission is one task, graded in the sandbox of a worker "
+            "that has the course and bubblewrap installed; the submissions travel with the tasks"
+        ),
     )
     grade.set_defaults(main=main)
 

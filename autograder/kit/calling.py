@@ -14,6 +14,7 @@ first mutant that reproduces it names the mistake. Mutants are computed lazily, 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -23,6 +24,7 @@ import torch
 
 from autograder.contract import CONTRACT
 from autograder.core.mistakes import get as get_mistake
+from autograder.i18n import N_, _
 from autograder.kit.exercise import CheckFailure
 from autograder.kit.notes import note
 from autograder.kit.text import first_line, fmt_value
@@ -98,15 +100,24 @@ class Call:
                 return
             if kind == "ValueError" and err.kind == "AssertionError":
                 note(
-                    f"{self} raised AssertionError, accepted; the course raises ValueError, "
-                    "which `python -O` does not remove as it removes an assert."
+                    _(
+                        "{call} raised AssertionError, accepted; the course raises ValueError, "
+                        "which `python -O` does not remove as it removes an assert."
+                    ).format(call=self)
                 )
                 return
             raise fail(
-                f"{self} raised {err.kind}: {first_line(err.message)}; expected a {kind} ({why}).",
+                _("{call} raised {error}: {message}; expected a {kind} ({why}).").format(
+                    call=self, error=err.kind, message=first_line(err.message), kind=kind, why=why
+                ),
                 mistake,
             ) from None
-        raise fail(f"{self} returned without an error; expected a {kind} ({why}).", mistake)
+        raise fail(
+            _("{call} returned without an error; expected a {kind} ({why}).").format(
+                call=self, kind=kind, why=why
+            ),
+            mistake,
+        )
 
 
 def fail(message: str, mistake: str | None = None) -> CheckFailure:
@@ -177,24 +188,105 @@ def learner_failed(c: Call, err: LearnerError, mutants: Mutants = ()) -> CheckFa
     (and showing where in the learner's code it was raised when none does)."""
     mistake = diagnose_error(c, err, mutants)
     if mistake == "modifies-input" or err.kind == CREATED_ON_DEFAULT_DEVICE:
-        return fail(f"{c} returned, but {err.message}.", mistake)
+        return fail(
+            _("{call} returned, but {problem}.").format(call=c, problem=sandbox_said(err.message)),
+            mistake,
+        )
+    raised = _("{call} raised {error}: {message}")
+    said = raised.format(call=c, error=err.kind, message=first_line(err.message).rstrip("."))
     if mistake == "created-on-cpu" and "meta" in err.message:
         return fail(
-            f"{c} raised {err.kind}: {first_line(err.message).rstrip('.')}. 'meta' is the "
-            "shapes-only device the check uses to find tensors made on the CPU.",
+            _(
+                "{raised}. 'meta' is the shapes-only device the check uses to find tensors made "
+                "on the CPU."
+            ).format(raised=said),
             mistake,
         )
     if mistake == "matrix-only-op":
         return fail(
-            f"{c} raised {err.kind}: {first_line(err.message).rstrip('.')}. torch.mm, torch.bmm, "
-            ".t(), x.T and a fixed permute work only for 2-D/3-D inputs; use @ and "
-            "transpose(-2, -1).",
+            _(
+                "{raised}. torch.mm, torch.bmm, .t(), x.T and a fixed permute work only for "
+                "2-D/3-D inputs; use @ and transpose(-2, -1)."
+            ).format(raised=said),
             mistake,
         )
     where = (
         "" if mistake or not err.traceback else "\n" + "\n".join(err.traceback.splitlines()[-3:])
     )
-    return fail(f"{c} raised {err.kind}: {first_line(err.message)}{where}", mistake)
+    return fail(
+        raised.format(call=c, error=err.kind, message=first_line(err.message)) + where, mistake
+    )
+
+
+# What the sandbox says of an argument changed in place or a tensor made on the CPU
+# (sandbox/inside/inplace.py, devices.py), in the current language.
+_CREATED = re.compile(
+    r"a tensor was created on the CPU by (?P<names>.+?) without device= \(in your code or in a "
+    r"function it calls\), whatever device your inputs are on, and your code (?P<what>returned "
+    r"it|used it with your inputs' tensors): on a GPU that fails \(create it with "
+    r"device=x\.device, or move it with \.to\(x\.device\) first\)",
+    re.S,
+)
+_MODIFIED_END = (
+    ": your code changed a tensor it was given, in place (transpose_, masked_fill_, sub_, /= ...); "
+    "the caller still needs it as it was"
+)
+_CHANGES = (
+    (
+        re.compile(r"(?P<label>.+)'s shape (?P<shape>\(.*\)) became (?P<now>\(.*\))", re.S),
+        N_("{label}'s shape {shape} became {now}"),
+    ),
+    (
+        re.compile(r"(?P<label>.+) was transposed or re-strided in place", re.S),
+        N_("{label} was transposed or re-strided in place"),
+    ),
+    (
+        re.compile(r"(?P<label>.+)'s values were overwritten", re.S),
+        N_("{label}'s values were overwritten"),
+    ),
+    (
+        re.compile(r"(?P<label>.+) was written to in place", re.S),
+        N_("{label} was written to in place"),
+    ),
+)
+
+
+def sandbox_said(message: str) -> str:
+    """The sandbox's sentence about an input changed in place or a tensor created on the CPU,
+    translated (it is written in English inside the sandbox); any other text as it is."""
+    created = _CREATED.fullmatch(message)
+    if created:
+        sentence = (
+            _(
+                "a tensor was created on the CPU by {names} without device= (in your code or in "
+                "a function it calls), whatever device your inputs are on, and your code "
+                "returned it: on a GPU that fails (create it with device=x.device, or move it "
+                "with .to(x.device) first)"
+            )
+            if created["what"] == "returned it"
+            else _(
+                "a tensor was created on the CPU by {names} without device= (in your code or in "
+                "a function it calls), whatever device your inputs are on, and your code used "
+                "it with your inputs' tensors: on a GPU that fails (create it with "
+                "device=x.device, or move it with .to(x.device) first)"
+            )
+        )
+        return sentence.format(names=created["names"])
+    if not message.endswith(_MODIFIED_END):
+        return message
+    parts = []
+    for part in message.removesuffix(_MODIFIED_END).split("; "):
+        for pattern, text in _CHANGES:
+            found = pattern.fullmatch(part)
+            if found:
+                parts.append(_(text).format(**found.groupdict()))
+                break
+        else:
+            return message  # a label with "; " in it: left as the sandbox wrote it
+    return _(
+        "{changes}: your code changed a tensor it was given, in place (transpose_, masked_fill_, "
+        "sub_, /= ...); the caller still needs it as it was"
+    ).format(changes=_("; ").join(parts))
 
 
 def diagnose_error(c: Call, err: LearnerError, mutants: Mutants = ()) -> str | None:

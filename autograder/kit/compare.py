@@ -13,6 +13,7 @@ from typing import Any
 
 import torch
 
+from autograder.i18n import N_, _, cells, ljust, noun
 from autograder.kit.calling import Call, Mutants, fail, to_float64
 from autograder.kit.text import fmt_dtype, fmt_num, fmt_row, fmt_shape, fmt_type, ranges
 
@@ -22,6 +23,18 @@ TOLERANCE = {  # (atol, rtol) for comparing a learner's output of this dtype wit
     torch.float16: (2e-2, 2e-2),
     torch.bfloat16: (6e-2, 6e-2),
 }
+
+
+# The names of what a check compares (``what=``), translated where a message shows them.
+WHATS = (
+    N_("the output"),
+    N_("output"),
+    N_("weights"),
+    N_("the mask"),
+    N_("logits"),
+    N_("their output"),
+    N_("a tuple (q, k, v)"),
+)
 
 
 def tolerance(dtype: torch.dtype) -> tuple[float, float]:
@@ -95,16 +108,20 @@ def excerpt(yours: torch.Tensor, want: torch.Tensor, tol=None, label: str = "out
         return ""
     index = [int(i) for i in bad.nonzero()[0]]
     if yours.dim() == 0:
-        return f"yours {fmt_num(float(yours))}, expected {fmt_num(float(want))}"
+        return _("yours {yours}, expected {expected}").format(
+            yours=fmt_num(float(yours)), expected=fmt_num(float(want))
+        )
     row = tuple(index[:-1])
     y_row, w_row = yours[row].double().tolist(), want[row].double().tolist()
     start = max(0, min(index[-1] - 2, len(y_row) - 6))
     where = f"{label}[{', '.join(map(str, row))}]" if row else label
     dots = "…" if start else ""
+    yours_word, expected_word = _("yours"), _("expected")
+    pad = max(cells(yours_word), cells(expected_word))
     return (
-        f"first difference at {label}[{', '.join(map(str, index))}]:\n"
-        f"  {where} yours    {dots}{fmt_row(y_row[start:])}\n"
-        f"  {' ' * len(where)} expected {dots}{fmt_row(w_row[start:])}"
+        _("first difference at {element}:").format(element=f"{label}[{', '.join(map(str, index))}]")
+        + f"\n  {where} {ljust(yours_word, pad)} {dots}{fmt_row(y_row[start:])}\n"
+        f"  {' ' * len(where)} {ljust(expected_word, pad)} {dots}{fmt_row(w_row[start:])}"
     )
 
 
@@ -124,30 +141,38 @@ def expect_tensor(
     ``whole`` is the learner's whole return value when ``out`` is one part of it (mutants are
     compared against the whole)."""
     subject = out if whole is None else whole
+    shown = noun(what)
     if not isinstance(out, torch.Tensor):
         raise fail(
-            f"{c} returned {fmt_type(out)} for {what}; expected a tensor of shape "
-            f"{fmt_shape(shape)}.",
+            _("{call} returned {type} for {what}; expected a tensor of shape {shape}.").format(
+                call=c, type=fmt_type(out), what=shown, shape=fmt_shape(shape)
+            ),
             diagnose(subject, c, mutants),
         )
     if device == "meta" and out.device.type != "meta":
         inputs = any(isinstance(a, torch.Tensor) for a in c.args)
-        where = "the inputs' device" if inputs else "the device it is given"
+        where = _("the inputs' device") if inputs else _("the device it is given")
         raise fail(
-            f"{c} returned {what} on '{out.device.type}'; it must be on {where} ('meta' here: "
-            "a stand-in device the check uses to catch tensors made on the CPU).",
+            _(
+                "{call} returned {what} on '{device}'; it must be on {where} ('meta' here: "
+                "a stand-in device the check uses to catch tensors made on the CPU)."
+            ).format(call=c, what=shown, device=out.device.type, where=where),
             "created-on-cpu",
         )
     if tuple(out.shape) != tuple(shape):
         raise fail(
-            f"{c}: {what} has shape {fmt_shape(out.shape)}, expected {fmt_shape(shape)}.",
+            _("{call}: {what} has shape {shape}, expected {expected}.").format(
+                call=c, what=shown, shape=fmt_shape(out.shape), expected=fmt_shape(shape)
+            ),
             diagnose(subject, c, mutants) or _squeezed(out.shape, shape),
         )
     if dtype is not None and out.dtype != dtype:
         # Named by its dtype before its values: a float64 softmax reproduces the values of
         # several mutants, none of which is what went wrong.
         raise fail(
-            f"{c}: {what} has dtype {fmt_dtype(out.dtype)}, expected {fmt_dtype(dtype)}.",
+            _("{call}: {what} has dtype {dtype}, expected {expected}.").format(
+                call=c, what=shown, dtype=fmt_dtype(out.dtype), expected=fmt_dtype(dtype)
+            ),
             _dtype_mistake(out, dtype, mutants),
         )
     return out
@@ -173,7 +198,7 @@ def _dtype_mistake(out: torch.Tensor, dtype: torch.dtype, mutants: Mutants) -> s
     """A half-precision input that came back as float32 is named as a promotion where the
     exercise knows that mistake; any other dtype mismatch is [wrong-dtype]."""
     promoted = dtype in (torch.float16, torch.bfloat16) and out.dtype == torch.float32
-    if promoted and "dtype-promoted" in {m for m, _ in mutants}:
+    if promoted and "dtype-promoted" in {m for m, _fn in mutants}:
         return "dtype-promoted"
     return "wrong-dtype"
 
@@ -199,8 +224,14 @@ def expect_close(
         return out
     mistake = diagnose(out if whole is None else whole, c, mutants, tol=tol)
     nan = out.is_floating_point() and bool(out.isnan().any()) and not bool(want.isnan().any())
-    head = f"{c}: {what} contains NaN" if nan else f"{c}: {what} is wrong"
-    raise fail(f"{head}; {excerpt(out, want, tol, what.removeprefix('the '))}", mistake)
+    head = _("{call}: {what} contains NaN") if nan else _("{call}: {what} is wrong")
+    raise fail(
+        _("{head}; {excerpt}").format(
+            head=head.format(call=c, what=noun(what)),
+            excerpt=excerpt(out, want, tol, what.removeprefix("the ")),
+        ),
+        mistake,
+    )
 
 
 def expect_meta(out: Any, c: Call, shape: Sequence[int], dtype: torch.dtype, what="the output"):
@@ -210,13 +241,17 @@ def expect_meta(out: Any, c: Call, shape: Sequence[int], dtype: torch.dtype, wha
 
 def expect_tuple(out: Any, c: Call, n: int, what: str) -> tuple:
     if not isinstance(out, (tuple, list)) or len(out) != n:
-        raise fail(f"{c} returned {fmt_type(out)}; expected {what}.")
+        raise fail(
+            _("{call} returned {type}; expected {what}.").format(
+                call=c, type=fmt_type(out), what=_(what)
+            )
+        )
     return tuple(out)
 
 
 def expect_attention(out, want, c, dtype, mutants):
     """(output, weights) against the expected pair."""
-    out = expect_tuple(out, c, 2, "a tuple (output, weights)")
+    out = expect_tuple(out, c, 2, N_("a tuple (output, weights)"))
     expect_close(out[0], want[0], c, what="output", dtype=dtype, mutants=mutants, whole=out)
     expect_close(out[1], want[1], c, what="weights", dtype=dtype, mutants=mutants, whole=out)
 
@@ -232,8 +267,12 @@ def mask_row_message(yours: torch.Tensor, want: torch.Tensor, rows: str = "query
     y_row, w_row = yours.reshape(-1, n)[r], want.reshape(-1, n)[r]
     y, w = ranges(y_row.nonzero().flatten().tolist()), ranges(w_row.nonzero().flatten().tolist())
     if rows == "sequence":
-        return f"sequence {r} has real tokens at positions {w}, yours marks positions {y}"
-    return f"query {r} may attend to keys {w}, yours allows keys {y}"
+        return _(
+            "sequence {row} has real tokens at positions {expected}, yours marks positions {yours}"
+        ).format(row=r, expected=w, yours=y)
+    return _("query {row} may attend to keys {expected}, yours allows keys {yours}").format(
+        row=r, expected=w, yours=y
+    )
 
 
 def expect_mask(out: Any, want: torch.Tensor, c: Call, *, mutants: Mutants = (), rows="query"):
@@ -243,10 +282,15 @@ def expect_mask(out: Any, want: torch.Tensor, c: Call, *, mutants: Mutants = (),
         mistake = "mask-not-bool"
         if out.device.type != "meta" and out.is_floating_point() and bool(out.isneginf().any()):
             mistake = "additive-float-mask"
-        raise fail(f"{c}: the mask has dtype {fmt_dtype(out.dtype)}, expected bool.", mistake)
+        raise fail(
+            _("{call}: the mask has dtype {dtype}, expected bool.").format(
+                call=c, dtype=fmt_dtype(out.dtype)
+            ),
+            mistake,
+        )
     if want.device.type == "meta" or bool((out == want).all()):
         return out
     detail = (
         mask_row_message(out, want, rows) if out.dim() == 2 else excerpt(out, want, None, "mask")
     )
-    raise fail(f"{c}: {detail}.", diagnose(out, c, mutants))
+    raise fail(_("{call}: {detail}.").format(call=c, detail=detail), diagnose(out, c, mutants))

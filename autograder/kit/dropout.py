@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import torch
 
+from autograder.i18n import N_, _
 from autograder.kit.calling import Call, fail
 from autograder.kit.compare import expect_tensor
 from autograder.kit.expected import block, feed_forward
@@ -62,15 +63,19 @@ def expect_ffn_dropout(sub, g, p) -> None:
     zero = fraction_zero(out, clean)
     if problem == "ignored":
         raise fail(
-            f"{c}: the output equals eval's, so dropout={p} does nothing in training mode.",
+            _(
+                "{call}: the output equals eval's, so dropout={p} does nothing in training mode."
+            ).format(call=c, p=p),
             "ffn-dropout-ignored",
         )
     kept = out.double() != 0
     twice = clean.double()[kept] / (1 - p) ** 2
     if bool(kept.any()) and torch.allclose(out.double()[kept], twice, rtol=1e-3, atol=1e-4):
         raise fail(
-            f"{c}: {zero:.0%} of the values are 0 and the others are the eval values / "
-            f"(1 - {p})²: dropout acts twice.",
+            _(
+                "{call}: {zero:.0%} of the values are 0 and the others are the eval values / "
+                "(1 - {p})²: dropout acts twice."
+            ).format(call=c, zero=zero, p=p),
             "ffn-dropout-twice",
         )
     z = (out.double() - known["linear1.bias"].double()) @ torch.linalg.inv(
@@ -79,8 +84,10 @@ def expect_ffn_dropout(sub, g, p) -> None:
     if bool(((z.abs() < 1e-3) | ((z - x.double() / (1 - p)).abs() < 1e-3)).all()):
         zeroed = float((z.abs() < 1e-3).double().mean())  # of x's values, not of the output's
         raise fail(
-            f"{c}: linear1 was given x with {zeroed:.0%} of its values zeroed and the others "
-            f"scaled by 1/(1-{p}): dropout acts on the input.",
+            _(
+                "{call}: linear1 was given x with {zero:.0%} of its values zeroed and the others "
+                "scaled by 1/(1-{p}): dropout acts on the input."
+            ).format(call=c, zero=zeroed, p=p),
             "ffn-dropout-on-input",
         )
     ratio = out.double()[kept] / clean.double()[kept]  # 1 / (1 - q) for dropout of rate q
@@ -88,13 +95,18 @@ def expect_ffn_dropout(sub, g, p) -> None:
         q = 1 - 1 / float(ratio.mean())
         if 0 < q < 1 and abs(q - p) > 0.01:
             raise fail(
-                f"{c}: {zero:.0%} of the values are 0 and the others are the eval values / "
-                f"(1 - {q:.2g}): dropout acts with p={q:.2g}, not the dropout={p} it was given.",
+                _(
+                    "{call}: {zero:.0%} of the values are 0 and the others are the eval values / "
+                    "(1 - {q:.2g}): dropout acts with p={q:.2g}, not the dropout={p} it was given."
+                ).format(call=c, zero=zero, q=q, p=p),
                 "ffn-dropout-rate-ignored",
             )
     raise fail(
-        f"{c}: {zero:.0%} of the hidden values are 0 in training mode, and the others are not the "
-        f"eval values / (1 - {p}); dropout with p={p} acts once, after the ReLU or after linear2."
+        _(
+            "{call}: {zero:.0%} of the hidden values are 0 in training mode, and the others are "
+            "not the eval values / (1 - {p}); dropout with p={p} acts once, after the ReLU or "
+            "after linear2."
+        ).format(call=c, zero=zero, p=p)
     )
 
 
@@ -107,7 +119,7 @@ def expect_block_dropout(sub, g, known, h, p) -> None:
     d, d_ff = known["norm1.weight"].shape[0], known["ff.linear1.weight"].shape[0]
     obj, label = construct(sub, "TransformerBlock", d, h, d_ff, dropout=p)
     x = randn(g, 4, 16, d)
-    for silent, sublayer in (("ff.linear2", "attention"), ("attn.w_o", "feed-forward")):
+    for silent, sublayer in (("ff.linear2", N_("attention")), ("attn.w_o", N_("feed-forward"))):
         state = dict(known)
         state[f"{silent}.weight"] = torch.zeros_like(state[f"{silent}.weight"])
         state[f"{silent}.bias"] = torch.zeros_like(state[f"{silent}.bias"])
@@ -119,22 +131,27 @@ def expect_block_dropout(sub, g, known, h, p) -> None:
         clean = block(state, h, x) - x.double()  # the sublayer's eval output
         if bool((out == 0).any()):
             raise fail(
-                f"{c}: {int((out == 0).sum())} of the {out.numel()} outputs are exactly 0: dropout "
-                "acts on the residual stream, where it must act on each sublayer's output before "
-                "the add.",
+                _(
+                    "{call}: {zeros} of the {count} outputs are exactly 0: dropout acts on the "
+                    "residual stream, where it must act on each sublayer's output before the add."
+                ).format(call=c, zeros=int((out == 0).sum()), count=out.numel()),
                 "block-dropout-on-residual",
             )
         moved = out.double() - x.double()
         problem = dropout_problem(moved, clean, p)
         if problem == "ignored":
             raise fail(
-                f"{c}: the {sublayer} sublayer's output is the same as in eval mode: "
-                f"dropout={p} is never applied to it.",
+                _(
+                    "{call}: the {sublayer} sublayer's output is the same as in eval mode: "
+                    "dropout={p} is never applied to it."
+                ).format(call=c, sublayer=_(sublayer), p=p),
                 "block-dropout-ignored",
             )
         if problem is not None and sublayer == "attention":
             raise fail(
-                f"{c}: {fraction_zero(moved, clean):.0%} of the attention sublayer's outputs "
-                f"are 0 and the others are not its eval values / (1 - {p}); dropout with "
-                f"p={p} acts once on it, before the residual add."
+                _(
+                    "{call}: {zero:.0%} of the attention sublayer's outputs are 0 and the others "
+                    "are not its eval values / (1 - {p}); dropout with p={p} acts once on it, "
+                    "before the residual add."
+                ).format(call=c, zero=fraction_zero(moved, clean), p=p)
             )

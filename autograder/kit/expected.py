@@ -10,12 +10,10 @@ reference. A lesson imports them from here: ``from autograder.kit.expected impor
 from __future__ import annotations
 
 import math
-from functools import partial
 
 import torch
 import torch.nn.functional as F
 
-from autograder.kit.compare import diagnose
 from autograder.kit.modules import linear
 
 INF = float("inf")
@@ -354,71 +352,3 @@ def causal(lq, lk):
 def tiled_reference(q, k, v, block_size=64, causal_=False):
     mask = causal(q.shape[-2], k.shape[-2]) if causal_ else None
     return attend(q.double(), k.double(), v.double(), mask)[0]
-
-
-def online(
-    q,
-    k,
-    v,
-    block_size=64,
-    causal=False,
-    *,
-    scale=None,
-    rescale_acc=True,
-    rescale_sum=True,
-    normalise=True,
-    drop_last=False,
-    local=None,
-    offset=0,
-    strict=False,
-    inverted=False,
-    update_max=True,
-    v_features=False,
-):
-    """FlashAttention's online softmax over key blocks (queries tiled too when ``local`` is
-    "both"), with knobs for the known mistakes."""
-    scale = q.shape[-1] ** -0.5 if scale is None else scale
-    lq, lk = q.shape[-2], k.shape[-2]
-    out = torch.zeros(*q.shape[:-1], v.shape[-1], dtype=q.dtype)
-    q_blocks = range(0, lq, block_size) if local == "both" else (0,)
-    for qs in q_blocks:
-        qe = min(qs + block_size, lq) if local == "both" else lq
-        qb = q[..., qs:qe, :]
-        m = torch.full((*qb.shape[:-1], 1), -INF, dtype=q.dtype)  # running max   (..., Tq, 1)
-        s_sum = torch.zeros_like(m)  # running sum of exp                          (..., Tq, 1)
-        acc = torch.zeros(*qb.shape[:-1], v.shape[-1], dtype=q.dtype)  # weighted v (..., Tq, V)
-        stop = lk - lk % block_size if drop_last else lk
-        for ks in range(0, stop, block_size):
-            ke = min(ks + block_size, lk)
-            s = qb @ k[..., ks:ke, :].transpose(-2, -1) * scale  # (..., Tq, Tk)
-            if causal:
-                i = torch.arange(qs, qe)[:, None] - (qs if local == "both" else 0)
-                j = torch.arange(ks, ke)[None, :] - (ks if local else 0)
-                s = s.masked_fill((j >= i + offset) if strict else (j > i + offset), -INF)
-            m_new = torch.maximum(m, s.amax(-1, keepdim=True))
-            safe = torch.where(m_new.isneginf(), 0.0, m_new)
-            p = (s - safe).exp()
-            alpha = (m - safe).exp()  # rescales what was summed under the old max
-            if inverted:  # exp(m_new - m): the correction upside down
-                alpha = torch.where(m.isneginf(), 0.0, (safe - m).exp())
-            s_sum = (alpha if rescale_sum else 1.0) * s_sum + p.sum(-1, keepdim=True)
-            acc = (alpha if rescale_acc else 1.0) * acc + p @ (
-                v[..., ks:ke] if v_features else v[..., ks:ke, :]
-            )
-            m = m_new if update_max else m
-        out[..., qs:qe, :] = acc / s_sum if normalise else acc
-        if normalise and not strict:  # a fully masked row (bottom-right alignment) is zeros
-            out[..., qs:qe, :] = out[..., qs:qe, :].nan_to_num(0.0)
-    return out
-
-
-def not_rescaled(out, c, failure) -> str:
-    """A line naming the one running quantity tiled_attention did not rescale ('' if not so)."""
-    if failure.mistake != "online-softmax-no-rescale":
-        return ""
-    line = "\nOnly the {} is not rescaled by exp(m - m'): the {} is."
-    mutants = (
-        (line.format("accumulator", "running sum l"), partial(online, rescale_acc=False)),
-        (line.format("running sum l", "accumulator"), partial(online, rescale_sum=False)),
-    )
-    return diagnose(out, c, mutants) or ""

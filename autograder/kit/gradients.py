@@ -7,6 +7,7 @@ from typing import Any
 
 import torch
 
+from autograder.i18n import _
 from autograder.kit.calling import Call, fail, learner_failed
 from autograder.kit.exercise import CheckFailure
 from autograder.sandbox.host.remote_object import RemoteObject
@@ -58,13 +59,17 @@ def expect_gradients(target: Any, c: Call, *, output: int | None = None) -> None
         return
     if missing == ["<output>"]:
         raise fail(
-            f"{c}: the output has no gradient (requires_grad is False), so nothing before it can "
-            "train.",
+            _(
+                "{call}: the output has no gradient (requires_grad is False), so nothing before "
+                "it can train."
+            ).format(call=c),
             "breaks-autograd",
         )
     shown = ", ".join(str(m) for m in missing[:4]) + (" ..." if len(missing) > 4 else "")
     raise fail(
-        f"{c}: no gradient reaches {shown} from the output, so it cannot train.",
+        _("{call}: no gradient reaches {names} from the output, so it cannot train.").format(
+            call=c, names=shown
+        ),
         "breaks-autograd",
     )
 
@@ -79,8 +84,10 @@ def expect_kept_dims(out: Any, c: Call, shapes: tuple) -> None:
         shape = tuple(getattr(got, "shape", ()))
         if shape != tuple(want) and hasattr(got, "numel") and got.numel() == _numel(want):
             raise fail(
-                f"{c} returned shape {shape}; expected {tuple(want)}: a dimension of size 1 was "
-                "dropped.",
+                _(
+                    "{call} returned shape {shape}; expected {expected}: a dimension of size 1 "
+                    "was dropped."
+                ).format(call=c, shape=shape, expected=tuple(want)),
                 "squeezed-output",
             )
 
@@ -131,9 +138,9 @@ def naming_randomness(check, make):
                     raise failure from None
                 if not _same(a, b):  # the randomness is the finding, not the values it gave
                     failure.mistake = "dropout-always-on"
-                    failure.message = (
-                        f"{c} gave different outputs on two calls with the same inputs."
-                    )
+                    failure.message = _(
+                        "{call} gave different outputs on two calls with the same inputs."
+                    ).format(call=c)
             raise
 
     named.__exercise__ = check.__exercise__

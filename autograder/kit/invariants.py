@@ -6,6 +6,7 @@ from typing import Any
 
 import torch
 
+from autograder.i18n import _
 from autograder.kit.calling import Call, Mutants, fail
 from autograder.kit.compare import diagnose, dtype_of, tolerance
 from autograder.kit.text import fmt_num
@@ -35,7 +36,12 @@ def expect_unchanged(
     if torch.allclose(a, b, atol=atol, rtol=rtol, equal_nan=True):
         return
     diff = float((a - b).abs().nan_to_num(nan=float("inf")).max())
-    raise fail(f"{c}: {why} changed {what} by up to {fmt_num(diff)}.", diagnose(yours, c, mutants))
+    raise fail(
+        _("{call}: {why} changed {what} by up to {diff}.").format(
+            call=c, why=why, what=_(what), diff=fmt_num(diff)
+        ),
+        diagnose(yours, c, mutants),
+    )
 
 
 def yours_dtype(value: Any) -> torch.dtype:

@@ -9,6 +9,7 @@ import re
 
 import torch
 
+from autograder.i18n import _
 from autograder.kit.calling import Call, fail
 from autograder.kit.compare import expect_tensor
 from autograder.kit.gradients import missing_gradients
@@ -65,18 +66,22 @@ def expect_copies(sub, g, args) -> None:
     if accuracy < 0.25:  # chance is 1/V = 9%; course models reach 34-97%
         shown = " → ".join(fmt_num(v) for v in (losses[:1] + losses[-1:])) if losses else "?"
         raise fail(
-            f"{label}, trained 150 steps on sequences where each token repeats the one "
-            f"{COPY_BACK} positions back (loss {shown}), predicts {accuracy:.0%} of such new "
-            f"sequences' repeated tokens; attention to earlier tokens gets most of them.",
+            _(
+                "{model}, trained 150 steps on sequences where each token repeats the one "
+                "{back} positions back (loss {loss}), predicts {accuracy:.0%} of such new "
+                "sequences' repeated tokens; attention to earlier tokens gets most of them."
+            ).format(model=label, back=COPY_BACK, loss=shown, accuracy=accuracy),
             "lm-ignores-context",
         )
     calls = obj.apply("block_calls", test[:2])
     used = [name for name, n in calls.items() if n]
     if len(calls) != layers or len(used) != layers:
         raise fail(
-            f"{label} with num_layers={layers} has {len(calls)} TransformerBlock(s) (a block "
-            f"has attn.w_o), {len(used)} of them called by forward: the model must run its "
-            f"tokens through num_layers of the lesson's TransformerBlocks.",
+            _(
+                "{model} with num_layers={layers} has {blocks} TransformerBlock(s) (a block "
+                "has attn.w_o), {used} of them called by forward: the model must run its "
+                "tokens through num_layers of the lesson's TransformerBlocks."
+            ).format(model=label, layers=layers, blocks=len(calls), used=len(used)),
             "lm-not-built-from-blocks",
         )
     changed = test.clone()  # every one of the first COPY_BACK tokens replaced by another
@@ -91,18 +96,29 @@ def expect_copies(sub, g, args) -> None:
     reach, ablated = (float((b - a)[:, COPY_BACK:].abs().max()) for a, b in (before, after))
     if ablated > ABLATED_MAX * reach:
         raise fail(
-            f"{label}: with every block's attention made {1 / scale:.0f} times weaker "
-            f"(attn.{layer} scaled), changing the first {COPY_BACK} tokens still moves the later "
-            f"logits by up to {fmt_num(ablated)}, {ablated / max(reach, 1e-12):.0%} of the "
-            f"{fmt_num(reach)} before: the model finds earlier tokens without its blocks' "
-            "attention.",
+            _(
+                "{model}: with every block's attention made {weaker:.0f} times weaker "
+                "(attn.{layer} scaled), changing the first {n} tokens still moves the later "
+                "logits by up to {ablated}, {share:.0%} of the {reach} before: the model finds "
+                "earlier tokens without its blocks' attention."
+            ).format(
+                model=label,
+                weaker=1 / scale,
+                layer=layer,
+                n=COPY_BACK,
+                ablated=fmt_num(ablated),
+                share=ablated / max(reach, 1e-12),
+                reach=fmt_num(reach),
+            ),
             "lm-ignores-attention",
         )
     if float((after[0][:, 0] - before[0][:, 0]).abs().max()) == 0:
         raise fail(  # position 0 attends to nothing: its attention output is the same constant
-            f"{label}: weakening every block's attention (attn.{layer}) leaves the logits at "
-            "position 0 exactly as they were: the first token attends to no key at all, so the "
-            "causal mask hides each token from itself.",
+            _(
+                "{model}: weakening every block's attention (attn.{layer}) leaves the logits at "
+                "position 0 exactly as they were: the first token attends to no key at all, so "
+                "the causal mask hides each token from itself."
+            ).format(model=label, layer=layer),
             "causal-off-by-one",
         )
 
@@ -142,8 +158,10 @@ def expect_order_seen(sub, args, tokens) -> None:
     c = Call(label, swapped, params="lm.forward")
     if not later_logits_change(swapped):
         raise fail(
-            f"{c}: swapping the first two tokens left the logits at positions 2-6 unchanged: the "
-            "blocks see the earlier tokens without their order.",
+            _(
+                "{call}: swapping the first two tokens left the logits at positions 2-6 "
+                "unchanged: the blocks see the earlier tokens without their order."
+            ).format(call=c),
             "positions-after-blocks",
         )
 
@@ -154,7 +172,9 @@ def expect_scores_used(obj, c) -> None:
     missing = [str(n) for n in missing_gradients(obj, c)]
     if missing and all(re.search(r"(^|\.)attn\.w_[qk]\.", n) for n in missing):
         raise fail(
-            f"{c}: no gradient reaches {', '.join(missing[:2])}: the attention's weights do not "
-            "depend on its queries and keys; they must be softmax(q kᵀ / √d_head).",
+            _(
+                "{call}: no gradient reaches {names}: the attention's weights do not depend on "
+                "its queries and keys; they must be softmax(q kᵀ / √d_head)."
+            ).format(call=c, names=", ".join(missing[:2])),
             "attention-ignores-scores",
         )

@@ -12,6 +12,7 @@ from typing import Any
 
 import torch
 
+from autograder.i18n import _
 from autograder.kit.calling import Call, fail, learner_failed
 from autograder.kit.inputs import randn
 from autograder.kit.text import first_line
@@ -39,7 +40,7 @@ def expect_layers(
     ``known`` names a known wrong value: ``{("w_v", "out_features", d_k): mistake id}``."""
     d = obj.apply("describe", list(layers))
     if not d.get("is_module"):
-        raise fail(f"{label} is a {d.get('type')}, not an nn.Module: subclass torch.nn.Module.")
+        raise fail(not_a_module(label, d.get("type")))
     children = d.get("children", {})
     for attr, spec in layers.items():
         child = children.get(attr)
@@ -47,25 +48,38 @@ def expect_layers(
             # nn.Module lists a layer stored twice only once
             if attr in d.get("shared", ()) or _in_state_dict(obj, attr):
                 raise fail(
-                    f"{label}.{attr} is the very same layer as another of its layers: "
-                    f"{', '.join(layers)} must be separate layers, each with its own weights.",
+                    _(
+                        "{layer} is the very same layer as another of its layers: {layers} must "
+                        "be separate layers, each with its own weights."
+                    ).format(layer=f"{label}.{attr}", layers=", ".join(layers)),
                     "shared-projection-layer",
                 )
-            has = ", ".join(sorted(children)) or "none"
+            has = ", ".join(sorted(children)) or _("none")
             raise fail(
-                f"{label} has no layer named {attr!r} (its layers: {has}); the grader loads known "
-                "weights by the contract's names.",
+                _(
+                    "{module} has no layer named {name} (its layers: {layers}); the grader loads "
+                    "known weights by the contract's names."
+                ).format(module=label, name=repr(attr), layers=has),
                 "module-attribute-names",
             )
         for key, value in spec.items():
             got = child.get(key)
             if key == "type":
                 if not str(got).endswith(value):
-                    raise fail(f"{label}.{attr} is a {got}, expected a {value}.")
+                    raise fail(
+                        _("{layer} is a {type}, expected a {expected}.").format(
+                            layer=f"{label}.{attr}", type=got, expected=value
+                        )
+                    )
             elif _plain(got) != _plain(value):
                 mistake = bias_mistake if key == "bias" and got and not value else None
                 mistake = mistake or (known or {}).get((attr, key, _plain(got)))
-                raise fail(f"{label}.{attr} has {key}={got}, expected {value}.", mistake)
+                raise fail(
+                    _("{layer} has {key}={value}, expected {expected}.").format(
+                        layer=f"{label}.{attr}", key=key, value=got, expected=value
+                    ),
+                    mistake,
+                )
     return d
 
 
@@ -103,13 +117,29 @@ def load_weights(obj: Any, state: dict[str, torch.Tensor], label: str, *, bias_m
             mistake = mistake or "module-attribute-names"
             parts = []
             if missing:
-                parts.append(f"your module has {', '.join(missing[:6])} that the contract lacks")
+                parts.append(
+                    _("your module has {names} that the contract lacks").format(
+                        names=", ".join(missing[:6])
+                    )
+                )
             if unexpected:
-                parts.append(f"it lacks {', '.join(unexpected[:6])}")
-            detail = "; ".join(parts)
+                parts.append(_("it lacks {names}").format(names=", ".join(unexpected[:6])))
+            detail = _("; ").join(parts)
         else:
             mistake, detail = None, first_line(err.message.replace("\n", " "), 240)
-        raise fail(f"Loading known weights into {label} failed: {detail}.", mistake) from None
+        raise fail(
+            _("Loading known weights into {module} failed: {detail}.").format(
+                module=label, detail=detail
+            ),
+            mistake,
+        ) from None
+
+
+def not_a_module(label: str, type_name: Any) -> str:
+    """The message for a class that does not subclass torch.nn.Module."""
+    return _("{module} is a {type}, not an nn.Module: subclass torch.nn.Module.").format(
+        module=label, type=type_name
+    )
 
 
 def linear_state(

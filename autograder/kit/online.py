@@ -5,12 +5,84 @@ subtracted, and scores far below 0, which underflow to a zero sum when the runni
 
 from __future__ import annotations
 
+from functools import partial
+
 import torch
 
+from autograder.i18n import _
 from autograder.kit.calling import Call, fail
-from autograder.kit.compare import expect_close
-from autograder.kit.expected import online, tiled_reference
+from autograder.kit.compare import diagnose, expect_close
+from autograder.kit.expected import INF, tiled_reference
 from autograder.kit.inputs import randn
+
+
+def online(
+    q,
+    k,
+    v,
+    block_size=64,
+    causal=False,
+    *,
+    scale=None,
+    rescale_acc=True,
+    rescale_sum=True,
+    normalise=True,
+    drop_last=False,
+    local=None,
+    offset=0,
+    strict=False,
+    inverted=False,
+    update_max=True,
+    v_features=False,
+):
+    """FlashAttention's online softmax over key blocks (queries tiled too when ``local`` is
+    "both"), with knobs for the known mistakes."""
+    scale = q.shape[-1] ** -0.5 if scale is None else scale
+    lq, lk = q.shape[-2], k.shape[-2]
+    out = torch.zeros(*q.shape[:-1], v.shape[-1], dtype=q.dtype)
+    q_blocks = range(0, lq, block_size) if local == "both" else (0,)
+    for qs in q_blocks:
+        qe = min(qs + block_size, lq) if local == "both" else lq
+        qb = q[..., qs:qe, :]
+        m = torch.full((*qb.shape[:-1], 1), -INF, dtype=q.dtype)  # running max   (..., Tq, 1)
+        s_sum = torch.zeros_like(m)  # running sum of exp                          (..., Tq, 1)
+        acc = torch.zeros(*qb.shape[:-1], v.shape[-1], dtype=q.dtype)  # weighted v (..., Tq, V)
+        stop = lk - lk % block_size if drop_last else lk
+        for ks in range(0, stop, block_size):
+            ke = min(ks + block_size, lk)
+            s = qb @ k[..., ks:ke, :].transpose(-2, -1) * scale  # (..., Tq, Tk)
+            if causal:
+                i = torch.arange(qs, qe)[:, None] - (qs if local == "both" else 0)
+                j = torch.arange(ks, ke)[None, :] - (ks if local else 0)
+                s = s.masked_fill((j >= i + offset) if strict else (j > i + offset), -INF)
+            m_new = torch.maximum(m, s.amax(-1, keepdim=True))
+            safe = torch.where(m_new.isneginf(), 0.0, m_new)
+            p = (s - safe).exp()
+            alpha = (m - safe).exp()  # rescales what was summed under the old max
+            if inverted:  # exp(m_new - m): the correction upside down
+                alpha = torch.where(m.isneginf(), 0.0, (safe - m).exp())
+            s_sum = (alpha if rescale_sum else 1.0) * s_sum + p.sum(-1, keepdim=True)
+            acc = (alpha if rescale_acc else 1.0) * acc + p @ (
+                v[..., ks:ke] if v_features else v[..., ks:ke, :]
+            )
+            m = m_new if update_max else m
+        out[..., qs:qe, :] = acc / s_sum if normalise else acc
+        if normalise and not strict:  # a fully masked row (bottom-right alignment) is zeros
+            out[..., qs:qe, :] = out[..., qs:qe, :].nan_to_num(0.0)
+    return out
+
+
+def not_rescaled(out, c, failure) -> str:
+    """A line naming the one running quantity tiled_attention did not rescale ('' if not so)."""
+    if failure.mistake != "online-softmax-no-rescale":
+        return ""
+    accumulator = _("Only the accumulator is not rescaled by exp(m - m'): the running sum l is.")
+    running_sum = _("Only the running sum l is not rescaled by exp(m - m'): the accumulator is.")
+    mutants = (
+        ("\n" + accumulator, partial(online, rescale_acc=False)),
+        ("\n" + running_sum, partial(online, rescale_sum=False)),
+    )
+    return diagnose(out, c, mutants) or ""
 
 
 def _online_mutant(**knobs):
@@ -60,20 +132,24 @@ def expect_large_scores(sub, g) -> None:
         wrong = [not torch.allclose(out[i].double(), want[i], atol=1e-4, rtol=1e-4) for i in (0, 1)]
         if wrong[0]:
             raise fail(
-                f"{c}: query 0 scores every key near +{SCORE:.0f}, and its output is "
-                f"{_shown(out[0])}: exp({SCORE:.0f}) overflows in float32; subtract the running "
-                "max before exponentiating.",
+                _(
+                    "{call}: query 0 scores every key near +{score:.0f}, and its output is "
+                    "{shown}: exp({score:.0f}) overflows in float32; subtract the running max "
+                    "before exponentiating."
+                ).format(call=c, score=SCORE, shown=_shown(out[0])),
                 "online-softmax-no-max",
             )
         if wrong[1]:
             raise fail(
-                f"{c}: query 1 scores every key near -{SCORE:.0f}, and its output is "
-                f"{_shown(out[1])}: exp(-{SCORE:.0f}) is 0 in float32, so a running max that "
-                "starts at 0 sums nothing; start it at -inf.",
+                _(
+                    "{call}: query 1 scores every key near -{score:.0f}, and its output is "
+                    "{shown}: exp(-{score:.0f}) is 0 in float32, so a running max that starts at "
+                    "0 sums nothing; start it at -inf."
+                ).format(call=c, score=SCORE, shown=_shown(out[1])),
                 "online-max-starts-at-zero",
             )
     expect_close(out, want, c, dtype=q.dtype)
 
 
 def _shown(row: torch.Tensor) -> str:
-    return "NaN" if bool(row.isnan().any()) else "wrong"
+    return "NaN" if bool(row.isnan().any()) else _("wrong")

@@ -8,6 +8,8 @@ from typing import Any
 
 import torch
 
+from autograder.i18n import _
+
 
 def fmt_dtype(dtype: torch.dtype) -> str:
     return str(dtype).removeprefix("torch.")
@@ -58,11 +60,11 @@ def fmt_row(values: Sequence[Any], limit: int = 6) -> str:
 
 def fmt_type(value: Any) -> str:
     if isinstance(value, torch.Tensor):
-        return f"a tensor of shape {fmt_shape(value.shape)}"
+        return _("a tensor of shape {shape}").format(shape=fmt_shape(value.shape))
     if isinstance(value, (tuple, list)):
-        return f"a {type(value).__name__} of {len(value)}"
+        return _("a {type} of {length}").format(type=type(value).__name__, length=len(value))
     type_name = getattr(value, "type_name", None)  # the sandbox's Opaque
-    return f"a {type_name or type(value).__name__}"
+    return _("a {type}").format(type=type_name or type(value).__name__)
 
 
 def first_line(text: str, limit: int = 160) -> str:
@@ -73,7 +75,7 @@ def first_line(text: str, limit: int = 160) -> str:
 def ranges(indices: Sequence[int]) -> str:
     """[0, 1, 2, 5] -> '0-2, 5'; [] -> 'none'."""
     if not indices:
-        return "none"
+        return _("none")
     parts, start, prev = [], indices[0], indices[0]
     for i in list(indices[1:]) + [None]:
         if i is not None and i == prev + 1:

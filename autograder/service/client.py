@@ -26,7 +26,7 @@ from autograder import i18n
 from autograder.service import runtime
 
 ENV = "AUTOGRADER_DAEMON"  # 0/off: grade in the caller's own process
-NO_DAEMON = (
+NO_DAEMON = i18n.N_(
     "grade in this process, not in the warm grader (autograder/service/; also AUTOGRADER_DAEMON=0)"
 )
 START_TIMEOUT_S = 60.0  # for the supervisor's socket (it imports no torch; a very busy machine)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import torch
 
+from autograder.i18n import _
 from autograder.kit import (
     Call,
     CheckFailure,
@@ -71,8 +72,10 @@ def _check_scale_follows_dk(sub) -> None:
     (c4, s4), (c9, s9) = found
     if abs(s4 - s9) <= 1e-4 * abs(s4):
         raise fail(
-            f"{c4} and {c9} both scale q @ k^T by {fmt_num(s4)} (1/{fmt_num(1 / s4)}): the "
-            "scale must follow d_k = q.shape[-1], 1/sqrt(4) = 0.5 and 1/sqrt(9) = 0.3333.",
+            _(
+                "{call} and {other} both scale q @ k^T by {scale} (1/{inverse}): the scale must "
+                "follow d_k = q.shape[-1], 1/sqrt(4) = 0.5 and 1/sqrt(9) = 0.3333."
+            ).format(call=c4, other=c9, scale=fmt_num(s4), inverse=fmt_num(1 / s4)),
             "scale-not-from-dk",
         )
 
@@ -87,15 +90,19 @@ def check_dot_product_variance(sub) -> None:
         value = c.run(sub)
         if isinstance(value, torch.Tensor):
             raise fail(
-                f"{c} returned {fmt_type(value)}; the contract asks for a float.",
+                _("{call} returned {type}; the contract asks for a float.").format(
+                    call=c, type=fmt_type(value)
+                ),
                 "returns-tensor-not-number",
             )
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise fail(f"{c} returned {fmt_type(value)}; expected a float close to {d_k}.")
+            raise fail(expected_float(c, value, d_k))
         if not isinstance(value, float):
             raise fail(
-                f"{c} returned the int {value}; the contract asks for a float: the estimate "
-                "itself, not rounded."
+                _(
+                    "{call} returned the int {value}; the contract asks for a float: the "
+                    "estimate itself, not rounded."
+                ).format(call=c, value=value)
             )
         if abs(value - d_k) <= 0.15 * d_k:
             continue
@@ -107,14 +114,20 @@ def check_dot_product_variance(sub) -> None:
         elif abs(value - d_k) <= 0.5 * d_k:
             _check_num_samples_used(sub)  # a noisy estimate of d_k: too few samples?
         raise fail(
-            f"{c} returned {fmt_num(value)}; expected about {d_k} (for i.i.d. N(0, 1) entries "
-            f"q·k is a sum of {d_k} products of variance 1).",
+            _(
+                "{call} returned {value}; expected about {d_k} (for i.i.d. N(0, 1) entries "
+                "q·k is a sum of {d_k} products of variance 1)."
+            ).format(call=c, value=fmt_num(value), d_k=d_k),
             mistake,
         )
     c = Call("dot_product_variance", 8)
     value = c.run(sub)
     if not isinstance(value, (int, float)) or abs(value - 8) > 0.1 * 8:
-        raise fail(f"{c} (default num_samples) returned {fmt_type(value)} {value!r}; expected ≈ 8.")
+        raise fail(
+            _("{call} (default num_samples) returned {type} {value}; expected ≈ 8.").format(
+                call=c, type=fmt_type(value), value=repr(value)
+            )
+        )
     _check_generator_used(sub)
     _check_num_samples_used(sub)
 
@@ -128,22 +141,28 @@ def _check_generator_used(sub) -> None:
     first, second, other = (c.run(sub) for c in calls)
     if first != second:
         raise fail(
-            f"{calls[0]} returned {fmt_num(first)}, then {fmt_num(second)} with a generator seeded "
-            "the same way: the samples must come from the generator you are given.",
+            _(
+                "{call} returned {first}, then {second} with a generator seeded the same way: "
+                "the samples must come from the generator you are given."
+            ).format(call=calls[0], first=fmt_num(first), second=fmt_num(second)),
             "generator-ignored",
         )
     if first == other and first == float(8):
         raise fail(
-            f"{calls[0]} and {calls[2]} both returned exactly {fmt_num(first)}, d_k itself: the "
-            "exercise measures the variance of sampled dot products, it does not return d_k.",
+            _(
+                "{call} and {other} both returned exactly {value}, d_k itself: the exercise "
+                "measures the variance of sampled dot products, it does not return d_k."
+            ).format(call=calls[0], other=calls[2], value=fmt_num(first)),
             "variance-returns-d-k",
         )
     if first == other:
         raise fail(
-            f"{calls[0]} and {calls[2]} both returned {fmt_num(first)}: two generators seeded "
-            "differently must give different samples, so your code draws from something else "
-            "(reseeding inside, torch.manual_seed(...), also resets the random numbers of the "
-            "rest of the program: a side effect).",
+            _(
+                "{call} and {other} both returned {value}: two generators seeded differently "
+                "must give different samples, so your code draws from something else "
+                "(reseeding inside, torch.manual_seed(...), also resets the random numbers of "
+                "the rest of the program: a side effect)."
+            ).format(call=calls[0], other=calls[2], value=fmt_num(first)),
             "generator-ignored",
         )
 
@@ -166,7 +185,7 @@ def _chi2_quantile(dof: int, tail: float) -> float:
     """x with P(chi2_dof > x) = tail, by bisection on torch's regularised gamma function."""
     half = torch.tensor(dof / 2, dtype=torch.float64)
     lo, hi = 0.0, 100.0 * dof
-    for _ in range(200):
+    for _i in range(200):
         mid = (lo + hi) / 2
         if torch.special.gammaincc(half, torch.tensor(mid / 2, dtype=torch.float64)) > tail:
             lo = mid
@@ -185,7 +204,7 @@ def _usual_estimates(seed: int) -> list[float]:
     out = []
     for dtype in (torch.float32, torch.float64):
         g = generator(seed)
-        q, k = (torch.randn(PRECISION_N, 1, generator=g, dtype=dtype) for _ in "qk")
+        q, k = (torch.randn(PRECISION_N, 1, generator=g, dtype=dtype) for _i in "qk")
         out.append((q.double() * k.double()).sum(-1).var().item())
         pair = torch.randn(PRECISION_N, 2, generator=generator(seed), dtype=dtype).double()
         out.append((pair[:, 0] * pair[:, 1]).var().item())
@@ -203,9 +222,11 @@ def _check_num_samples_used(sub) -> None:
     values = [c.run(sub) for c in tiny]
     if all(isinstance(v, (int, float)) and abs(v - 16) <= 0.2 * 16 for v in values):
         raise fail(
-            f"{tiny[0]} and seven other seeds all returned about 16 ({fmt_num(min(values))} to "
-            f"{fmt_num(max(values))}): from 2 samples the estimate must scatter widely, so your "
-            "code draws some other number of samples.",
+            _(
+                "{call} and seven other seeds all returned about 16 ({low} to {high}): from 2 "
+                "samples the estimate must scatter widely, so your code draws some other number "
+                "of samples."
+            ).format(call=tiny[0], low=fmt_num(min(values)), high=fmt_num(max(values))),
             "num-samples-ignored",
         )
     calls = [
@@ -223,9 +244,11 @@ def _check_num_samples_used(sub) -> None:
         spread = (statistic / PRECISION_SEEDS * 8 / PRECISION_N) ** 0.5
         used = PRECISION_N * PRECISION_SEEDS / statistic
         raise fail(
-            f"{calls[0]} and {PRECISION_SEEDS - 1} other seeds gave estimates of 1 that are off "
-            f"by {fmt_num(spread)} (root mean square); 400 000 samples give 0.0045, as if your "
-            f"code used about {used:,.0f}: use every sample you are asked for.",
+            _(
+                "{call} and {others} other seeds gave estimates of 1 that are off by {spread} "
+                "(root mean square); 400 000 samples give 0.0045, as if your code used about "
+                "{used:,.0f}: use every sample you are asked for."
+            ).format(call=calls[0], others=PRECISION_SEEDS - 1, spread=fmt_num(spread), used=used),
             "num-samples-ignored",
         )
 
@@ -233,8 +256,14 @@ def _check_num_samples_used(sub) -> None:
 def _float_or_fail(c: Call, sub) -> float:
     value = c.run(sub)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise fail(f"{c} returned {fmt_type(value)}; expected a float close to 1.")
+        raise fail(expected_float(c, value, 1))
     return value
+
+
+def expected_float(c: Call, value, near) -> str:
+    return _("{call} returned {type}; expected a float close to {value}.").format(
+        call=c, type=fmt_type(value), value=near
+    )
 
 
 # ---- softmax_entropy ---------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import torch
 
+from autograder.i18n import N_, _
 from autograder.kit import (
     Call,
     CheckFailure,
@@ -111,7 +112,7 @@ SOFTMAX_FORBID = (
 )
 
 
-_LOGSUMEXP = (
+_LOGSUMEXP = N_(
     "does the max-subtraction for you: exp(x - logsumexp(x)) is softmax with its stable "
     "normaliser built in (log-softmax's cousin), and the lesson forbids it"
 )
@@ -252,8 +253,10 @@ def check_masked_scores(sub) -> None:
                 except CheckFailure as failure:
                     mistake = failure.mistake or "finite-fill-value"
                 raise fail(
-                    f"{c}: masked-out scores are {fmt_num(value)}; they must be -inf, so that "
-                    "softmax gives them weight exactly 0 in every row and every float dtype.",
+                    _(
+                        "{call}: masked-out scores are {value}; they must be -inf, so that "
+                        "softmax gives them weight exactly 0 in every row and every float dtype."
+                    ).format(call=c, value=fmt_num(value)),
                     mistake,
                 )
             expect_close(out, want, c, dtype=dtype, mutants=MASKED_MUTANTS)

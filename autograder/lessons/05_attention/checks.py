@@ -10,6 +10,7 @@ from contextlib import contextmanager
 
 import torch
 
+from autograder.i18n import _
 from autograder.kit import (
     ADDITIVE_MODES,
     ATTENTION_FORBID,
@@ -60,7 +61,7 @@ SDPA_IDS = {
     "fully-masked-nan",
     "softmax-unstable",
     *MASK_MODES,
-    *(mistake for mistake, _ in ADDITIVE_MODES),
+    *(mistake for mistake, _mode in ADDITIVE_MODES),
 }
 SDPA_MUTANTS = (
     *(
@@ -248,7 +249,7 @@ def check_mask_invariants(g, make_call, target, mutants) -> None:
     k2, v2 = k.clone(), v.clone()
     k2[3:], v2[3:] = randn(g, 2, 4) * 3, randn(g, 2, 3) * 3
     other = make_call(q, k2, v2, padding).run(target, mutants=mutants)
-    why = "changing keys and values 3-4, which the padding mask hides from every query,"
+    why = _("changing keys and values 3-4, which the padding mask hides from every query,")
     expect_unchanged(c, out, other, (...,), why, mutants=mutants)
     q, k, v = randn(g, 4, 4), randn(g, 4, 4), randn(g, 4, 3)
     causal = torch.ones(4, 4, dtype=torch.bool).tril()
@@ -257,7 +258,7 @@ def check_mask_invariants(g, make_call, target, mutants) -> None:
     k2, v2 = k.clone(), v.clone()
     k2[3], v2[3] = randn(g, 4) * 3, randn(g, 3) * 3
     other = make_call(q, k2, v2, causal).run(target, mutants=mutants)
-    why = "changing the last key and value, which a causal mask hides from queries 0-2,"
+    why = _("changing the last key and value, which a causal mask hides from queries 0-2,")
     expect_unchanged(c, out, other, (slice(0, 3),), why, mutants=mutants, what="their output")
 
 
@@ -360,7 +361,7 @@ def _rules_self_attention(sub) -> None:
 
 def _twice_sdpa(sub):
     g = generator(119)
-    return sub, Call("scaled_dot_product_attention", *(randn(g, 2, 3, 4) for _ in range(3)))
+    return sub, Call("scaled_dot_product_attention", *(randn(g, 2, 3, 4) for _i in range(3)))
 
 
 def _twice_self_attention(sub):

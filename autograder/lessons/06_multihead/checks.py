@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import torch
 
+from autograder.i18n import _
 from autograder.kit import (
     DTYPE_PROMOTED,
     MHA_FORBID,
@@ -213,7 +214,7 @@ def check_multi_head_attention(sub) -> None:
         expect_meta(out[1], c, (2, 2, 3, 5), torch.float32, what="weights")
     c = Call("MultiHeadAttention", 6, 4)
     c.expect_error(
-        sub, "ValueError", "d_model=6 is not a multiple of num_heads=4", "no-value-error"
+        sub, "ValueError", _("d_model=6 is not a multiple of num_heads=4"), "no-value-error"
     )
 
 
@@ -229,9 +230,11 @@ def _check_permutation_equivariance(obj, label, g, d) -> None:
     for what, a, b in zip(("output", "weights"), other, want, strict=True):
         if a.shape == b.shape and not torch.allclose(a, b, atol=1e-5, rtol=1e-4):
             raise fail(
-                f"{c2}: permuting the input tokens by {perm.tolist()} must permute the {what} "
-                "the same way (without positions or a mask attention ignores token order), "
-                "but it changed it in another way."
+                _(
+                    "{call}: permuting the input tokens by {perm} must permute the {what} the "
+                    "same way (without positions or a mask attention ignores token order), but "
+                    "it changed it in another way."
+                ).format(call=c2, perm=perm.tolist(), what=_(what))
             )
 
 
@@ -273,18 +276,32 @@ def check_mha_num_parameters(sub) -> None:
         want = num_parameters(d, h, bool(bias))
         if isinstance(value, torch.Tensor):
             raise fail(
-                f"{c} returned {fmt_type(value)}; expected the int {want}.",
+                _("{call} returned {type}; expected the int {want}.").format(
+                    call=c, type=fmt_type(value), want=want
+                ),
                 "returns-tensor-not-number",
             )
         if isinstance(value, float) and value == want:
             raise fail(
-                f"{c} returned the float {value!r}; expected the int {want}.", "params-not-int"
+                _("{call} returned the float {value}; expected the int {want}.").format(
+                    call=c, value=repr(value), want=want
+                ),
+                "params-not-int",
             )
         if isinstance(value, bool) or not isinstance(value, int):
-            raise fail(f"{c} returned {fmt_type(value)} ({value!r}); expected the int {want}.")
+            raise fail(
+                _("{call} returned {type} ({value}); expected the int {want}.").format(
+                    call=c, type=fmt_type(value), value=repr(value), want=want
+                )
+            )
         if value != want:
             mistake = next((m for m, fn in PARAM_MUTANTS if fn(d, h, bool(bias)) == value), None)
-            raise fail(f"{c} returned {value}; expected {want}.", mistake)
+            raise fail(
+                _("{call} returned {value}; expected {want}.").format(
+                    call=c, value=value, want=want
+                ),
+                mistake,
+            )
 
 
 def _rules_split_heads(sub) -> None:

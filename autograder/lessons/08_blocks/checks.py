@@ -10,6 +10,7 @@ import re
 import torch
 import torch.nn.functional as F
 
+from autograder.i18n import _
 from autograder.kit import (
     MHA_FORBID,
     Call,
@@ -32,12 +33,14 @@ from autograder.kit import (
     no_full_rows,
     on_meta,
     randn,
+    sentences,
 )
 from autograder.kit.dropout import expect_block_dropout, expect_ffn_dropout
 from autograder.kit.exercise import CheckFailure
 from autograder.kit.expected import block, feed_forward
 from autograder.kit.gradients import expect_contract_rules, missing_gradients, with_rules
 from autograder.kit.lm import expect_copies, expect_order_seen, expect_scores_used
+from autograder.kit.modules import not_a_module
 
 # ---- FeedForward --------------------------------------------------------------------------------
 
@@ -65,7 +68,7 @@ def expect_deterministic(obj, c, first, want):
     if isinstance(again, torch.Tensor) and isinstance(first, torch.Tensor):
         if first.shape == again.shape and not torch.equal(first, again):
             raise fail(
-                f"{c} after .eval() gave different outputs on two calls with the same input.",
+                _(sentences.EVAL_NOT_DETERMINISTIC).format(call=c),
                 "dropout-always-on",
             )
 
@@ -195,7 +198,7 @@ def check_transformer_block(sub) -> None:
             x2 = x.clone()
             x2[:, -1] = randn(g, x.shape[0], d) * 3
             other = Call(label, x2, mask=mask, params="forward").run(obj, mutants=mutants)
-            why = "changing the last token, which the causal mask hides from the others,"
+            why = _("changing the last token, which the causal mask hides from the others,")
             expect_unchanged(
                 c,
                 out,
@@ -240,14 +243,16 @@ def check_tiny_transformer(sub) -> None:
     obj, label = construct(sub, "TinyTransformer", vocab, d, h, layers, d_ff, max_len)
     info = obj.apply("describe")
     if not info.get("is_module"):
-        raise fail(f"{label} is a {info.get('type')}, not an nn.Module: subclass torch.nn.Module.")
+        raise fail(not_a_module(label, info.get("type")))
     least = layers * (4 * d * d + 2 * d * d_ff)  # the blocks' weight matrices alone
     if info.get("num_parameters", 0) < least:
         shared = len(_blocks(info)) == 1  # registered once: one block repeated
         raise fail(
-            f"{label} has {info.get('num_parameters')} trainable parameters; its {layers} blocks "
-            f"alone need at least {least}"
-            + (", and it has the parameters of one block only." if shared else "."),
+            (
+                _(sentences.LM_ONE_BLOCK_OF_PARAMETERS)
+                if shared
+                else _(sentences.LM_TOO_FEW_PARAMETERS)
+            ).format(model=label, count=info.get("num_parameters"), layers=layers, least=least),
             "layers-shared" if shared else "layers-not-registered",
         )
     obj.eval()
@@ -260,11 +265,14 @@ def check_tiny_transformer(sub) -> None:
     again = c.run(obj, devices=False)
     if isinstance(again, torch.Tensor) and not torch.equal(again, logits):
         raise fail(
-            f"{c} gave different logits on two calls with the same tokens.", "dropout-always-on"
+            _("{call} gave different logits on two calls with the same tokens.").format(call=c),
+            "dropout-always-on",
         )
     if bool((logits >= 0).all()) and torch.allclose(logits.sum(-1), torch.ones(2, 7), atol=1e-4):
         raise fail(
-            f"{c}: every row of the output is a probability distribution (sums to 1).",
+            _("{call}: every row of the output is a probability distribution (sums to 1).").format(
+                call=c
+            ),
             "logits-softmaxed",
         )
     changed = tokens.clone()
@@ -274,8 +282,7 @@ def check_tiny_transformer(sub) -> None:
     diff = float((logits2[:, :4] - logits[:, :4]).abs().max())
     if diff > 1e-4:
         raise fail(
-            f"Changing the tokens at positions 4-6 changed the logits at positions 0-3 (by up to "
-            f"{fmt_num(diff)}): {label} must not see future tokens.",
+            _(sentences.LM_SEES_FUTURE).format(diff=fmt_num(diff), model=label),
             "not-causal",
         )
     same = torch.full((1, 6), 3)
@@ -283,8 +290,7 @@ def check_tiny_transformer(sub) -> None:
     logits3 = expect_tensor(c3.run(obj, devices=False), c3, shape=(1, 6, vocab), what="logits")
     if float((logits3 - logits3[:, :1]).abs().max()) < 1e-5:
         raise fail(
-            f"{c3} with the same token at every position gives the same logits at every position: "
-            "the model can't tell positions apart.",
+            _(sentences.LM_POSITIONS_MISSING).format(call=c3),
             "positions-missing",
         )
     expect_order_seen(sub, (vocab, d, h, 1, d_ff, max_len), tokens)
@@ -293,10 +299,7 @@ def check_tiny_transformer(sub) -> None:
     losses = obj.apply("fit", counting, 40, 3e-3)  # sandbox/inside/remote.py
     if not losses or not losses[-1] < 0.6 * losses[0]:
         shown = " → ".join(fmt_num(v) for v in (losses[:1] + losses[-1:]))
-        raise fail(
-            f"{label} does not learn to count (each token is the previous one + 1): the loss went "
-            f"{shown} in 40 AdamW steps. Check that every layer is registered and used."
-        )
+        raise fail(_(sentences.LM_DOES_NOT_COUNT).format(model=label, loss=shown))
     expect_copies(sub, g, (vocab, d, h, layers, d_ff, max_len))
     _check_final_norm(info, label, d)  # the lesson's architecture, once the model works
     _check_final_norm_used(obj, label, info, d, tokens)
@@ -333,8 +336,7 @@ def _check_final_norm(info, label, d) -> None:
     outside = [n for n, shape in params.items() if not BLOCK_PARAM.match(n) and shape == [d]]
     if not outside:
         raise fail(
-            f"{label} has no parameter of shape {fmt_shape((d,))} outside its blocks: no "
-            "LayerNorm(d_model) between the last block and the output layer.",
+            _(sentences.LM_NO_FINAL_NORM).format(model=label, shape=fmt_shape((d,))),
             "lm-no-final-norm",
         )
 
@@ -350,15 +352,13 @@ def _check_final_norm_used(obj, label, info, d, tokens) -> None:
     unused = [b for b in blocks if all(n in missing for n in params if n.startswith(b + "."))]
     if unused and len(unused) < len(blocks):
         raise fail(
-            f"{c}: no gradient reaches any weight of {', '.join(unused)}: that block's output "
-            "never reaches the logits; each block must read the previous block's output.",
+            _(sentences.LM_BLOCK_UNUSED).format(call=c, blocks=", ".join(unused)),
             "lm-blocks-not-chained",
         )
     outside = [n for n in missing if not BLOCK_PARAM.match(str(n)) and params.get(n) == [d]]
     if outside and _blocks(info):
         raise fail(
-            f"{c}: no gradient reaches {', '.join(outside[:2])}: the final LayerNorm is defined "
-            "but the logits are not computed through it.",
+            _(sentences.LM_FINAL_NORM_UNUSED).format(call=c, names=", ".join(outside[:2])),
             "lm-no-final-norm",
         )
 
@@ -385,9 +385,7 @@ def _check_pre_ln(obj, label, info, g, tokens) -> None:
     a, b = outputs
     if isinstance(a, torch.Tensor) and a.shape == b.shape and not torch.allclose(a, b, atol=1e-5):
         raise fail(
-            f"{c}: with every block's attn.w_o and ff.linear2 set to zero, changing the blocks' "
-            "norm1 and norm2 changed the logits: the blocks normalise the residual stream "
-            "(Post-LN), where the model's blocks must be Pre-LN (norm_first=True).",
+            _(sentences.LM_POST_LN_BLOCKS).format(call=c),
             "lm-post-ln-blocks",
         )
 

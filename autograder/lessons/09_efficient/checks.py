@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import torch
 
+from autograder.i18n import N_, _
 from autograder.kit import (
     ATTENTION_FORBID,
     Call,
@@ -27,17 +28,18 @@ from autograder.kit import (
     method,
     on_meta,
     randn,
+    sentences,
 )
 from autograder.kit.calling import learner_failed
 from autograder.kit.exercise import CheckFailure
-from autograder.kit.expected import not_rescaled, tiled_reference, window_mask
+from autograder.kit.expected import tiled_reference, window_mask
 from autograder.kit.gradients import (
     expect_contract_rules,
     expect_kept_dims,
     remote_function,
     with_rules,
 )
-from autograder.kit.online import TILED_MUTANTS, expect_large_scores
+from autograder.kit.online import TILED_MUTANTS, expect_large_scores, not_rescaled
 
 # ---- sliding_window_mask ------------------------------------------------------------------------
 
@@ -89,7 +91,7 @@ def check_tiled_attention(sub) -> None:
             raise fail(failure.message + not_rescaled(out, c, failure), failure.mistake) from None
     expect_large_scores(sub, g)
     for dtype in low_precision_dtypes():
-        q, k, v = (randn(g, 2, 6, 8, dtype=dtype) for _ in range(3))
+        q, k, v = (randn(g, 2, 6, 8, dtype=dtype) for _i in range(3))
         c = Call(name, q, k, v, block_size=4, causal=True)
         expect_close(c.run(sub), tiled_reference(q, k, v, 4, True), c, dtype=dtype)
         _check_float32_accumulation(sub, g, dtype)
@@ -97,22 +99,22 @@ def check_tiled_attention(sub) -> None:
         _check_process_memory(sub, generator(), causal)
     _check_row_memory(sub, generator())
     with on_meta():  # meta tensors have shapes but no data
-        meta = [torch.empty(2, 6, 4, device="meta") for _ in range(3)]
+        meta = [torch.empty(2, 6, 4, device="meta") for _i in range(3)]
         for kwargs in ({"block_size": 4}, {"block_size": 4, "causal": True}):
             c = Call(name, *meta, **kwargs)
             expect_meta(c.run(sub), c, (2, 6, 4), torch.float32)
     n, block = 384, 32  # Lq·Lk = 147456 elements, q/k/v 3072 each, a score tile 12288
     for causal_ in (False, True):
-        q, k, v = (randn(g, 1, n, 8) for _ in range(3))
+        q, k, v = (randn(g, 1, n, 8) for _i in range(3))
         c = Call(name, q, k, v, block_size=block, causal=causal_)
         out = c.run(sub, watch=True)
         expect_close(out, tiled_reference(q, k, v, block, causal_), c, dtype=q.dtype)
         trace = getattr(sub, "last_trace", None)
         if trace is not None and trace.largest_numel >= n * n:
             raise fail(
-                f"{c} created a tensor of shape {fmt_shape(trace.largest_shape)}: "
-                f"{trace.largest_numel} elements, as many as the full ({n}, {n}) score matrix "
-                "that tiling exists to avoid.",
+                _(sentences.TENSOR_AS_FULL_MATRIX).format(
+                    call=c, shape=fmt_shape(trace.largest_shape), count=trace.largest_numel, n=n
+                ),
                 "materialises-full-matrix",
             )
 
@@ -120,7 +122,7 @@ def check_tiled_attention(sub) -> None:
 def _check_float32_accumulation(sub, g, dtype) -> None:
     """Half inputs, float32 arithmetic: the error is about the output's own rounding. Sums and
     exponentials kept in float16 or bfloat16 over 64 key blocks are 3-5 times worse."""
-    q, k, v = (randn(g, 2, 64, 32, dtype=dtype) for _ in range(3))
+    q, k, v = (randn(g, 2, 64, 32, dtype=dtype) for _i in range(3))
     c = Call("tiled_attention", q, k, v, block_size=8)
     out = c.run(sub)
     if not isinstance(out, torch.Tensor) or out.shape != q.shape:
@@ -129,9 +131,11 @@ def _check_float32_accumulation(sub, g, dtype) -> None:
     rounding = float((want.to(dtype).double() - want).abs().max())
     error = float((out.double() - want).abs().max())
     if error > 2.5 * rounding:
+        shown, exact = fmt_num(error), fmt_num(rounding)
         raise fail(
-            f"{c}: the largest error is {fmt_num(error)}, {error / rounding:.1f} times the "
-            f"{fmt_num(rounding)} of rounding the exact output to {fmt_dtype(dtype)}.",
+            _(sentences.TILED_HALF_ERROR).format(
+                call=c, error=shown, times=error / rounding, rounding=exact, dtype=fmt_dtype(dtype)
+            ),
             "tiled-half-accumulation",
         )
 
@@ -142,7 +146,7 @@ MEMORY_N = 4096  # a full (Lq, Lk) float32 matrix is 64 MiB; q, k, v 256 KiB eac
 def _check_process_memory(sub, g, causal) -> None:
     """Tiling's point, measured by the process's peak memory, whatever builds the full matrix."""
     n = MEMORY_N
-    q, k, v = (randn(g, 1, n, 16) for _ in range(3))
+    q, k, v = (randn(g, 1, n, 16) for _i in range(3))
     c = Call("tiled_attention", q, k, v, block_size=64, causal=causal)
     remote = remote_function(sub, c.name)
     try:
@@ -155,8 +159,9 @@ def _check_process_memory(sub, g, causal) -> None:
     full = n * n * 4
     if isinstance(grew, int) and grew >= full // 2:
         raise fail(
-            f"{c} raised the process's peak memory by {grew / 2**20:.0f} MiB, as much as the "
-            f"full ({n}, {n}) score matrix ({full / 2**20:.0f} MiB) that tiling exists to avoid.",
+            _(sentences.PEAK_AS_FULL_MATRIX).format(
+                call=c, grew=grew / 2**20, n=n, full=full / 2**20
+            ),
             "materialises-full-matrix",
         )
     expect_close(out, tiled_reference(q, k, v, 64, causal), c, dtype=q.dtype)
@@ -184,9 +189,9 @@ def _check_row_memory(sub, g) -> None:
     rows = ROW_B * ROW_LK * 4
     if isinstance(grew, int) and grew >= rows // 2:
         raise fail(
-            f"{c} raised the process's peak memory by {grew / 2**20:.0f} MiB, as much as the "
-            f"scores of one query against all {ROW_LK} keys ({rows / 2**20:.0f} MiB); blocks of "
-            f"{ROW_BLOCK} keys need a few tiles of 2 MiB: loop over key blocks, not over queries.",
+            _(sentences.PEAK_AS_SCORE_ROWS).format(
+                call=c, grew=grew / 2**20, keys=ROW_LK, rows=rows / 2**20, block=ROW_BLOCK
+            ),
             "materialises-full-matrix",
         )
     want = v[:, :1, :].double().expand(ROW_B, 2, 3)  # equal keys: each query averages v's rows
@@ -295,7 +300,7 @@ def _keeps(obj, shape) -> bool:
 
 def _check_own_store(sub, g) -> None:
     """Two caches: what one stores must not show up in the other."""
-    first, _ = construct(sub, "KVCache")
+    first, _first_label = construct(sub, "KVCache")
     k = randn(g, 1, 2, 3, 4)
     Call("KVCache().append", k, k, params="append").run(method(first, "append"))
     obj, label = construct(sub, "KVCache")
@@ -305,8 +310,7 @@ def _check_own_store(sub, g) -> None:
     if isinstance(out, (tuple, list)) and out and isinstance(out[0], torch.Tensor):
         if out[0].dim() == 4 and out[0].shape[-2] > 1:
             raise fail(
-                f"{c}, the first append to a new cache, returned {out[0].shape[-2]} positions "
-                "after another cache was given 3: the caches share their store.",
+                _(sentences.CACHES_SHARE_STORE).format(call=c, count=out[0].shape[-2]),
                 "kv-cache-shared-between-instances",
             )
 
@@ -315,7 +319,7 @@ def _decode(g, sub, steps=6):
     """Greedy decoding with a tiny one-layer model, with and without the learner's cache."""
     vocab, d = 7, 8
     emb, pos = randn(g, vocab, d).double(), randn(g, 16, d).double() * 0.5
-    w_q, w_k, w_v = (randn(g, d, d).double() * d**-0.5 for _ in range(3))
+    w_q, w_k, w_v = (randn(g, d, d).double() * d**-0.5 for _i in range(3))
     w_out = randn(g, d, vocab).double()
 
     def logits_last(x):  # x (1, L, D) -> logits of the last position
@@ -327,7 +331,7 @@ def _decode(g, sub, steps=6):
         return emb[tokens][None] + pos[start : start + len(tokens)]  # (1, L, D)
 
     plain = [0]
-    for _ in range(steps):
+    for _step in range(steps):
         plain.append(int(logits_last(embed(torch.tensor(plain), 0)).argmax()))
     obj, label = construct(sub, "KVCache")
     append = method(obj, "append")
@@ -335,27 +339,24 @@ def _decode(g, sub, steps=6):
     for t in range(steps):
         x = embed(torch.tensor(cached[-1:]), t)  # only the newest token, at position t
         c = Call(label + ".append", x @ w_k, x @ w_v, params="append")
-        k_all, v_all = expect_tuple(c.run(append), c, 2, "a tuple (k_all, v_all)")
+        k_all, v_all = expect_tuple(c.run(append), c, 2, N_("a tuple (k_all, v_all)"))
         o = attend(x @ w_q, k_all, v_all)[0]
         cached.append(int(((o + x) @ w_out).argmax()))
     if cached != plain:
-        raise fail(
-            f"Greedy decoding with your KVCache gave tokens {cached}, without a cache {plain} "
-            "(a one-layer model, one append per new token)."
-        )
+        raise fail(_(sentences.CACHED_DECODING_DIFFERS).format(cached=cached, plain=plain))
 
 
 @exercise("KVCache")
 def check_kv_cache(sub) -> None:
     g = generator(18)
     _check_own_store(sub, g)
-    steps = [(randn(g, 1, 2, 3, 4), randn(g, 1, 2, 3, 5)) for _ in range(2)]  # a prompt, twice
-    steps += [(randn(g, 1, 2, 1, 4), randn(g, 1, 2, 1, 5)) for _ in range(2)]  # then one token
+    steps = [(randn(g, 1, 2, 3, 4), randn(g, 1, 2, 3, 5)) for _i in range(2)]  # a prompt, twice
+    steps += [(randn(g, 1, 2, 1, 4), randn(g, 1, 2, 1, 5)) for _i in range(2)]  # then one token
     _expect_appends(sub, steps)
-    _expect_appends(sub, [(randn(g, 2, 1, 4), randn(g, 2, 1, 4)) for _ in range(3)])  # (B, L, D)
+    _expect_appends(sub, [(randn(g, 2, 1, 4), randn(g, 2, 1, 4)) for _i in range(3)])  # (B, L, D)
     _decode(g, sub)
     for dtype in low_precision_dtypes():
-        _expect_appends(sub, [(randn(g, 1, 2, 3, 4, dtype=dtype),) * 2 for _ in range(2)])
+        _expect_appends(sub, [(randn(g, 1, 2, 3, 4, dtype=dtype),) * 2 for _i in range(2)])
     with on_meta():  # meta tensors have shapes but no data
         meta = [(torch.empty(1, 2, n, 4, device="meta"),) * 2 for n in (3, 1)]
         _expect_appends(sub, meta)
@@ -380,13 +381,12 @@ def _rules_kv_cache(sub) -> None:
             got = obj.apply_to_method("append", "gradients", (k, k), {}, None, None)
         except LearnerError as err:
             raise learner_failed(c, err) from None
+        second = _(" (a second append)") if step else ""
         if isinstance(got, dict) and not (
             got.get("output_has_grad") and all(g is not None for g in got.get("args", []))
         ):
             raise fail(
-                f"{c}{' (a second append)' if step else ''}: no gradient reaches the appended k "
-                "and v from the returned (k_all, v_all): the cache must store and return them "
-                "as given, without .detach() or torch.no_grad().",
+                _(sentences.CACHE_BREAKS_AUTOGRAD).format(call=f"{c}{second}"),
                 "breaks-autograd",
             )
 

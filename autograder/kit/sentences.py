@@ -1,0 +1,79 @@
+"""The longest sentences of the checks of lessons 08 (the language model) and 09 (tiling and the
+KV cache), marked for translation here so that those checks stay under the module size limit;
+each check fills the named fields after translation: ``_(NAME).format(...)``."""
+
+from __future__ import annotations
+
+from autograder.i18n import N_
+
+# ---- lesson 08: TransformerBlock, TinyTransformer ------------------------------------------------
+EVAL_NOT_DETERMINISTIC = N_(
+    "{call} after .eval() gave different outputs on two calls with the same input."
+)
+LM_DOES_NOT_COUNT = N_(
+    "{model} does not learn to count (each token is the previous one + 1): the loss went {loss} in "
+    "40 AdamW steps. Check that every layer is registered and used."
+)
+LM_FINAL_NORM_UNUSED = N_(
+    "{call}: no gradient reaches {names}: the final LayerNorm is defined but the logits are not "
+    "computed through it."
+)
+LM_NO_FINAL_NORM = N_(
+    "{model} has no parameter of shape {shape} outside its blocks: no LayerNorm(d_model) between "
+    "the last block and the output layer."
+)
+LM_ONE_BLOCK_OF_PARAMETERS = N_(
+    "{model} has {count} trainable parameters; its {layers} blocks alone need at least {least}, "
+    "and it has the parameters of one block only."
+)
+LM_POSITIONS_MISSING = N_(
+    "{call} with the same token at every position gives the same logits at every position: the "
+    "model can't tell positions apart."
+)
+LM_POST_LN_BLOCKS = N_(
+    "{call}: with every block's attn.w_o and ff.linear2 set to zero, changing the blocks' norm1 "
+    "and norm2 changed the logits: the blocks normalise the residual stream (Post-LN), where the "
+    "model's blocks must be Pre-LN (norm_first=True)."
+)
+LM_SEES_FUTURE = N_(
+    "Changing the tokens at positions 4-6 changed the logits at positions 0-3 (by up to {diff}): "
+    "{model} must not see future tokens."
+)
+LM_TOO_FEW_PARAMETERS = N_(
+    "{model} has {count} trainable parameters; its {layers} blocks alone need at least {least}."
+)
+
+# ---- lesson 09: tiled_attention, KVCache ---------------------------------------------------------
+CACHED_DECODING_DIFFERS = N_(
+    "Greedy decoding with your KVCache gave tokens {cached}, without a cache {plain} (a one-layer "
+    "model, one append per new token)."
+)
+CACHES_SHARE_STORE = N_(
+    "{call}, the first append to a new cache, returned {count} positions after another cache was "
+    "given 3: the caches share their store."
+)
+CACHE_BREAKS_AUTOGRAD = N_(
+    "{call}: no gradient reaches the appended k and v from the returned (k_all, v_all): the cache "
+    "must store and return them as given, without .detach() or torch.no_grad()."
+)
+PEAK_AS_FULL_MATRIX = N_(
+    "{call} raised the process's peak memory by {grew:.0f} MiB, as much as the full ({n}, {n}) "
+    "score matrix ({full:.0f} MiB) that tiling exists to avoid."
+)
+PEAK_AS_SCORE_ROWS = N_(
+    "{call} raised the process's peak memory by {grew:.0f} MiB, as much as the scores of one query "
+    "against all {keys} keys ({rows:.0f} MiB); blocks of {block} keys need a few tiles of 2 MiB: "
+    "loop over key blocks, not over queries."
+)
+TENSOR_AS_FULL_MATRIX = N_(
+    "{call} created a tensor of shape {shape}: {count} elements, as many as the full ({n}, {n}) "
+    "score matrix that tiling exists to avoid."
+)
+TILED_HALF_ERROR = N_(
+    "{call}: the largest error is {error}, {times:.1f} times the {rounding} of rounding the exact "
+    "output to {dtype}."
+)
+LM_BLOCK_UNUSED = N_(
+    "{call}: no gradient reaches any weight of {blocks}: that block's output never reaches the "
+    "logits; each block must read the previous block's output."
+)
