@@ -14,6 +14,7 @@ Read a module after you have solved its lesson's exercises; each one holds one c
     memory              MemoryTracker (peak tensor memory of a block of code)
     device              pick_device, and ``python -m course_lib.device`` (the environment doctor)
     fonts               a CJK font for the Chinese edition's plot labels, when one is installed
+    language, labels    the notebook's language, and the words figures and widgets draw in it
 
 Each module lists what it exports in its ``__all__``; this package exports them all, so every
 exercise is importable from here. The course contract's table, ``autograder/contract.py``, says

@@ -31,6 +31,8 @@ import math
 import torch
 from matplotlib.figure import Figure
 
+from course_lib.labels import tr
+
 
 def dilated_window_mask(seq_len: int, window: int, dilation: int) -> torch.Tensor:
     """Causal: query i sees keys i, i - dilation, ..., i - (window - 1) * dilation. (L, L) bool."""
@@ -141,16 +143,16 @@ def plot_approximation_errors(sizes, linformer, performer, title: str) -> Figure
         *zip(*shown, strict=True),
         "o-",
         base=2,
-        label="Linformer-style, k averaged rows (0 at k = L)",
+        label=tr("Linformer-style, k averaged rows (0 at k = L)"),
     )
-    ax.loglog(sizes, performer, "s-", base=2, label="Performer, m random features")
+    ax.loglog(sizes, performer, "s-", base=2, label=tr("Performer, m random features"))
     ax.loglog(
         sizes,
         [performer[-1] * (sizes[-1] / m) ** 0.5 for m in sizes],
         "k:",
         base=2,
-        label="1/sqrt(m), for reference",
+        label=tr("1/sqrt(m), for reference"),
     )
-    ax.set(xlabel="k or m", ylabel="relative error vs exact", title=title)
+    ax.set(xlabel=tr("k or m"), ylabel=tr("relative error vs exact"), title=title)
     ax.legend(fontsize=8)
     return fig

@@ -15,11 +15,11 @@ Where the font comes from (offline at run time; nothing is downloaded here):
   font files are registered from its folder.
 
 Without either, Chinese labels show as boxes and everything else works (a Chinese notebook, see
-:mod:`course_lib.language`, says once how to install a font); the labels course_lib's
-own figures draw (axis names such as "keys") are English in both editions, so those figures read
-correctly anyway. matplotlib's "Glyph ... (CJK ...) missing from font" warnings are then silenced
-(for CJK and full-width characters only): a learner cannot act on them in the notebook, they would
-fill every plot cell's output, and README.zh-CN.md says how to install a font.
+:mod:`course_lib.language`, says once how to install a font); the labels course_lib's own figures
+draw (axis names such as "key") are Chinese in a Chinese notebook (:mod:`course_lib.labels`), so
+they show as boxes too. matplotlib's "Glyph ... (CJK ...) missing from font" warnings are then
+silenced (for CJK and full-width characters only): a learner cannot act on them in the notebook,
+they would fill every plot cell's output, and README.zh-CN.md says how to install a font.
 """
 
 from __future__ import annotations

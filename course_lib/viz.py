@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator, Sequence
 
+from course_lib.labels import tr
 from course_lib.viz_figures import _heatmap as _heatmap  # the figure helpers, importable from
 from course_lib.viz_figures import _png as _png  # here as they always were
 from course_lib.viz_figures import _to_numpy as _to_numpy
@@ -56,12 +57,19 @@ def needs(*names: str) -> Iterator[None]:
     try:
         yield
     except NotImplementedError as error:
-        print(f"write {_unwritten(error, names)} above first, then run this cell again.")
+        print(
+            tr(
+                "write {names} above first, then run this cell again.",
+                names=_unwritten(error, names),
+            )
+        )
     except NameError as error:
         if _raised_in(error).f_code.co_name != "<module>":
             raise
-        listed = " and ".join(f"`{n}`" for n in names)
-        print(f"write {listed} and run the cells above first ({error}).")
+        listed = tr(" and ").join(f"`{n}`" for n in names)
+        print(
+            tr("write {names} and run the cells above first ({error}).", names=listed, error=error)
+        )
 
 
 def _raised_in(error: BaseException):
@@ -83,4 +91,4 @@ def _unwritten(error: BaseException, names: Sequence[str]) -> str:
             name = type(owner).__name__
         if name in names:
             return f"`{name}`"
-    return " and ".join(f"`{n}`" for n in names)
+    return tr(" and ").join(f"`{n}`" for n in names)

@@ -17,6 +17,7 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
+from course_lib.labels import tr
 from course_lib.viz_figures import _heatmap, _png
 
 __all__ = ["AttentionMapExplorer", "map_statistics", "plot_reach"]
@@ -35,8 +36,8 @@ def plot_reach(reach: Mapping[str, Sequence[float]], *, title: str | None = None
         a = np.asarray([float(v) for v in values])
         shown = np.where(a > 0, a, np.nan)  # log scale: exact zeros (no dependence) are not drawn
         ax.semilogy(range(len(a)), shown, "o-", ms=3, label=name)
-    ax.set_xlabel("input position j (the output is at the last position)")
-    ax.set_ylabel("|∂ output / ∂ x_j|")
+    ax.set_xlabel(tr("input position j (the output is at the last position)"))
+    ax.set_ylabel(tr("|∂ output / ∂ x_j|"))
     ax.legend(fontsize=8)
     if title:
         ax.set_title(title, fontsize=10)
@@ -119,10 +120,15 @@ class AttentionMapExplorer(widgets.VBox):
         weights = self.attention_weights(self.scale.value, self.tied.value)
         stats = map_statistics(weights)
         L = len(self.words)
-        self.summary.value = (
-            f"mean entropy <b>{stats['entropy']:.2f}</b> nats (uniform: {math.log(L):.2f}), "
-            f"largest weight {stats['max_weight']:.2f} on average (uniform: {1 / L:.2f}), "
-            f"rows whose largest weight is on the diagonal: <b>{stats['diagonal']:.0%}</b>"
+        self.summary.value = tr(
+            "mean entropy <b>{entropy:.2f}</b> nats (uniform: {uniform_entropy:.2f}), "
+            "largest weight {largest:.2f} on average (uniform: {uniform_weight:.2f}), "
+            "rows whose largest weight is on the diagonal: <b>{diagonal:.0%}</b>",
+            entropy=stats["entropy"],
+            uniform_entropy=math.log(L),
+            largest=stats["max_weight"],
+            uniform_weight=1 / L,
+            diagonal=stats["diagonal"],
         )
         fig = Figure(figsize=(5.2, 4.0))
         ax = fig.add_subplot()
@@ -137,10 +143,13 @@ class AttentionMapExplorer(widgets.VBox):
             vmax=1,
         )
         fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
-        ax.set_xlabel("key")
-        ax.set_ylabel("query")
-        tied = ", W_K = W_Q" if self.tied.value else ""
-        ax.set_title(f"your SelfAttention, W_Q and W_K × {self.scale.value:g}{tied}", fontsize=10)
+        ax.set_xlabel(tr("key"))
+        ax.set_ylabel(tr("query"))
+        tied = tr(", W_K = W_Q") if self.tied.value else ""
+        title = tr(
+            "your SelfAttention, W_Q and W_K × {scale:g}{tied}", scale=self.scale.value, tied=tied
+        )
+        ax.set_title(title, fontsize=10)
         fig.tight_layout()
         self.figure = fig
         self.image.value = _png(fig)

@@ -18,28 +18,29 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Circle, FancyBboxPatch
 
 from course_lib import viz_figures as _figures  # noqa: F401  (teaches IPython to show a Figure)
+from course_lib.labels import N_, tr
 
 # Each diagram is a column of boxes, bottom (input) to top (output); "+" is a residual sum.
 _STEPS = {
-    "Pre-LN (norm_first=True)": [
+    N_("Pre-LN (norm_first=True)"): [
         "x",
-        "LayerNorm 1",
-        "Attention",
+        N_("LayerNorm 1"),
+        N_("Attention"),
         "+",
-        "LayerNorm 2",
-        "FeedForward",
+        N_("LayerNorm 2"),
+        N_("FeedForward"),
         "+",
-        "out",
+        N_("out"),
     ],
-    "Post-LN (norm_first=False)": [
+    N_("Post-LN (norm_first=False)"): [
         "x",
-        "Attention",
+        N_("Attention"),
         "+",
-        "LayerNorm 1",
-        "FeedForward",
+        N_("LayerNorm 1"),
+        N_("FeedForward"),
         "+",
-        "LayerNorm 2",
-        "out",
+        N_("LayerNorm 2"),
+        N_("out"),
     ],
 }
 _COLOURS = {"LayerNorm": "#f6d8a8", "Attention": "#b7d3f2", "FeedForward": "#c8e6c0"}
@@ -68,7 +69,7 @@ def _draw_order(ax, title: str, steps: list[str]) -> None:
             )
             residual_from = i
         elif name in ("x", "out"):
-            ax.text(x0, y, name, ha="center", va="center", fontsize=12, fontweight="bold")
+            ax.text(x0, y, tr(name), ha="center", va="center", fontsize=12, fontweight="bold")
             if name == "x":
                 residual_from = i
         else:
@@ -85,7 +86,7 @@ def _draw_order(ax, title: str, steps: list[str]) -> None:
                     zorder=3,
                 )
             )
-            ax.text(x0, y, name, ha="center", va="center", fontsize=10, zorder=4)
+            ax.text(x0, y, tr(name), ha="center", va="center", fontsize=10, zorder=4)
             if name.startswith("LayerNorm") and steps[i - 1] == "+":
                 residual_from = i  # Post-LN: the normalised sum is the next residual's start
         if i > 0:  # the main path, from the previous step to this one
@@ -98,7 +99,7 @@ def _draw_order(ax, title: str, steps: list[str]) -> None:
                 arrowprops={"arrowstyle": "-|>", "color": "black", "lw": 1.0},
                 zorder=1,
             )
-    ax.set_title(title, fontsize=11)
+    ax.set_title(tr(title), fontsize=11)
     ax.set_xlim(-1.6, 1.6)
     ax.set_ylim(-0.6, len(steps) - 0.4)
     ax.set_aspect("equal")
@@ -113,7 +114,7 @@ def plot_block_orders():
     fig = Figure(figsize=(8, 5.5))
     for ax, (title, steps) in zip(fig.subplots(1, 2), _STEPS.items(), strict=True):
         _draw_order(ax, title, steps)
-    fig.suptitle("The same sublayers in two orders (read bottom to top; red: residual)")
+    fig.suptitle(tr("The same sublayers in two orders (read bottom to top; red: residual)"))
     fig.tight_layout()
     return fig
 
@@ -140,15 +141,15 @@ def plot_attention_grid(
         for j in range(heads):
             ax = axes[i][j]
             ax.imshow(layer[j].detach().float().cpu().numpy(), cmap="viridis", vmin=0.0, vmax=1.0)
-            ax.set_title(f"layer {i}, head {j}", fontsize=9)
+            ax.set_title(tr("layer {i}, head {j}", i=i, j=j), fontsize=9)
             if tokens is not None:
                 ax.set_xticks(range(len(tokens)), tokens, fontsize=7)
                 ax.set_yticks(range(len(queries)), queries, fontsize=7)
             else:
                 ax.set_xticks([])
                 ax.set_yticks([])
-            ax.set_xlabel("key", fontsize=8)
-            ax.set_ylabel("query", fontsize=8)
+            ax.set_xlabel(tr("key"), fontsize=8)
+            ax.set_ylabel(tr("query"), fontsize=8)
     if title:
         fig.suptitle(title)
     return fig
@@ -194,7 +195,7 @@ class LivePlot:
         self.lines = {n: ax.plot([], [], color="#1f77b4")[0] for n, ax in self.axes.items()}
         for name, ax in self.axes.items():
             ax.set_title(name, fontsize=10)
-            ax.set_xlabel("step")
+            ax.set_xlabel(tr("step"))
             ax.grid(alpha=0.3)
         if title:
             self.fig.suptitle(title)
@@ -202,7 +203,9 @@ class LivePlot:
         self.fig.subplots_adjust(left=0.06, right=0.98, bottom=0.18, top=0.8, wspace=0.3)
         self._last_cost = 0.0
         self._calls = self._drawn = 0
-        waiting = f"{title or 'live plot'}: the curves appear with the first point"
+        waiting = tr(
+            "{title}: the curves appear with the first point", title=title or tr("live plot")
+        )
         self._handle = display(HTML(f"<i>{html.escape(waiting)}</i>"), display_id=True)
         # (outside IPython, display prints the object and returns None: nothing is drawn)
         self.cpu_seconds = clock() - self._start  # what watching cost so far: making the figure

@@ -18,6 +18,8 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from course_lib.labels import tr
+
 __all__ = ["plot_block_loop", "plot_masks"]
 
 
@@ -34,9 +36,15 @@ def plot_masks(masks: Mapping[str, torch.Tensor]) -> Figure:
                 f"{title!r}: expected a bool (L, L) mask, got {mask.dtype} {tuple(mask.shape)}"
             )
         ax.imshow(mask.float().cpu().numpy(), cmap="Greys", vmin=0, vmax=1)
-        ax.set_title(f"{title}\n{int(mask.sum())} of {mask.numel()} pairs", fontsize=9)
-        ax.set_xlabel("key j")
-        ax.set_ylabel("query i")
+        pairs = tr(
+            "{title}\n{count} of {total} pairs",
+            title=title,
+            count=int(mask.sum()),
+            total=mask.numel(),
+        )
+        ax.set_title(pairs, fontsize=9)
+        ax.set_xlabel(tr("key j"))
+        ax.set_ylabel(tr("query i"))
     return fig
 
 
@@ -62,12 +70,14 @@ def plot_block_loop(num_query_blocks: int = 4, num_key_blocks: int = 6) -> Figur
                 Rectangle((0, i), 0.9, 1, facecolor="tab:blue", alpha=0.35, edgecolor="0.4")
             )
         ax.text(0.45, -0.35, "m, l, acc", ha="center", fontsize=8)
-        ax.text(1.5 + step + 0.5, -0.35, f"K, V block {step}", ha="center", fontsize=8)
+        ax.text(
+            1.5 + step + 0.5, -0.35, tr("K, V block {step}", step=step), ha="center", fontsize=8
+        )
         ax.set_xlim(-0.1, num_key_blocks + 1.6)
         ax.set_ylim(num_query_blocks + 0.1, -0.7)
-        ax.set_title(f"step {step}: scores of key block {step} only", fontsize=9)
+        ax.set_title(tr("step {step}: scores of key block {step} only", step=step), fontsize=9)
         ax.axis("off")
     fig.suptitle(
-        "grey: folded into the running state; orange: the only scores in memory", fontsize=9
+        tr("grey: folded into the running state; orange: the only scores in memory"), fontsize=9
     )
     return fig

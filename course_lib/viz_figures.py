@@ -18,6 +18,7 @@ import torch
 from matplotlib.figure import Figure
 
 from course_lib.fonts import use_cjk_fallback
+from course_lib.labels import tr
 
 
 def _to_numpy(t) -> np.ndarray:
@@ -139,8 +140,8 @@ def plot_attention(
     image = _heatmap(ax, a, query_labels, key_labels, cmap=cmap, annotate=annotate, blocked=blocked)
     if not is_mask:
         fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
-    ax.set_xlabel("key")
-    ax.set_ylabel("query")
+    ax.set_xlabel(tr("key"))
+    ax.set_ylabel(tr("query"))
     if title:
         ax.set_title(title, fontsize=10)
     fig.tight_layout()

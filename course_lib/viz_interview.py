@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
+from course_lib.labels import tr
+
 
 def time_left(seconds: int) -> str:
     """``"09:30 left"``, or ``"time is up"`` at zero."""
     if seconds <= 0:
-        return "time is up: check what you have"
-    return f"{seconds // 60:02d}:{seconds % 60:02d} left"
+        return tr("time is up: check what you have")
+    return tr("{minutes:02d}:{seconds:02d} left", minutes=seconds // 60, seconds=seconds % 60)
 
 
 class Countdown(widgets.VBox):

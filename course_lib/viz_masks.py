@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 import ipywidgets as widgets
 import torch
 
+from course_lib.labels import N_, tr
 from course_lib.viz_figures import _png, plot_attention
 
 
@@ -61,12 +62,14 @@ class MaskBuilder(widgets.VBox):
             layout=widgets.Layout(grid_template_columns=f"repeat({n}, 30px)", grid_gap="2px"),
         )
         self.preset = widgets.ToggleButtons(
-            options=["all", "causal", "padding"], value="all", description="preset"
+            options=[(tr(name), name) for name in (N_("all"), N_("causal"), N_("padding"))],
+            value="all",
+            description=tr("preset"),
         )
         self.length = widgets.IntSlider(
-            value=max(n - 2, 1), min=1, max=n, description="real tokens"
+            value=max(n - 2, 1), min=1, max=n, description=tr("real tokens")
         )
-        self.inverted = widgets.Checkbox(value=False, description="MultiheadAttention polarity")
+        self.inverted = widgets.Checkbox(value=False, description=tr("MultiheadAttention polarity"))
         self.message = widgets.HTML()
         self.image = widgets.Image(format="png")
         self.preset.observe(self._on_preset, names="value")
@@ -78,7 +81,7 @@ class MaskBuilder(widgets.VBox):
                 self.preset,
                 self.length,
                 self.inverted,
-                widgets.HTML("<b>mask</b> (rows: queries)"),
+                widgets.HTML(tr("<b>mask</b> (rows: queries)")),
                 grid,
             ]
         )
@@ -123,15 +126,19 @@ class MaskBuilder(widgets.VBox):
         w = self.weights.detach().float()
         notes = []
         if bool(torch.isnan(w).any()):
-            notes.append("NaN in the weights: a fully masked row divided 0 by 0")
+            notes.append(tr("NaN in the weights: a fully masked row divided 0 by 0"))
         empty = (~fed).all(dim=-1)  # (L,)
         if bool(empty.any()):
             names = ", ".join(self.tokens[i] for i in range(len(self.tokens)) if empty[i])
-            notes.append(f"fully masked query rows ({names}) should come out all zero")
+            notes.append(
+                tr("fully masked query rows ({names}) should come out all zero", names=names)
+            )
         if self.inverted.value:
             notes.append(
-                "inverted: each query may attend only where you meant to block it, and one you "
-                "blocked from nothing is now blocked from everything"
+                tr(
+                    "inverted: each query may attend only where you meant to block it, and one "
+                    "you blocked from nothing is now blocked from everything"
+                )
             )
         self.message.value = "<br>".join(notes)
         self.figure = plot_attention(

@@ -18,6 +18,7 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from course_lib.labels import tr
 from course_lib.viz_figures import _heatmap, _png, _to_numpy
 
 __all__ = ["plot_heads", "HeadView", "HeadCountExplorer"]
@@ -65,11 +66,11 @@ def plot_heads(
         if query is not None:
             s = maps[i].shape[1]
             ax.add_patch(Rectangle((-0.5, query - 0.5), s, 1.0, fill=False, ec="red", lw=1.5))
-        ax.set_title(f"head {i}", fontsize=9)
+        ax.set_title(tr("head {i}", i=i), fontsize=9)
     if title:
         fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    fig.colorbar(image, ax=list(axes[:h]), fraction=0.03, pad=0.02, label="weight")
+    fig.colorbar(image, ax=list(axes[:h]), fraction=0.03, pad=0.02, label=tr("weight"))
     return fig
 
 
@@ -93,7 +94,7 @@ class HeadView(widgets.VBox):
         self.query = widgets.Dropdown(
             options=[(f"{i}: {w}", i) for i, w in enumerate(self.words)],
             value=min(7, len(self.words) - 1),
-            description="query",
+            description=tr("query"),
         )
         self.image = widgets.Image(format="png")
         self.query.observe(self.update, names="value")
@@ -125,7 +126,7 @@ class HeadView(widgets.VBox):
                 ax.set_yticks([])
             ax.add_patch(Rectangle((-0.5, query - 0.5), s, 1.0, fill=False, ec="red"))
             ax.tick_params(labelsize=7)
-            ax.set_title(f"head {i}", fontsize=9)
+            ax.set_title(tr("head {i}", i=i), fontsize=9)
             bars = fig.add_subplot(grid[1, i])
             bars.bar(range(s), self.weights[i, query].numpy(), color=f"C{i % 10}")
             bars.set_ylim(0, vmax)
@@ -133,7 +134,11 @@ class HeadView(widgets.VBox):
             if i:
                 bars.set_yticks([])
         fig.suptitle(
-            f"where '{self.words[query]}' looks, head by head (colours: 0 to {vmax:.2f})",
+            tr(
+                "where '{word}' looks, head by head (colours: 0 to {vmax:.2f})",
+                word=self.words[query],
+                vmax=vmax,
+            ),
             fontsize=10,
         )
         fig.tight_layout()
@@ -168,7 +173,7 @@ class HeadCountExplorer(widgets.VBox):
         self.d_model = x.shape[-1]
         options = [h for h in _divisors(self.d_model) if h <= max_heads]
         self.heads = widgets.SelectionSlider(
-            options=options, value=options[min(1, len(options) - 1)], description="heads h"
+            options=options, value=options[min(1, len(options) - 1)], description=tr("heads h")
         )
         self.bias = widgets.Checkbox(value=False, description="bias=True")
         self.summary = widgets.HTML()
@@ -193,17 +198,19 @@ class HeadCountExplorer(widgets.VBox):
     def update(self, change=None) -> None:
         h, bias = self.heads.value, self.bias.value
         n = self.numbers(h, bias)
-        self.summary.value = (
-            f"d_model = {self.d_model}, h = {h}: d_head = d_model / h = <b>{n['d_head']}</b>; "
-            f"parameters: your mha_num_parameters says <b>{n['formula']:,}</b>, your module "
-            f"holds <b>{n['counted']:,}</b>; 'h times one head' would be "
-            f"{n['h_times_one_head']:,}"
+        self.summary.value = tr(
+            "d_model = {d_model}, h = {h}: d_head = d_model / h = <b>{d_head}</b>; "
+            "parameters: your mha_num_parameters says <b>{formula:,}</b>, your module "
+            "holds <b>{counted:,}</b>; 'h times one head' would be {h_times_one_head:,}",
+            d_model=self.d_model,
+            h=h,
+            **n,
         )
         torch.manual_seed(self.seed)
         module = self.make(self.d_model, h, bias=bias)
         self.figure = plot_heads(
             _head_weights(module, self.x),
             self.words,
-            title=f"{h} head(s) of d_head = {n['d_head']}, untrained",
+            title=tr("{h} head(s) of d_head = {d_head}, untrained", h=h, d_head=n["d_head"]),
         )
         self.image.value = _png(self.figure)

@@ -21,12 +21,13 @@ import ipywidgets as widgets
 import torch
 from matplotlib.figure import Figure
 
+from course_lib.labels import N_, tr
 from course_lib.viz_figures import _png
 
 __all__ = ["plot_encoding", "plot_offset_dots", "RopeRotation"]
 
 
-def plot_encoding(pe: torch.Tensor, title: str = "positional encoding") -> Figure:
+def plot_encoding(pe: torch.Tensor, title: str = N_("positional encoding")) -> Figure:
     """``pe (P, D)`` as a heatmap: one row per position, one column per feature."""
     table = pe.detach().to("cpu", torch.float32)  # (P, D)
     if table.ndim != 2:
@@ -34,9 +35,9 @@ def plot_encoding(pe: torch.Tensor, title: str = "positional encoding") -> Figur
     fig = Figure(figsize=(7.0, 3.6))
     ax = fig.subplots()
     image = ax.imshow(table.numpy(), cmap="RdBu", vmin=-1, vmax=1, aspect="auto")
-    ax.set_xlabel("feature (2i: sin, 2i+1: cos)")
-    ax.set_ylabel("position p")
-    ax.set_title(title, fontsize=10)
+    ax.set_xlabel(tr("feature (2i: sin, 2i+1: cos)"))
+    ax.set_ylabel(tr("position p"))
+    ax.set_title(tr(title), fontsize=10)
     fig.colorbar(image, ax=ax)
     fig.tight_layout()
     return fig
@@ -58,7 +59,7 @@ def plot_offset_dots(pe: torch.Tensor, starts: Sequence[int], max_offset: int) -
         dots = table[p + offsets] @ table[p]  # (K, D) @ (D,) -> (K,)
         style = styles[n % len(styles)]
         ax.plot(offsets.numpy(), dots.numpy(), style, lw=2.4 - 0.5 * n, label=f"p = {p}")
-    ax.set_xlabel("offset k")
+    ax.set_xlabel(tr("offset k"))
     ax.set_ylabel("PE(p) · PE(p + k)")
     ax.legend(fontsize=7)
     fig.tight_layout()
@@ -86,9 +87,9 @@ class RopeRotation(widgets.VBox):
         generator = torch.Generator().manual_seed(seed)
         self.q = torch.randn(dim, generator=generator)  # (D,)
         self.k = torch.randn(dim, generator=generator)  # (D,)
-        self.position = widgets.IntSlider(0, 0, max_position, description="q at p")
-        self.offset = widgets.IntSlider(3, -8, 8, description="k at p +")
-        self.pair = widgets.IntSlider(0, 0, dim // 2 - 1, description="pair i")
+        self.position = widgets.IntSlider(0, 0, max_position, description=tr("q at p"))
+        self.offset = widgets.IntSlider(3, -8, 8, description=tr("k at p +"))
+        self.pair = widgets.IntSlider(0, 0, dim // 2 - 1, description=tr("pair i"))
         self.summary = widgets.HTML()
         self.image = widgets.Image(format="png")
         for slider in (self.position, self.offset, self.pair):
@@ -117,10 +118,15 @@ class RopeRotation(widgets.VBox):
         here, at_zero = float(q @ k), self.score(max(0, -offset), offset)
         same = math.isclose(here, at_zero, rel_tol=1e-4, abs_tol=1e-4)
         angle = p * 10000.0 ** (-2 * i / self.q.numel())
-        self.summary.value = (
-            f"pair {i} of q turned by p·θ<sub>{i}</sub> = {angle:.3f} rad; score q'·k' = "
-            f"<b>{here:.4f}</b>; same offset, q at {max(0, -offset)}: {at_zero:.4f} "
-            f"({'equal' if same else 'DIFFERENT'})"
+        self.summary.value = tr(
+            "pair {i} of q turned by p·θ<sub>{i}</sub> = {angle:.3f} rad; score q'·k' = "
+            "<b>{here:.4f}</b>; same offset, q at {start}: {at_start:.4f} ({verdict})",
+            i=i,
+            angle=angle,
+            here=here,
+            start=max(0, -offset),
+            at_start=at_zero,
+            verdict=tr("equal") if same else tr("DIFFERENT"),
         )
         self.figure = self._draw(q, k, i, p, offset)
         self.image.value = _png(self.figure)
@@ -141,14 +147,16 @@ class RopeRotation(widgets.VBox):
             )
             ax.annotate("", (x1, y1), (0, 0), arrowprops={"arrowstyle": "->", "color": colour})
             where = p if name == "q" else p + offset
-            ax.text(x1, y1, f" {name} at {where}", color=colour, fontsize=8)
+            ax.text(
+                x1, y1, tr(" {name} at {where}", name=name, where=where), color=colour, fontsize=8
+            )
         ax.set_xlim(-reach, reach)
         ax.set_ylim(-reach, reach)
         ax.set_aspect("equal")
         ax.axhline(0, color="grey", lw=0.5)
         ax.axvline(0, color="grey", lw=0.5)
-        ax.set_xlabel(f"feature {2 * i}")
-        ax.set_ylabel(f"feature {2 * i + 1}")
-        ax.set_title(f"pair {i}: faint = before rotation", fontsize=9)
+        ax.set_xlabel(tr("feature {n}", n=2 * i))
+        ax.set_ylabel(tr("feature {n}", n=2 * i + 1))
+        ax.set_title(tr("pair {i}: faint = before rotation", i=i), fontsize=9)
         fig.tight_layout()
         return fig

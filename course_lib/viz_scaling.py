@@ -13,6 +13,7 @@ import ipywidgets as widgets
 import torch
 from matplotlib.figure import Figure
 
+from course_lib.labels import tr
 from course_lib.viz_figures import _png
 
 _DIMS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
@@ -39,18 +40,18 @@ def plot_variance_vs_dk(
         )
     fig = Figure(figsize=(8.0, 3.2))
     left, right = fig.subplots(1, 2)
-    left.loglog(dims, dims, "--", color="grey", label="$d_k$ (theory)")
-    left.loglog(dims, measured, "o-", label="yours: Var$(q\\cdot k)$")
+    left.loglog(dims, dims, "--", color="grey", label=tr("$d_k$ (theory)"))
+    left.loglog(dims, measured, "o-", label=tr("yours: Var$(q\\cdot k)$"))
     left.set_xlabel("$d_k$")
-    left.set_ylabel("variance")
-    left.set_title("unscaled: variance grows like $d_k$", fontsize=10)
+    left.set_ylabel(tr("variance"))
+    left.set_title(tr("unscaled: variance grows like $d_k$"), fontsize=10)
     left.legend(fontsize=8)
     scaled = [v / d for v, d in zip(measured, dims, strict=True)]
-    right.semilogx(dims, [1.0] * len(dims), "--", color="grey", label="1 (theory)")
-    right.semilogx(dims, scaled, "o-", color="tab:green", label="yours / $d_k$")
+    right.semilogx(dims, [1.0] * len(dims), "--", color="grey", label=tr("1 (theory)"))
+    right.semilogx(dims, scaled, "o-", color="tab:green", label=tr("yours / $d_k$"))
     right.set_ylim(0, 2)
     right.set_xlabel("$d_k$")
-    right.set_title("scaled by $1/\\sqrt{d_k}$: variance stays 1", fontsize=10)
+    right.set_title(tr("scaled by $1/\\sqrt{d_k}$: variance stays 1"), fontsize=10)
     right.legend(fontsize=8)
     fig.tight_layout()
     return fig
@@ -98,7 +99,7 @@ class SaturationExplorer(widgets.VBox):
             description="d_k",
             continuous_update=False,
         )
-        self.scaled = widgets.Checkbox(value=False, description="divide by √d_k")
+        self.scaled = widgets.Checkbox(value=False, description=tr("divide by √d_k"))
         self.summary = widgets.HTML()
         self.image = widgets.Image(format="png")
         self.d_k.observe(self.update, names="value")
@@ -118,11 +119,15 @@ class SaturationExplorer(widgets.VBox):
         weights = self._weights(d, scaled)  # (T, S)
         entropy = float(self.softmax_entropy(weights).mean())
         grad = float(_softmax_jacobian_norm(weights).mean())
-        self.summary.value = (
-            f"d_k = {d}, {'scaled' if scaled else 'unscaled'}: mean entropy "
-            f"<b>{entropy:.3f}</b> nats (uniform: {math.log(self.num_keys):.3f}), "
-            f"largest weight {float(weights.max(-1).values.mean()):.2f} on average, "
-            f"softmax gradient size <b>{grad:.3f}</b>"
+        self.summary.value = tr(
+            "d_k = {d}, {state}: mean entropy <b>{entropy:.3f}</b> nats (uniform: {uniform:.3f}), "
+            "largest weight {largest:.2f} on average, softmax gradient size <b>{grad:.3f}</b>",
+            d=d,
+            state=tr("scaled") if scaled else tr("unscaled"),
+            entropy=entropy,
+            uniform=math.log(self.num_keys),
+            largest=float(weights.max(-1).values.mean()),
+            grad=grad,
         )
         self.figure = self._draw(weights[0], d, scaled)
         self.image.value = _png(self.figure)
@@ -133,16 +138,16 @@ class SaturationExplorer(widgets.VBox):
         left.bar(range(self.num_keys), row.numpy(), color="tab:blue")
         left.axhline(1 / self.num_keys, ls="--", color="grey", lw=1)
         left.set_ylim(0, 1)
-        left.set_xlabel("key")
-        left.set_ylabel("weight")
-        left.set_title(f"one query's weights (d_k = {d})", fontsize=10)
-        for flag, style, label in ((False, "o-", "unscaled"), (True, "s-", "÷√d_k")):
+        left.set_xlabel(tr("key"))
+        left.set_ylabel(tr("weight"))
+        left.set_title(tr("one query's weights (d_k = {d})", d=d), fontsize=10)
+        for flag, style, label in ((False, "o-", tr("unscaled")), (True, "s-", "÷√d_k")):
             right.semilogx(self.dims, self._curves[flag], style, label=label, ms=4)
-        right.axhline(math.log(self.num_keys), ls="--", color="grey", lw=1, label="uniform")
+        right.axhline(math.log(self.num_keys), ls="--", color="grey", lw=1, label=tr("uniform"))
         right.plot([d], [self._curves[scaled][self.dims.index(d)]], "o", ms=10, mfc="none", c="red")
         right.set_xlabel("$d_k$")
-        right.set_ylabel("entropy (nats)")
-        right.set_title("your softmax_entropy, averaged", fontsize=10)
+        right.set_ylabel(tr("entropy (nats)"))
+        right.set_title(tr("your softmax_entropy, averaged"), fontsize=10)
         right.legend(fontsize=7)
         fig.tight_layout()
         return fig

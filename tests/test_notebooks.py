@@ -254,7 +254,9 @@ def test_solution_notebook_runs_top_to_bottom(lesson_run):
 # Cells whose output must show a plot or a widget (the course's plots and widgets): a call.
 PLOTTING = re.compile(r"(?<!def )\b(plot_\w+|SaturationExplorer|MaskBuilder)\(")
 WIDGET = re.compile(r"(?<!def )\bwidget\(")  # lesson 00's progress view
-WAIT_FIRST = re.compile(r"write `\w+`( and `\w+`)* (and run the cells )?above first")
+WAIT_FIRST = re.compile(  # course_lib.viz.needs, in English or in Chinese (course_lib.labels)
+    r"write `\w+`( and `\w+`)* (and run the cells )?above first|请先(在上面)?写好 `\w+`"
+)
 PICTURE = ("image/png", "image/svg+xml", "application/vnd.jupyter.widget-view+json")
 
 

@@ -13,6 +13,7 @@ import difflib
 from dataclasses import dataclass
 
 from autograder import contract
+from autograder.i18n import _
 
 # The conventions every check relies on, and which exercises each applies to.
 _ATTENTION = ("scaled_dot_product_attention", "SelfAttention", "MultiHeadAttention")
@@ -176,11 +177,21 @@ COMPOSITES = (
 
 
 def _title(spec: str, most: int = 60) -> str:
-    """A drill's title from its contract row's spec: the first clause, at most ``most`` chars."""
-    text = spec.split("; ")[0].strip().rstrip(".")
+    """A drill's title from its contract row's spec (in English or in Chinese): the first clause,
+    at most ``most`` characters."""
+    text = spec.split("; ")[0].split("；")[0].strip().rstrip(".。")
     if len(text) <= most:
         return text
-    return text[: text.rfind(" ", 0, most - 3)].rstrip(",;:") + "..."
+    space = text.rfind(" ", 0, most - 3)
+    return text[: space if space > most // 2 else most - 3].rstrip(",;:，；：") + "..."
+
+
+def title(drill) -> str:
+    """The drill's title in the reader's language (a single exercise's drill: from its spec)."""
+    ex = contract.BY_NAME.get(drill.name)
+    if ex is not None and drill.title == _title(ex.spec):
+        return _title(_(ex.spec))
+    return _(drill.title)
 
 
 def _single(ex: contract.Exercise) -> Drill:

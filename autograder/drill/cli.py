@@ -129,7 +129,7 @@ def _list(h: history.History) -> int:
             if not belongs(d):
                 continue
             tries = h.of(d.name)
-            title = d.title
+            title = catalogue.title(d)
             if d.name in aliases:
                 title += " " + _("(grades {exercise})").format(exercise=aliases[d.name])
             print(
@@ -175,7 +175,7 @@ def _start(h: history.History, args) -> int:
     level = _("bare") if args.bare else _("guided")
     print(
         _("Wrote {path} ({level}): {title}, target {minutes} min. The timer is running.").format(
-            path=path, level=level, title=drill.title, minutes=drill.minutes
+            path=path, level=level, title=catalogue.title(drill), minutes=drill.minutes
         )
     )
     if current and drill.name not in current["drills"]:
@@ -297,7 +297,7 @@ def _next(h: history.History) -> int:
             state = dict((n, st) for n, st, _review in rows)[name]
             print(
                 _("Next in your session: {name} ({title}, target {minutes} min; {state}).").format(
-                    name=name, title=d.title, minutes=d.minutes, state=state
+                    name=name, title=catalogue.title(d), minutes=d.minutes, state=state
                 )
             )
             print(_go(h, name))
@@ -313,7 +313,7 @@ def _next(h: history.History) -> int:
         print(
             _(
                 "Next: {name} ({title}): you are on it, its last check failed {minutes} min ago."
-            ).format(name=d.name, title=d.title, minutes=f"{ago:.0f}")
+            ).format(name=d.name, title=catalogue.title(d), minutes=f"{ago:.0f}")
         )
         print(_go(h, d.name))
         return EXIT_OK
@@ -321,7 +321,7 @@ def _next(h: history.History) -> int:
     d = first.drill
     print(
         _("Next: {name} ({title}, target {minutes} min): {reason}.").format(
-            name=d.name, title=d.title, minutes=d.minutes, reason=first.reason
+            name=d.name, title=catalogue.title(d), minutes=d.minutes, reason=first.reason
         )
     )
     print(_go(h, d.name))

@@ -14,13 +14,17 @@ import inspect
 import textwrap
 
 from autograder import contract
-from autograder.drill.catalogue import Drill, conventions
+from autograder.drill.catalogue import Drill, conventions, title
+from autograder.i18n import _, cells, fill
 
 HEADER = "# drill: "  # the first line of a drill file names its drill
 
 
 def _comment(text: str, width: int = 92, indent: str = "# ") -> str:
     hang = "#" + " " * (len(indent) - 1 + (0 if indent.endswith("- ") else 2))
+    if cells(text) != len(text):  # Chinese: broken between characters too (i18n.fill)
+        lines = fill(text, width - len(hang)).splitlines()
+        return "\n".join([indent + lines[0], *(hang + line for line in lines[1:])])
     return textwrap.fill(
         text, width, initial_indent=indent, subsequent_indent=hang, break_on_hyphens=False
     )
@@ -50,20 +54,24 @@ def blank(drill: Drill, filename: str = "FILE", bare: bool = False, command=None
 
     command = command or default_command
     level = (
-        "bare, the interview setting: the interface only; the pitfalls are yours to know"
+        _("bare, the interview setting: the interface only; the pitfalls are yours to know")
         if bare
-        else "guided: the interface and its pitfalls (`start --bare` leaves the pitfalls out)"
+        else _("guided: the interface and its pitfalls (`start --bare` leaves the pitfalls out)")
     )
     lines = [
         f"{HEADER}{drill.name}",
-        f"# {drill.title}: target {drill.minutes} min",
-        f"# Level: {level}",
+        "# " + _("{title}: target {minutes} min").format(title=title(drill), minutes=drill.minutes),
+        "# " + _("Level: {level}").format(level=level),
         "#",
     ]
+    hints = command("hint", drill.name)
     tail = [
         "#",
-        f"# Check:  {command('check', filename)}",
-        f"# Hints:  {command('hint', drill.name)}   (then hint {drill.name} 2, 3...)",
+        "# " + _("Check:  {command}").format(command=command("check", filename)),
+        "# "
+        + _("Hints:  {command}   (then hint {name} 2, 3...)").format(
+            command=hints, name=drill.name
+        ),
         "",
         *extra_files.IMPORTS,
     ]
@@ -72,20 +80,18 @@ def blank(drill: Drill, filename: str = "FILE", bare: bool = False, command=None
         return head + "\n" + "\n".join(tail) + "\n\n" + drill.stubs
     spec = levels.bare if bare else (lambda text: text)
     if drill.statement:
-        statement = (
-            levels.bare(drill.statement).split(". ")[0].rstrip(".") + "."
-            if bare
-            else drill.statement
-        )
+        statement = _(drill.statement)
+        statement = levels.first_sentence(levels.bare(statement)) if bare else statement
         lines += [_comment(statement), "#"]
-    lines.append("# Write, from a blank page (no notebook, no course_lib):")
+    lines.append("# " + _("Write, from a blank page (no notebook, no course_lib):"))
     for name in drill.exercises:
         ex = contract.BY_NAME[name]
-        lines.append(_comment(f"{name}{ex.signature}: {spec(ex.spec)}", indent="#   "))
+        what = spec(_(ex.spec))
+        lines.append(_comment(f"{name}{ex.signature}: {what}", indent="#   "))
     rules = conventions(drill.exercises)
     rules = levels.conventions(rules) if bare else rules
-    lines += ["#", "# Conventions the checks rely on:"]
-    lines += [_comment(c, indent="#   - ") for c in rules]
+    lines += ["#", "# " + _("Conventions the checks rely on:")]
+    lines += [_comment(_(c), indent="#   - ") for c in rules]
     stubs = [_stub(contract.BY_NAME[n]) for n in drill.exercises]
     return "\n".join(lines + tail) + "\n\n" + "\n\n".join(stubs)
 
@@ -125,7 +131,7 @@ def model_answer(drill: Drill) -> str:
         return extra_files.model_answer(drill)
     seen: dict[str, str] = {}
     for name in drill.exercises:
-        module, _, attr = contract.BY_NAME[name].reference.partition(":")
+        module, _colon, attr = contract.BY_NAME[name].reference.partition(":")
         _course_objects(getattr(importlib.import_module(module), attr), seen)
     parts = [f"# {key}\n{source}" for key, source in seen.items()]
     return "\n\n".join(parts)

@@ -22,6 +22,12 @@ def questions() -> dict[str, Question]:
     return {q: QUESTIONS[q] for q in QUESTIONS if q.startswith("10_")} | {q.id: q for q in NEW}
 
 
+def prompt(question: Question) -> str:
+    """The question's prompt in the reader's language (its msgid writes a % as %%, see
+    autograder/i18n_extract.py)."""
+    return _(question.prompt.replace("%", "%%")).replace("%%", "%")
+
+
 def grade(qid: str, answer: str) -> Verdict:
     """The verdict on ``answer`` (as the lessons' questions are judged)."""
     from autograder.questions import grade_answer

@@ -154,7 +154,7 @@ def run_quiz(h: history.History, args) -> int:
     qs = quiz.questions()
     if args.id is None:
         for qid, state in quiz.order(h, at):
-            print(f"[{qid}] ({state}) {qs[qid].prompt}\n")
+            print(f"[{qid}] ({state}) {quiz.prompt(qs[qid])}\n")
         answer = command("quiz", "10_1", "b")
         print(
             _("Answer one: {command}  (answers are recorded and scheduled)").format(command=answer)
@@ -184,7 +184,7 @@ def hints(drill) -> list[str]:
     from autograder.drill.extra.mistakes import IN_DRILLS
     from autograder.drill.extra.mistakes import MISTAKES as OWN
 
-    levels = list(drill.hints)
+    levels = [_(text) for text in drill.hints]
     everything = list(MISTAKES.values()) + list(OWN.values())
     named = set(getattr(drill, "course_mistakes", ()))  # the course's ids a new drill also names
     known = [m for m in everything if set(m.exercises) & set(drill.exercises) or m.id in named]
@@ -257,5 +257,5 @@ def reveal(h: history.History, args) -> int:
     print(_("# Model answer for {name} ({where})").format(name=drill.name, where=where) + "\n")
     print(files.model_answer(drill))
     if drill.explanation:
-        print("\n" + _("Why: {explanation}").format(explanation=drill.explanation))
+        print("\n" + _("Why: {explanation}").format(explanation=_(drill.explanation)))
     return EXIT_OK

@@ -113,17 +113,28 @@ def test_every_blank_file_is_valid_python_at_both_levels(name):
                 assert f"def {ex}" in text or f"class {ex}" in text
 
 
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
 @pytest.mark.parametrize("name", sorted(catalogue.DRILLS))
-def test_a_bare_file_names_no_pitfall_a_guided_one_does(name):
+def test_a_bare_file_names_no_pitfall_a_guided_one_does(name, lang):
+    """In either language (a Chinese file is cut by the same words, levels.PITFALLS_ZH)."""
     from autograder.drill import levels
+    from autograder.i18n import use
 
     drill = catalogue.DRILLS[name]
     if getattr(drill, "bug", False):
         pytest.skip("a find-the-bug file states the behaviour the fixed code must have")
-    comments = _flat(files.blank(drill, "f.py", bare=True))
-    assert not levels.gives_away(comments), [p for p in levels.PITFALLS if p in comments]
-    if name == "sdpa-mask":
+    with use(lang):
+        comments = _flat(files.blank(drill, "f.py", bare=True))
         guided = _flat(files.blank(drill, "f.py"))
+    joined = comments.replace(" ", "")  # a Chinese file is wrapped between characters too
+    found = [p for p in levels.PITFALLS + levels.PITFALLS_ZH if p in comments or p in joined]
+    assert not levels.gives_away(comments) and not found, found
+    if lang != "en":
+        if name == "sdpa-mask":  # the guided file names them, in Chinese too
+            for pitfall in ("-1e9", "mask.to(scores.dtype)", "全零"):
+                assert pitfall in guided.replace(" ", "") and pitfall not in joined
+        return
+    if name == "sdpa-mask":
         for pitfall in ("-1e9", "mask.to(scores.dtype)", "all-zero weights"):
             assert pitfall in guided and pitfall not in comments
         # the interface stays: both mask forms, their meaning, the return value
@@ -326,3 +337,28 @@ def test_python_m_autograder_drill_is_the_command_line(home):
     )
     assert run.returncode == 0, run.stderr
     assert "sdpa-mask" in run.stdout
+
+
+def test_what_a_drill_shows_is_chinese_when_asked_and_english_otherwise():
+    """The spec, statement, conventions, hints and quiz prompts come from the grader's catalog
+    (autograder/i18n_extract.py extracts them); English is the source text, unchanged."""
+    from autograder.drill import quiz, verbs
+    from autograder.i18n import use
+
+    mha, softmax = catalogue.DRILLS["mha"], catalogue.DRILLS["softmax"]
+    question = quiz.questions()["10_1"]
+    with use("en"):
+        assert catalogue.title(softmax) == softmax.title
+        assert contract.BY_NAME["MultiHeadAttention"].spec in _flat(files.blank(mha, "f.py"))
+        assert verbs.hints(mha)[0] == mha.hints[0]
+        assert quiz.prompt(question) == question.prompt
+    with use("zh-CN"):
+        text = files.blank(mha, "f.py")
+        assert "多头注意力" in text and "检查所依赖的约定" in text and "目标用时 20 分钟" in text
+        assert contract.BY_NAME["MultiHeadAttention"].spec not in _flat(text)
+        assert catalogue.title(softmax).startswith("沿 `dim` 的数值稳定 softmax")
+        assert verbs.hints(mha)[0].startswith("形状：")
+        assert quiz.prompt(question).startswith("为什么注意力要把分数除以 sqrt(d_k)")
+        two = quiz.questions()["10_2"]  # its "15-20%" is looked up as "%%" (i18n_extract)
+        assert "15-20%" in quiz.prompt(two) and "%%" not in quiz.prompt(two)
+        assert quiz.prompt(two) != two.prompt

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from autograder.drill.extra.base import ATTENTION_FORBID, NewDrill, _stub_class
+from autograder.i18n import N_
 
-_MASK = (
+_MASK = N_(
     "A bool mask is True where a query MAY attend (F.scaled_dot_product_attention's convention)."
 )
-_NO_BUILTIN = (
+_NO_BUILTIN = N_(
     "Do not call F.scaled_dot_product_attention or nn.MultiheadAttention: write attention."
 )
-_LINEARS = "Layers are nn.Linear attributes named as stated: the checks load known weights by name."
+_LINEARS = N_(
+    "Layers are nn.Linear attributes named as stated: the checks load known weights by name."
+)
 
 
 _ATTENTION_MISTAKES = ("scaled-by-d-model", "mask-polarity-inverted")

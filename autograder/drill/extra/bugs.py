@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from autograder.drill.extra.base import NewDrill
 
-_FIX = "Fix the code below: keep its names and signature; change as little as you need."
-
 BUG_SDPA = '''\
 def scaled_dot_product_attention(q, k, v, mask=None):
     """softmax(q k^T / sqrt(d_k) + mask) v; returns (output, weights)."""
@@ -87,7 +85,8 @@ BUGS = (
         ("scaled_dot_product_attention",),
         1,
         6,
-        f"A colleague's SDPA fails review. {_FIX} The contract: a bool mask is True where a "
+        "A colleague's SDPA fails review. Fix the code below: keep its names and signature; "
+        "change as little as you need. The contract: a bool mask is True where a "
         "query MAY attend; a float mask is added to the scores.",
         (
             "scaled_dot_product_attention(q, k, v, mask=None) -> (output, weights), as "
@@ -111,7 +110,8 @@ BUGS = (
         ("MultiHeadAttention",),
         2,
         10,
-        f"This MultiHeadAttention trains, but worse than nn.MultiheadAttention. {_FIX}",
+        "This MultiHeadAttention trains, but worse than nn.MultiheadAttention. Fix the code "
+        "below: keep its names and signature; change as little as you need.",
         (
             "MultiHeadAttention(d_model, num_heads, bias=False) with w_q, w_k, w_v, w_o; "
             "forward(query, key=None, value=None, mask=None) -> (output (B, Lq, d_model), weights "
@@ -135,7 +135,8 @@ BUGS = (
         ("softmax",),
         1,
         5,
-        f"This softmax passes a quick test on small inputs. {_FIX}",
+        "This softmax passes a quick test on small inputs. Fix the code below: keep its names "
+        "and signature; change as little as you need.",
         (
             "softmax(x, dim=-1) along dim, without torch.softmax or F.softmax; numerically "
             "stable; a row of all -inf gives zeros.",
@@ -159,8 +160,8 @@ BUGS = (
         ("LayerNorm",),
         2,
         8,
-        f"This LayerNorm differs from nn.LayerNorm, and a model trained with it is unstable. "
-        f"{_FIX}",
+        "This LayerNorm differs from nn.LayerNorm, and a model trained with it is unstable. "
+        "Fix the code below: keep its names and signature; change as little as you need.",
         (
             "LayerNorm(d_model, eps=1e-5) with weight and bias; forward(x) matches F.layer_norm "
             "over the last dim. Do not call nn.LayerNorm or F.layer_norm.",
@@ -192,7 +193,8 @@ BUGS = (
         ("causal_lm_loss",),
         1,
         6,
-        f"A language model trained with this loss learns nothing useful. {_FIX}",
+        "A language model trained with this loss learns nothing useful. Fix the code below: "
+        "keep its names and signature; change as little as you need.",
         (
             "causal_lm_loss(logits (B, L, V), tokens (B, L), pad_id) -> scalar: the mean "
             "cross-entropy of predicting tokens[:, t + 1] from logits[:, t] over non-pad targets.",

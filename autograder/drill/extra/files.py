@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 
 from autograder.drill.extra.base import NewDrill, resolve
+from autograder.i18n import _
 
 IMPORTS = (
     "import math",
@@ -20,14 +21,15 @@ def blank(drill: NewDrill, comment, header: list[str], bare: bool) -> str:
     """The blank file: ``header`` (the drill's name, title, level), the statement, the interface,
     the pitfalls (guided only), then the stubs or, for "find the bug", the broken code."""
     lines = list(header)
-    lines += [comment(drill.statement), "#"]
+    lines += [comment(_(drill.statement)), "#"]
     lines.append(
-        "# The code below has bugs: fix it." if drill.bug else "# Write, from a blank page:"
+        "# "
+        + (_("The code below has bugs: fix it.") if drill.bug else _("Write, from a blank page:"))
     )
-    lines += [comment(text, indent="#   - ") for text in drill.interface]
+    lines += [comment(_(text), indent="#   - ") for text in drill.interface]
     if drill.pitfalls and not bare:
-        lines += ["#", "# Watch out for:"]
-        lines += [comment(text, indent="#   - ") for text in drill.pitfalls]
+        lines += ["#", "# " + _("Watch out for:")]
+        lines += [comment(_(text), indent="#   - ") for text in drill.pitfalls]
     return "\n".join(lines)
 
 
