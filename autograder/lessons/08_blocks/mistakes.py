@@ -217,4 +217,11 @@ MISTAKES = (
         "Each block reads the previous block's output: x = block(x, mask) in the loop, then the "
         "final LayerNorm and the head read the last x.",
     ),
+    Mistake(
+        "seq-len-from-batch-dim",
+        ("TinyTransformer",),
+        "The sequence length read from the batch dimension, tokens.size(0)",
+        "tokens is (B, L): the causal mask and the positions take L = tokens.size(1), as in "
+        "causal_mask(L, device=tokens.device).",
+    ),
 )
