@@ -304,7 +304,12 @@ def check_tiny_transformer(sub) -> None:
         shown = " → ".join(fmt_num(v) for v in (losses[:1] + losses[-1:]))
         raise fail(_(sentences.LM_DOES_NOT_COUNT).format(model=label, loss=shown))
     expect_copies(sub, g, (vocab, d, h, layers, d_ff, max_len))
-    expect_gpt2_layout(obj, label, info, g, tokens, d)  # the lesson's architecture, once it works
+    try:
+        expect_gpt2_layout(obj, label, info, g, tokens, d)  # the lesson's architecture, last
+    except CheckFailure as failure:
+        if failure.mistake == "lm-post-ln-blocks":
+            _expect_pre_ln_block(sub, label, d, h, d_ff)  # or the blocks' own Pre-LN is wrong
+        raise
     c.run(obj)  # the tensors it makes must follow the tokens' device
     with on_meta():  # meta tensors have shapes but no data
         obj.to("meta")
@@ -314,6 +319,29 @@ def check_tiny_transformer(sub) -> None:
             params="lm.forward",
         )
         expect_meta(c.run(obj), c, (2, 5, vocab), torch.float32, what="logits")
+
+
+def _expect_pre_ln_block(sub, model, d, h, d_ff) -> None:
+    """Blocks that normalise the residual stream are Post-LN, or a TransformerBlock whose own
+    Pre-LN (its default) is wrong: judged alone, such a block names its mistake instead."""
+    g = generator(17)
+    try:
+        obj, label = construct(sub, "TransformerBlock", d, h, d_ff)
+        state = block_state(g, d, d_ff)
+        load_weights(obj, state, label)
+        obj.eval()
+        x = randn(g, 2, 3, d)
+        c = Call(label, x, params="forward")
+        expect_close(c.run(obj), block(state, h, x), c, mutants=block_mutants(state, h, True))
+    except CheckFailure as failure:
+        if failure.mistake in ("residual-from-normed-input", "pre-post-ln-swapped"):
+            raise fail(
+                _(
+                    "{model}'s blocks normalise the residual stream: {block}, built with its "
+                    "default norm_first=True, is not a Pre-LN block."
+                ).format(model=model, block=label),
+                failure.mistake,
+            ) from None
 
 
 def _runs_on_square_tokens(obj, label, vocab) -> bool:

@@ -45,7 +45,7 @@ MISTAKES = (
     ),
     Mistake(
         "pre-post-ln-swapped",
-        ("TransformerBlock",),
+        ("TransformerBlock", "TinyTransformer"),
         "Pre-LN and Post-LN mixed up (norm_first)",
         "Pre-LN (norm_first=True): x + sublayer(norm(x)). Post-LN: norm(x + sublayer(x)).",
     ),
@@ -70,7 +70,7 @@ MISTAKES = (
     ),
     Mistake(
         "residual-from-normed-input",
-        ("TransformerBlock",),
+        ("TransformerBlock", "TinyTransformer"),
         "Pre-LN residual adds the normalised x instead of the raw x",
         "Keep the un-normalised x for the residual: x = x + attn(norm1(x)), not "
         "x = norm1(x); x = x + attn(x).",
