@@ -50,7 +50,8 @@ def attend(
 
     ``mask`` is bool (True = may attend) or float (added to the scores, as SDPA's float
     ``attn_mask``). ``mode``: how the mask is used — "ok", "inverted", "after-softmax",
-    "weights-before", "ignored", "zero" (scores * mask) or "finite" (-1e9 fill); for a float
+    "weights-before", "ignored", "zero" (scores * mask), "finite" (-1e9 fill) or "added" (a bool
+    mask made 0/1 and added to the scores); for a float
     mask, "as-bool" / "as-bool-eq0" / "as-bool-finite" (made a bool mask: != 0, == 0, finite),
     "as-bool-where" / "as-bool-not" / "as-bool-fill" (bool-only code that raises on a float
     mask) or "minus" (subtracted); the bool-only modes apply a float mask correctly. ``nan_rows``:
@@ -62,6 +63,8 @@ def attend(
     s = (q @ k.transpose(-2, -1) if scores is None else scores(q, k)) * scale
     if mask is not None and mask.dtype != torch.bool and mode != "ignored":
         s, mask, mode = _additive(s, mask, mode)
+    if mask is not None and mode == "added":  # scores + mask.float(): +1 allowed, 0 blocked
+        s, mode = s + mask.to(s.dtype), "ignored"
     unmasked = _softmax(s, dim, nan_rows, unstable)
     if mask is None or mode == "ignored":
         return unmasked @ v, unmasked
@@ -314,6 +317,10 @@ def block(state, h, x, mask=None, norm_first=True, knobs=()):
             x = x + attn(x)
             x = ln(x, norms[1])
             return x + ff(x)
+        if "residual-normed-1" in knobs:  # x = norm1(x); x + attn(x): the first residual normed
+            x = ln(x, norms[0])
+            x = x + attn(x)
+            return x + ff(ln(x, norms[1]))
         if "residual-normed-2" in knobs:  # x = norm2(x); x + ff(x): the second residual normed
             x = x + attn(ln(x, norms[0]))
             x = ln(x, norms[1])

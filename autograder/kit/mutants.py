@@ -52,6 +52,7 @@ MASK_MODES = {
     "mask-ignored": "ignored",
     "masked-to-zero": "zero",
     "finite-fill-value": "finite",
+    "bool-mask-added": "added",
 }
 ADDITIVE_MODES = (  # (mistake, mode of attend) for float masks; several modes make one mistake
     ("additive-mask-as-bool", "as-bool"),

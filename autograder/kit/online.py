@@ -34,6 +34,7 @@ def online(
     inverted=False,
     update_max=True,
     v_features=False,
+    over_queries=None,
 ):
     """FlashAttention's online softmax over key blocks (queries tiled too when ``local`` is
     "both"), with knobs for the known mistakes."""
@@ -61,7 +62,10 @@ def online(
             alpha = (m - safe).exp()  # rescales what was summed under the old max
             if inverted:  # exp(m_new - m): the correction upside down
                 alpha = torch.where(m.isneginf(), 0.0, (safe - m).exp())
-            s_sum = (alpha if rescale_sum else 1.0) * s_sum + p.sum(-1, keepdim=True)
+            row_sum = p.sum(-1, keepdim=True)
+            if over_queries:  # l's block sum also summed or averaged over the queries (dim -2)
+                row_sum = getattr(row_sum, over_queries)(-2, keepdim=True)
+            s_sum = (alpha if rescale_sum else 1.0) * s_sum + row_sum
             acc = (alpha if rescale_acc else 1.0) * acc + p @ (
                 v[..., ks:ke] if v_features else v[..., ks:ke, :]
             )
@@ -110,6 +114,7 @@ TILED_MUTANTS = (  # tiled_attention's known mistakes: the online softmax with a
     ("online-max-not-updated", _online_mutant(update_max=False)),
     ("tiled-v-sliced-on-features", _online_mutant(v_features=True)),
     ("online-softmax-inverted-correction", _online_mutant(inverted=True)),
+    *(("online-sum-over-queries", _online_mutant(over_queries=how)) for how in ("sum", "mean")),
 )
 
 

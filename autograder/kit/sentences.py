@@ -18,6 +18,10 @@ LM_FINAL_NORM_UNUSED = N_(
     "{call}: no gradient reaches {names}: the final LayerNorm is defined but the logits are not "
     "computed through it."
 )
+LM_FINAL_NORM_NOT_LAST = N_(
+    "{call}: multiplying the last block's output by {scale} moved the logits by up to {moved}: "
+    "nothing normalises the residual stream between the last block and the output layer."
+)
 LM_NO_FINAL_NORM = N_(
     "{model} has no parameter of shape {shape} outside its blocks: no LayerNorm(d_model) between "
     "the last block and the output layer."

@@ -22,6 +22,13 @@ MISTAKES = (
         "weights become NaN.",
     ),
     Mistake(
+        "bool-mask-added",
+        ("scaled_dot_product_attention", "SelfAttention"),
+        "A bool mask made a float and added to the scores",
+        "mask.float() is 1 where a query may attend and 0 where it may not, so adding it blocks "
+        "nothing: fill the blocked scores with -inf, scores.masked_fill(~mask, float('-inf')).",
+    ),
+    Mistake(
         "scaled-by-d-model",
         ("SelfAttention", "MultiHeadAttention"),
         "Scaled by sqrt(d_model) instead of sqrt of the per-head dimension",

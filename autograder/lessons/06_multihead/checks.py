@@ -52,11 +52,14 @@ SPLIT_MUTANTS = (
     *((m, lambda x, h, how=how: split(x, h, how)) for m, how in HOW.items()),
     # (B, L, H, E): the heads split off but never moved before the positions
     ("split-heads-no-transpose", lambda x, h: x.reshape(*x.shape[:-1], h, x.shape[-1] // h)),
+    ("split-by-head-dim", lambda x, h: split(x, x.shape[-1] // h)),  # num_heads used as d_head
 )
 MERGE_MUTANTS = (
     ("merge-heads-no-transpose", lambda x: merge(x, "no-transpose")),
     ("wrong-head-order", lambda x: merge(x, "wrong-order")),
     ("heads-reversed", lambda x: merge(x, "reversed")),
+    # B, L, h, dh = x.shape on a (B, H, L, E) tensor: reshaped to (B, H, L * E)
+    ("merge-heads-dims-mislabelled", lambda x: x.transpose(1, 2).reshape(*x.shape[:2], -1)),
 )
 
 
@@ -140,7 +143,8 @@ def mha_mutants(state, h):
         *(
             ("qkv-order-swapped", lambda *a, st=st, **kw: mha(st, h, *a, **kw))
             for st in projections_mixed_up(state)
-        ),
+        ),  # split_heads(x, d_head): d_head heads of num_heads features
+        ("split-by-head-dim", lambda *a, **kw: mha(state, len(state["w_q.weight"]) // h, *a, **kw)),
     )
 
 

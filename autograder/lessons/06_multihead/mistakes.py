@@ -136,4 +136,18 @@ MISTAKES = (
         "The parameter count is a float, not an int",
         "Count with integers: d_model // num_heads (not /), and return an int.",
     ),
+    Mistake(
+        "split-by-head-dim",
+        ("split_heads", "MultiHeadAttention"),
+        "The heads split by their width: d_head given where num_heads belongs",
+        "split_heads(x, num_heads) makes num_heads heads of d_model // num_heads features: view x "
+        "as (B, L, num_heads, d_model // num_heads), and call it with self.num_heads, not d_head.",
+    ),
+    Mistake(
+        "merge-heads-dims-mislabelled",
+        ("merge_heads",),
+        "merge_heads unpacks x.shape in the wrong order",
+        "merge_heads gets (B, num_heads, L, d_head): unpack B, h, L, dh = x.shape, then "
+        "x.transpose(1, 2).reshape(B, L, h * dh).",
+    ),
 )

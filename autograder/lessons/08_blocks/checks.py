@@ -5,8 +5,6 @@ B batch, L positions, D d_model, F d_ff, V vocabulary.
 
 from __future__ import annotations
 
-import re
-
 import torch
 import torch.nn.functional as F
 
@@ -14,7 +12,6 @@ from autograder.i18n import _
 from autograder.kit import (
     MHA_FORBID,
     Call,
-    LearnerError,
     construct,
     exercise,
     expect_close,
@@ -25,7 +22,6 @@ from autograder.kit import (
     fail,
     fmt_dtype,
     fmt_num,
-    fmt_shape,
     generator,
     linear_state,
     load_weights,
@@ -38,8 +34,9 @@ from autograder.kit import (
 from autograder.kit.dropout import expect_block_dropout, expect_ffn_dropout
 from autograder.kit.exercise import CheckFailure
 from autograder.kit.expected import block, feed_forward
-from autograder.kit.gradients import expect_contract_rules, missing_gradients, with_rules
+from autograder.kit.gradients import expect_contract_rules, with_rules
 from autograder.kit.lm import expect_copies, expect_order_seen, expect_scores_used
+from autograder.kit.lm_layout import block_names, expect_gpt2_layout
 from autograder.kit.modules import not_a_module
 
 # ---- FeedForward --------------------------------------------------------------------------------
@@ -130,6 +127,7 @@ BLOCK_KNOBS = (
     ("residual-missing", {"no-residual-1", "no-residual-2"}),
     ("residual-from-normed-input", {"residual-normed"}),
     ("residual-from-normed-input", {"residual-normed-2"}),
+    ("residual-from-normed-input", {"residual-normed-1"}),
     ("same-norm-twice", {"norm1-twice"}),
     ("same-norm-twice", {"norm2-twice"}),
     ("mask-ignored", {"mask-ignored"}),
@@ -246,7 +244,7 @@ def check_tiny_transformer(sub) -> None:
         raise fail(not_a_module(label, info.get("type")))
     least = layers * (4 * d * d + 2 * d * d_ff)  # the blocks' weight matrices alone
     if info.get("num_parameters", 0) < least:
-        shared = len(_blocks(info)) == 1  # registered once: one block repeated
+        shared = len(block_names(info)) == 1  # registered once: one block repeated
         raise fail(
             (
                 _(sentences.LM_ONE_BLOCK_OF_PARAMETERS)
@@ -259,9 +257,14 @@ def check_tiny_transformer(sub) -> None:
     tokens = torch.randint(0, vocab, (2, 7), generator=g)
     # What the model computes is judged first, and where the tensors it makes live last.
     c = Call(label + ".eval()", tokens, params="lm.forward")
-    logits = expect_tensor(
-        c.run(obj, devices=False), c, shape=(2, 7, vocab), dtype=torch.float32, what="logits"
-    )
+    try:
+        logits = expect_tensor(
+            c.run(obj, devices=False), c, shape=(2, 7, vocab), dtype=torch.float32, what="logits"
+        )
+    except CheckFailure as failure:
+        if failure.mistake is None and _runs_on_square_tokens(obj, label, vocab):
+            failure.mistake = "seq-len-from-batch-dim"
+        raise
     again = c.run(obj, devices=False)
     if isinstance(again, torch.Tensor) and not torch.equal(again, logits):
         raise fail(
@@ -301,9 +304,12 @@ def check_tiny_transformer(sub) -> None:
         shown = " → ".join(fmt_num(v) for v in (losses[:1] + losses[-1:]))
         raise fail(_(sentences.LM_DOES_NOT_COUNT).format(model=label, loss=shown))
     expect_copies(sub, g, (vocab, d, h, layers, d_ff, max_len))
-    _check_final_norm(info, label, d)  # the lesson's architecture, once the model works
-    _check_final_norm_used(obj, label, info, d, tokens)
-    _check_pre_ln(obj, label, info, g, tokens)
+    try:
+        expect_gpt2_layout(obj, label, info, g, tokens, d)  # the lesson's architecture, last
+    except CheckFailure as failure:
+        if failure.mistake == "lm-post-ln-blocks":
+            _expect_pre_ln_block(sub, label, d, h, d_ff)  # or the blocks' own Pre-LN is wrong
+        raise
     c.run(obj)  # the tensors it makes must follow the tokens' device
     with on_meta():  # meta tensors have shapes but no data
         obj.to("meta")
@@ -315,79 +321,38 @@ def check_tiny_transformer(sub) -> None:
         expect_meta(c.run(obj), c, (2, 5, vocab), torch.float32, what="logits")
 
 
-BLOCK_PARAM = re.compile(r"^(.*)\.(?:attn|ff|norm1|norm2)\.")
-SUBLAYER_OUT = re.compile(r"\.(?:attn\.w_o|ff\.linear2)\.(?:weight|bias)$")
-BLOCK_NORM = re.compile(r"\.norm[12]\.(?:weight|bias)$")
+def _expect_pre_ln_block(sub, model, d, h, d_ff) -> None:
+    """Blocks that normalise the residual stream are Post-LN, or a TransformerBlock whose own
+    Pre-LN (its default) is wrong: judged alone, such a block names its mistake instead."""
+    g = generator(17)
+    try:
+        obj, label = construct(sub, "TransformerBlock", d, h, d_ff)
+        state = block_state(g, d, d_ff)
+        load_weights(obj, state, label)
+        obj.eval()
+        x = randn(g, 2, 3, d)
+        c = Call(label, x, params="forward")
+        expect_close(c.run(obj), block(state, h, x), c, mutants=block_mutants(state, h, True))
+    except CheckFailure as failure:
+        if failure.mistake in ("residual-from-normed-input", "pre-post-ln-swapped"):
+            raise fail(
+                _(
+                    "{model}'s blocks normalise the residual stream: {block}, built with its "
+                    "default norm_first=True, is not a Pre-LN block."
+                ).format(model=model, block=label),
+                failure.mistake,
+            ) from None
 
 
-def _blocks(info) -> set[str]:
-    """The names of the model's TransformerBlocks, found by the contract's attribute names."""
-    return {
-        m[1] for n in info.get("parameters", {}) if (m := re.match(r"^(.*)\.norm1\.weight$", n))
-    }
-
-
-def _check_final_norm(info, label, d) -> None:
-    """Pre-LN blocks leave the residual stream unnormalised: a LayerNorm(d_model) must follow the
-    last block, so some parameter of shape (d_model,) lives outside the blocks."""
-    blocks, params = _blocks(info), info.get("parameters", {})
-    if not blocks:
-        return  # blocks of its own: nothing to recognise them by
-    outside = [n for n, shape in params.items() if not BLOCK_PARAM.match(n) and shape == [d]]
-    if not outside:
-        raise fail(
-            _(sentences.LM_NO_FINAL_NORM).format(model=label, shape=fmt_shape((d,))),
-            "lm-no-final-norm",
-        )
-
-
-def _check_final_norm_used(obj, label, info, d, tokens) -> None:
-    """The final LayerNorm must be used, not only defined: a gradient reaches it; and every
-    block, each reading the previous one's output."""
-    c = Call(label, tokens, params="lm.forward")
-    missing = missing_gradients(obj, c)
-    if not missing:
-        return
-    params, blocks = info.get("parameters", {}), sorted(_blocks(info))
-    unused = [b for b in blocks if all(n in missing for n in params if n.startswith(b + "."))]
-    if unused and len(unused) < len(blocks):
-        raise fail(
-            _(sentences.LM_BLOCK_UNUSED).format(call=c, blocks=", ".join(unused)),
-            "lm-blocks-not-chained",
-        )
-    outside = [n for n in missing if not BLOCK_PARAM.match(str(n)) and params.get(n) == [d]]
-    if outside and _blocks(info):
-        raise fail(
-            _(sentences.LM_FINAL_NORM_UNUSED).format(call=c, names=", ".join(outside[:2])),
-            "lm-no-final-norm",
-        )
-
-
-def _check_pre_ln(obj, label, info, g, tokens) -> None:
-    """With every block's attention output projection and linear2 at zero, a Pre-LN block is the
-    identity (x + 0 + 0), whatever its LayerNorms hold; a Post-LN block still normalises x."""
-    params = info.get("parameters", {})
-    if not _blocks(info):
-        return
-    state = {
-        n: torch.zeros(shape) if SUBLAYER_OUT.search(n) else randn(g, *shape)
-        for n, shape in params.items()
-    }
-    other = {n: randn(g, *t.shape) if BLOCK_NORM.search(n) else t for n, t in state.items()}
-    outputs = []
-    for weights in (state, other):
-        try:
-            obj.apply("load_state_dict", weights)
-        except LearnerError:
-            return  # buffers or parameters describe() does not list: can't set every weight
-        c = Call(label, tokens, params="lm.forward")
-        outputs.append(c.run(obj, devices=False))
-    a, b = outputs
-    if isinstance(a, torch.Tensor) and a.shape == b.shape and not torch.allclose(a, b, atol=1e-5):
-        raise fail(
-            _(sentences.LM_POST_LN_BLOCKS).format(call=c),
-            "lm-post-ln-blocks",
-        )
+def _runs_on_square_tokens(obj, label, vocab) -> bool:
+    """A model that fails on (2, 7) tokens but runs on (7, 7) ones reads the sequence length
+    from the batch dimension (a causal mask or positions sized by tokens.size(0))."""
+    c = Call(label, torch.zeros(7, 7, dtype=torch.long), params="lm.forward")
+    try:
+        out = c.run(obj, devices=False)
+    except CheckFailure:
+        return False
+    return isinstance(out, torch.Tensor) and tuple(out.shape) == (7, 7, vocab)
 
 
 def _rules_feed_forward(sub) -> None:

@@ -45,7 +45,7 @@ MISTAKES = (
     ),
     Mistake(
         "pre-post-ln-swapped",
-        ("TransformerBlock",),
+        ("TransformerBlock", "TinyTransformer"),
         "Pre-LN and Post-LN mixed up (norm_first)",
         "Pre-LN (norm_first=True): x + sublayer(norm(x)). Post-LN: norm(x + sublayer(x)).",
     ),
@@ -70,7 +70,7 @@ MISTAKES = (
     ),
     Mistake(
         "residual-from-normed-input",
-        ("TransformerBlock",),
+        ("TransformerBlock", "TinyTransformer"),
         "Pre-LN residual adds the normalised x instead of the raw x",
         "Keep the un-normalised x for the residual: x = x + attn(norm1(x)), not "
         "x = norm1(x); x = x + attn(x).",
@@ -216,5 +216,12 @@ MISTAKES = (
         "A block's output is never used: the blocks are not applied one after another",
         "Each block reads the previous block's output: x = block(x, mask) in the loop, then the "
         "final LayerNorm and the head read the last x.",
+    ),
+    Mistake(
+        "seq-len-from-batch-dim",
+        ("TinyTransformer",),
+        "The sequence length read from the batch dimension, tokens.size(0)",
+        "tokens is (B, L): the causal mask and the positions take L = tokens.size(1), as in "
+        "causal_mask(L, device=tokens.device).",
     ),
 )

@@ -158,4 +158,11 @@ MISTAKES = (
         "Create the store in __init__ (self.ks = [] or self.k = None): a list assigned in the "
         "class body is one list shared by every KVCache.",
     ),
+    Mistake(
+        "online-sum-over-queries",
+        ("tiled_attention",),
+        "The running sum l mixes the queries' rows",
+        "l holds one sum per query: add p.sum(dim=-1, keepdim=True), the block's weights summed "
+        "over its keys, never summed or averaged over the queries (dim=-2).",
+    ),
 )

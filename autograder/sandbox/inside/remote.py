@@ -225,3 +225,28 @@ def ablate_attention(model, layer: str = "w_o", scale: float = 0.0) -> list:
                     done.append(name)
                     break
     return done
+
+
+def last_block_scaled(model, tokens: torch.Tensor, scale: float) -> list:
+    """``[model(tokens), the same with the output of the last TransformerBlock that forward
+    calls multiplied by scale]``: a LayerNorm between the last block and the output layer undoes
+    the scale (up to its eps), so the two logits agree only when one is there."""
+    order, handles = [], []
+    for _name, module in _blocks(model):
+        handles.append(module.register_forward_hook(lambda m, _a, _o: order.append(m)))
+    try:
+        with torch.no_grad():
+            plain = model(tokens)
+    finally:
+        for handle in handles:
+            handle.remove()
+    if not order or not isinstance(plain, torch.Tensor):
+        return [plain, plain]
+    handle = order[-1].register_forward_hook(
+        lambda _m, _a, out: out * scale if isinstance(out, torch.Tensor) else out
+    )
+    try:
+        with torch.no_grad():
+            return [plain, model(tokens)]
+    finally:
+        handle.remove()

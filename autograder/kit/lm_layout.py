@@ -1,0 +1,128 @@
+"""The language model's GPT-2 layout, judged by behaviour: Pre-LN blocks, and one LayerNorm
+between the last block and the output layer.
+
+The blocks are recognised by the contract's attribute names (``<block>.attn``, ``.ff``,
+``.norm1``, ``.norm2``); a model with blocks of its own has nothing to recognise them by, and
+only the behaviour checks that need no names apply to it."""
+
+from __future__ import annotations
+
+import re
+
+import torch
+
+from autograder.i18n import _
+from autograder.kit import sentences
+from autograder.kit.calling import Call, LearnerError, fail
+from autograder.kit.gradients import missing_gradients
+from autograder.kit.inputs import randn
+from autograder.kit.text import fmt_num, fmt_shape
+
+BLOCK_PARAM = re.compile(r"^(.*)\.(?:attn|ff|norm1|norm2)\.")
+SUBLAYER_OUT = re.compile(r"\.(?:attn\.w_o|ff\.linear2)\.(?:weight|bias)$")
+BLOCK_NORM = re.compile(r"\.norm[12]\.(?:weight|bias)$")
+# The last block's output is multiplied by LAST_BLOCK_SCALE: a LayerNorm after it gives the same
+# logits up to its eps (a relative change near 1e-6 for a residual stream of variance ~1); without
+# one the logits move by a share of their size (FINAL_NORM_RTOL bounds what is accepted).
+LAST_BLOCK_SCALE = 4.0
+FINAL_NORM_RTOL = 1e-3
+
+
+def block_names(info) -> set[str]:
+    """The names of the model's TransformerBlocks, found by the contract's attribute names."""
+    return {
+        m[1] for n in info.get("parameters", {}) if (m := re.match(r"^(.*)\.norm1\.weight$", n))
+    }
+
+
+def expect_gpt2_layout(obj, label, info, g, tokens, d) -> None:
+    """The lesson's architecture, judged once the model works (``info``: its ``describe``)."""
+    _check_final_norm(info, label, d)
+    _check_final_norm_used(obj, label, info, d, tokens)
+    _check_final_norm_last(obj, label, info, tokens)
+    _check_pre_ln(obj, label, info, g, tokens)
+
+
+def _check_final_norm(info, label, d) -> None:
+    """Pre-LN blocks leave the residual stream unnormalised: a LayerNorm(d_model) must follow the
+    last block, so some parameter of shape (d_model,) lives outside the blocks."""
+    blocks, params = block_names(info), info.get("parameters", {})
+    if not blocks:
+        return  # blocks of its own: nothing to recognise them by
+    outside = [n for n, shape in params.items() if not BLOCK_PARAM.match(n) and shape == [d]]
+    if not outside:
+        raise fail(
+            _(sentences.LM_NO_FINAL_NORM).format(model=label, shape=fmt_shape((d,))),
+            "lm-no-final-norm",
+        )
+
+
+def _check_final_norm_used(obj, label, info, d, tokens) -> None:
+    """The final LayerNorm must be used, not only defined: a gradient reaches it; and every
+    block, each reading the previous one's output."""
+    c = Call(label, tokens, params="lm.forward")
+    missing = missing_gradients(obj, c)
+    if not missing:
+        return
+    params, blocks = info.get("parameters", {}), sorted(block_names(info))
+    unused = [b for b in blocks if all(n in missing for n in params if n.startswith(b + "."))]
+    if unused and len(unused) < len(blocks):
+        raise fail(
+            _(sentences.LM_BLOCK_UNUSED).format(call=c, blocks=", ".join(unused)),
+            "lm-blocks-not-chained",
+        )
+    outside = [n for n in missing if not BLOCK_PARAM.match(str(n)) and params.get(n) == [d]]
+    if outside and block_names(info):
+        raise fail(
+            _(sentences.LM_FINAL_NORM_UNUSED).format(call=c, names=", ".join(outside[:2])),
+            "lm-no-final-norm",
+        )
+
+
+def _check_pre_ln(obj, label, info, g, tokens) -> None:
+    """With every block's attention output projection and linear2 at zero, a Pre-LN block is the
+    identity (x + 0 + 0), whatever its LayerNorms hold; a Post-LN block still normalises x."""
+    params = info.get("parameters", {})
+    if not block_names(info):
+        return
+    state = {
+        n: torch.zeros(shape) if SUBLAYER_OUT.search(n) else randn(g, *shape)
+        for n, shape in params.items()
+    }
+    other = {n: randn(g, *t.shape) if BLOCK_NORM.search(n) else t for n, t in state.items()}
+    outputs = []
+    for weights in (state, other):
+        try:
+            obj.apply("load_state_dict", weights)
+        except LearnerError:
+            return  # buffers or parameters describe() does not list: can't set every weight
+        c = Call(label, tokens, params="lm.forward")
+        outputs.append(c.run(obj, devices=False))
+    a, b = outputs
+    if isinstance(a, torch.Tensor) and a.shape == b.shape and not torch.allclose(a, b, atol=1e-5):
+        raise fail(
+            _(sentences.LM_POST_LN_BLOCKS).format(call=c),
+            "lm-post-ln-blocks",
+        )
+
+
+def _check_final_norm_last(obj, label, info, tokens) -> None:
+    """The final LayerNorm must come after the last block: scaling that block's output by a
+    constant then leaves the logits as they were (LayerNorm is scale-invariant), where a norm
+    before the blocks, or none, lets the scale through."""
+    if not block_names(info):
+        return
+    c = Call(label, tokens, params="lm.forward")
+    plain, scaled = obj.apply("last_block_scaled", tokens, LAST_BLOCK_SCALE)
+    if not (isinstance(plain, torch.Tensor) and isinstance(scaled, torch.Tensor)):
+        return
+    if plain.shape != scaled.shape:
+        return
+    moved = float((scaled - plain).abs().max())
+    if moved > FINAL_NORM_RTOL * max(float(plain.abs().max()), 1e-6):
+        raise fail(
+            _(sentences.LM_FINAL_NORM_NOT_LAST).format(
+                call=c, scale=fmt_num(LAST_BLOCK_SCALE), moved=fmt_num(moved)
+            ),
+            "lm-no-final-norm",
+        )
