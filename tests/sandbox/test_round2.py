@@ -125,8 +125,8 @@ def test_no_host_path_and_no_mount_list_are_visible_inside():
         f"""
 root = {str(ROOT)!r}
 cmdline = open("/proc/1/cmdline", "rb").read().decode().split("\\0")
-if os.path.basename(cmdline[0]) != "bwrap" or cmdline[1] != "--args" or cmdline[3] != "--":
-    found.append("cmdline " + " ".join(cmdline[:4]))
+if "python" not in os.path.basename(cmdline[0]) or "serve(" not in cmdline[-2]:
+    found.append("cmdline " + " ".join(cmdline[:4]))  # pid 1: the server (bwrap --as-pid-1)
 found += [a[:40] for a in cmdline if "bind" in a or root in a]
 try:
     if open("/proc/1/environ", "rb").read():

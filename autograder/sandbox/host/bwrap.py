@@ -196,6 +196,10 @@ def _bwrap_command(python: str, folders: list[str], boot: str) -> list[str]:
         "--unshare-all",  # user, pid, network, IPC, UTS and cgroup namespaces
         # (not --disable-userns: it puts the sandbox in a nested user namespace, where the server
         # could not cap its tmpfs' inodes; the seccomp filter refuses new namespaces instead)
+        # the server is the sandbox's pid 1, not bubblewrap's init (a process of the learner's uid,
+        # dumpable: learner code could trace it and make it run its own program): non-dumpable,
+        # it cannot be traced, and as init, not killed, from inside; it reaps orphans itself
+        "--as-pid-1",
         "--die-with-parent",
         "--new-session",
         "--uid", str(NOBODY), "--gid", str(NOBODY),
@@ -260,8 +264,8 @@ def _memfd(data: bytes) -> int:
 
 def launch(cmd: list[str], user: int | None = None) -> tuple[list[str], list[int], int | None]:
     """How to start ``cmd`` (from :func:`_bwrap_command`) as ``user``: ``bwrap --args N``, its
-    options read from a memory file, so that the sandbox's pid 1 (bubblewrap) shows no mount in
-    its ``/proc/1/cmdline``, only the command after ``--``; each ``--file`` read into a memory
+    options read from a memory file, so that the sandbox's bubblewrap shows no mount in
+    its ``/proc/<pid>/cmdline``, only the command after ``--``; each ``--file`` read into a memory
     file (the sandbox's own modules are copies: no path of the checkout, nothing a private folder
     hides); with the System V IPC filter.
 

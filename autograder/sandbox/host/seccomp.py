@@ -23,7 +23,9 @@ import struct
 # SIGTSTP, SIGTTIN, SIGTTOU: 19-22 on both CPUs) sent by any of the signal syscalls ("signal": the
 # index of the signal argument) is refused; and a change of another process's priority, scheduling
 # or limits ("own": setpriority, sched_setparam, sched_setscheduler, sched_setattr, prlimit64) is
-# refused unless its pid argument is 0, the caller itself (setpriority: PRIO_PROCESS, who 0 too).
+# refused unless its pid argument is 0, the caller itself (setpriority: PRIO_PROCESS, who 0 too;
+# ioprio_set: IOPRIO_WHO_PROCESS, who 0). And no process may read, write or trace another's memory
+# (ptrace, process_vm_readv, process_vm_writev: refused outright; learner code has no use for them).
 _SYSCALLS = {
     "x86_64": {
         "arch": 0xC000003E,
@@ -33,7 +35,9 @@ _SYSCALLS = {
             *(248, 249, 250),  # add_key, request_key, keyctl
             *(425, 426, 427),  # io_uring_setup, io_uring_enter, io_uring_register
             *(319, 447, 308),  # memfd_create, memfd_secret, setns
+            *(101, 310, 311),  # ptrace, process_vm_readv, process_vm_writev
         ),
+        "ioprio_set": 251,
         "unshare": 272,
         "clone": 56,
         # kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal
@@ -50,7 +54,9 @@ _SYSCALLS = {
             *(217, 218, 219),  # add_key, request_key, keyctl
             *(425, 426, 427),  # io_uring_setup, io_uring_enter, io_uring_register
             *(279, 447, 268),  # memfd_create, memfd_secret, setns
+            *(117, 270, 271),  # ptrace, process_vm_readv, process_vm_writev
         ),
+        "ioprio_set": 30,
         "unshare": 97,
         "clone": 220,
         "signal": {129: 1, 130: 1, 131: 2, 138: 1, 240: 2, 424: 1},
@@ -89,6 +95,7 @@ def program() -> bytes | None:
     prog += [(jeq, f"signal{i}", 0, nr) for nr, i in calls["signal"].items()]
     prog += [(jeq, "own", 0, nr) for nr in calls["own"]]
     prog += [
+        (jeq, "ioprio", 0, calls["ioprio_set"]),
         (jeq, "nosys", 0, calls["clone3"]),
         (jeq, "unshare", 0, calls["unshare"]),
         (jeq, "clone", 0, calls["clone"]),
@@ -113,6 +120,11 @@ def program() -> bytes | None:
         (jeq, "allow", 0, 0),
         (ld, 0, 0, 0),
         (jeq, "deny", "allow", calls["own"][0]),  # setpriority(PRIO_PROCESS, who != 0)
+        ("ioprio",),
+        arg(0),
+        (jeq, 0, "deny", 1),  # IOPRIO_WHO_PROCESS (a group or a user is more than the caller)
+        arg(1),
+        (jeq, "allow", "deny", 0),  # who: 0, the caller itself
         ("allow",),
         (ret, 0, 0, allow),
         ("nosys",),

@@ -1,7 +1,8 @@
 """Between two submissions in a kept sandbox: nothing of the last one may be left for the next.
 
-The sandbox's server (:mod:`autograder.sandbox.inside.zygote`) runs as the same uid as learner
-code, so learner code can change what the server owns: the tmpfs roots' mode and extended
+The sandbox's server (:mod:`autograder.sandbox.inside.zygote`) is the sandbox's pid 1 (non-dumpable:
+learner code can neither trace it nor kill it), but runs as the same uid as learner code, so
+learner code can change what the server owns: the tmpfs roots' mode and extended
 attributes (a default ACL among them), what lies in them (files, folders, fifos, sockets), and the
 server's own priority, CPU set and limits (which every later learner process inherits), and it can
 leave processes running. :func:`reset` kills every process, restores what the server can and
@@ -26,25 +27,39 @@ _LIMITS = sorted({getattr(resource, n) for n in dir(resource) if n.startswith("R
 
 def own_state() -> tuple:
     """What this process is that a process of the same uid could change and its forks inherit:
-    its priority, scheduling policy, CPU set and resource limits."""
+    its priority, scheduling policy, CPU set and resource limits; and who the sandbox's pid 1 is
+    (:func:`init`)."""
     return (
         os.getpriority(os.PRIO_PROCESS, 0),
         os.sched_getscheduler(0),
         frozenset(os.sched_getaffinity(0)),
         tuple(resource.getrlimit(r) for r in _LIMITS),
+        init(),
     )
 
 
+def init() -> tuple | None:
+    """Who pid 1 is: whether it is this server, its program and command line (in the sandbox,
+    ``bwrap --as-pid-1`` makes the server pid 1; None where /proc/1 cannot be read)."""
+    try:
+        with open("/proc/1/cmdline", "rb") as f:
+            return os.getpid() == 1, os.readlink("/proc/1/exe"), f.read()
+    except OSError:
+        return None
+
+
 def kill_others(reap, spare: int = 0, wait: float = 5.0) -> bool:
-    """Kill every process of the sandbox but its init (pid 1), this server and ``spare``, again
+    """Kill every process of the sandbox but this server (its pid 1) and ``spare``, again
     until none is left (one may fork meanwhile), ``reap``-ing this server's children; whether
     none was left within ``wait`` s (with ``spare``, a zombie it has not waited for counts as
     gone)."""
-    keep = {1, os.getpid(), spare}
+    keep = {os.getpid(), spare}
     deadline = time.monotonic() + wait
     while True:
+        reap()  # (this server is the init: every orphan is its child)
         others = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in keep]
-        live = [p for p in others if _state(p) not in ("Z", "")]
+        # a zombie of this server's is not gone until reaped (at the next look)
+        live = [p for p in others if _state(p) not in (("Z", False), ("", False))]
         if not live and (spare or not others):
             return True
         if time.monotonic() > deadline:
@@ -52,17 +67,17 @@ def kill_others(reap, spare: int = 0, wait: float = 5.0) -> bool:
         for pid in live:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-        reap()
         time.sleep(0.005)
 
 
-def _state(pid: int) -> str:
-    """A process's state letter ("" once it is gone)."""
+def _state(pid: int) -> tuple[str, bool]:
+    """A process's state letter ("" once it is gone), and whether this server is its parent."""
     try:
         with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return ""
+            fields = f.read().rsplit(")", 1)[1].split()
+        return fields[0], int(fields[1]) == os.getpid()
+    except (OSError, IndexError, ValueError):
+        return "", False
 
 
 def restore(place: str) -> None:
@@ -79,7 +94,7 @@ def restore(place: str) -> None:
 def verify(state: tuple) -> str | None:
     """What is not as a fresh sandbox has it (None: clean): a process left, a tmpfs root whose
     owner, mode or extended attributes differ, anything in it, or this server's own state."""
-    others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid())]
+    others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]
     if others:
         return f"processes left: {others[:5]}"
     for place in TMPFS:
@@ -98,6 +113,8 @@ def verify(state: tuple) -> str | None:
                 return f"{place} still holds {fs.f_files - fs.f_ffree - 1} inodes"
         except OSError as e:
             return f"{place}: {e.strerror}"
+    if init() != state[-1] or not state[-1] or not state[-1][0]:
+        return "the sandbox's pid 1 is not this server (or no longer runs its program)"
     if own_state() != state:
         return "the server's priority, scheduling or limits were changed"
     return None

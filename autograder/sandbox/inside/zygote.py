@@ -10,9 +10,11 @@ the sandbox (the server answers ``C`` once it is clean, or exits if it cannot ma
 ``peak`` and ``high`` measure the peak memory of one learner call (:class:`PeakMemory`,
 answered ``M``). The server says ``R`` once torch is loaded, answers ``S`` + the new pid, and
 ``X`` + pid + wait status when a learner process ends, so the judge can say *why* it stopped.
-When the last learner process has ended, it resets the sandbox
-(:mod:`~autograder.sandbox.inside.clean`), so that a sandbox used for one submission after
-another starts each one clean. It exits when the judge closes the socket.
+In the sandbox, the server is pid 1 (``bwrap --as-pid-1``): the init, which reaps every orphan
+(``_reap``) and which learner code can neither trace (it is non-dumpable) nor signal (an init
+ignores every signal it has no handler for). When the last learner process has ended, it resets
+the sandbox (:mod:`~autograder.sandbox.inside.clean`), so that a sandbox used for one submission
+after another starts each one clean. It exits when the judge closes the socket.
 """
 
 from __future__ import annotations
@@ -95,7 +97,7 @@ def _reset(ctrl: socket.socket, active: set[int], state: tuple) -> bool:
     (:mod:`autograder.sandbox.inside.clean`); whether the sandbox is clean (if not, the server
     exits: the sandbox is discarded, never handed on)."""
     with contextlib.suppress(ProcessLookupError):
-        os.kill(-1, signal.SIGKILL)  # all but the sandbox's init and us
+        os.kill(-1, signal.SIGKILL)  # all but us (the sandbox's init)
     return clean.reset(state, lambda: _reap(ctrl, active)) is None
 
 
@@ -118,10 +120,10 @@ def _memory(pid: int) -> tuple[int, int, int] | None:
 
 
 def _learner_pids(contained: bool) -> set[int]:
-    """Every process that may run learner code: in the sandbox, all but its init (pid 1) and this
-    server (its pid namespace holds nothing else); without one, this server's descendants."""
+    """Every process that may run learner code: in the sandbox, all but this server (its pid 1:
+    the pid namespace holds nothing else); without one, this server's descendants."""
     me = os.getpid()
-    pids = {int(p) for p in os.listdir("/proc") if p.isdigit()} - {1, me}
+    pids = {int(p) for p in os.listdir("/proc") if p.isdigit()} - {me}
     if contained:
         return pids
     parent = {}
@@ -274,6 +276,8 @@ class PeakMemory:
 
 def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
     if contained:
+        if os.getpid() != 1:  # bubblewrap's init would be: learner code could trace it
+            raise SystemExit("the sandbox's server must be its pid 1 (bwrap --as-pid-1)")
         seal()
         _seed_font_cache()
     from autograder.sandbox.inside import worker  # torch loads here, once

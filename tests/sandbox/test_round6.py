@@ -1,0 +1,67 @@
+"""The red team's breaks after round 5 (notes: redteam4), each tried through the real sandbox.
+
+The sandbox's pid 1 was bubblewrap's own init, a dumpable process of the learner's uid: learner
+code traced it and made it run its own program, which outlived the reset of a kept sandbox and
+killed the next students' processes, computed a full score matrix outside the measured process,
+and escaped the process limits. Now the server is pid 1 (``bwrap --as-pid-1``): non-dumpable, so
+nothing traces it or writes its memory; an init, so no signal from inside kills it; and the
+seccomp filter refuses ptrace, process_vm_readv/writev and ioprio_set aimed at another process.
+"""
+
+from __future__ import annotations
+
+import platform
+from pathlib import Path
+
+import pytest
+
+from autograder.sandbox.host import bwrap
+from tests.sandbox.test_round4 import GOOD_MASK, field, kept
+
+HOSTILE = Path(__file__).parent / "hostile"
+pytestmark = pytest.mark.skipif(
+    not bwrap.strong_isolation_available(),
+    reason="needs bubblewrap (the OS-level sandbox): apt-get install bubblewrap",
+)
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the attack's syscall numbers: x86-64")
+def test_taking_over_pid_1_is_refused_and_the_next_student_scores_full_marks():
+    a = kept((HOSTILE / "takes_over_pid1.py").read_text())
+    assert not a.passed, a
+    assert field(a, "me") != "1", a  # learner code is not pid 1: the server is
+    for what in ("attach", "seize", "vmread", "ioprio"):  # the seccomp filter
+        assert field(a, what) == "EPERM", (what, a)
+    for what in ("memw", "memr"):  # the server is non-dumpable
+        assert field(a, what) in ("EACCES", "EPERM"), (what, a)
+    for what in ("SIGKILL", "SIGTERM", "SIGSEGV", "SIGHUP"):  # an init: ignored from inside
+        assert field(a, what) == "ok", (what, a)
+    assert field(a, "server") == "yes", a  # still there, still the server
+    for _ in range(2):  # the next students, in the same kept sandbox
+        b = kept(GOOD_MASK)
+        assert b.passed and b.points == b.max_points, b
+
+
+def test_the_server_reaps_orphans_as_an_init_does():
+    orphans = (
+        "import os, sys, time\n"
+        + (HOSTILE / "takes_over_pid1.py").read_text().split("def _try")[0]
+        + "def causal_mask(seq_len, device=None):\n"
+        "    _unwatch()\n"
+        "    for _ in range(20):  # each child forks a grandchild and exits: an orphan of pid 1\n"
+        "        if os.fork() == 0:\n"
+        "            if os.fork() == 0:\n"
+        "                os._exit(0)\n"
+        "            os._exit(0)\n"
+        "        os.wait()\n"
+        "    time.sleep(1)\n"
+        "    zombies = []\n"
+        "    for p in os.listdir('/proc'):\n"
+        "        if p.isdigit():\n"
+        "            stat = open(f'/proc/{p}/stat').read().rsplit(')', 1)[1].split()\n"
+        "            zombies += [p] if stat[0] == 'Z' else []\n"
+        "    raise RuntimeError(f'zombies={len(zombies)} ;')\n"
+    )
+    r = kept(orphans)
+    assert field(r, "zombies") == "0", r
+    assert kept(GOOD_MASK).passed
