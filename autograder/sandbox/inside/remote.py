@@ -188,23 +188,28 @@ def _blocks(model) -> list:
     return found
 
 
-def block_calls(model, tokens: torch.Tensor) -> dict:
-    """``{block name: how many times model(tokens) called it}`` for each of the model's
-    TransformerBlocks (``_blocks``), counted by forward hooks removed afterwards."""
-    counts, handles = {}, []
+def _traced(model, tokens: torch.Tensor) -> tuple:
+    """``(model(tokens) without grad, [(name, block) for each TransformerBlock (``_blocks``) it
+    called, in call order])``, seen by forward hooks removed afterwards."""
+    order, handles = [], []
     for name, module in _blocks(model):
-        counts[name] = 0
-
-        def hook(_module, _args, _out, name=name):
-            counts[name] += 1
-
-        handles.append(module.register_forward_hook(hook))
+        handles.append(
+            module.register_forward_hook(lambda m, _a, _o, name=name: order.append((name, m)))
+        )
     try:
         with torch.no_grad():
-            model(tokens)
+            return model(tokens), order
     finally:
         for handle in handles:
             handle.remove()
+
+
+def block_calls(model, tokens: torch.Tensor) -> dict:
+    """``{block name: how many times model(tokens) called it}`` for each of the model's
+    TransformerBlocks (``_blocks``)."""
+    counts = {name: 0 for name, _ in _blocks(model)}
+    for name, _ in _traced(model, tokens)[1]:
+        counts[name] += 1
     return counts
 
 
@@ -231,18 +236,10 @@ def last_block_scaled(model, tokens: torch.Tensor, scale: float) -> list:
     """``[model(tokens), the same with the output of the last TransformerBlock that forward
     calls multiplied by scale]``: a LayerNorm between the last block and the output layer undoes
     the scale (up to its eps), so the two logits agree only when one is there."""
-    order, handles = [], []
-    for _name, module in _blocks(model):
-        handles.append(module.register_forward_hook(lambda m, _a, _o: order.append(m)))
-    try:
-        with torch.no_grad():
-            plain = model(tokens)
-    finally:
-        for handle in handles:
-            handle.remove()
+    plain, order = _traced(model, tokens)
     if not order or not isinstance(plain, torch.Tensor):
         return [plain, plain]
-    handle = order[-1].register_forward_hook(
+    handle = order[-1][1].register_forward_hook(
         lambda _m, _a, out: out * scale if isinstance(out, torch.Tensor) else out
     )
     try:
