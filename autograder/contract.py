@@ -12,13 +12,15 @@ reference modules the sandbox hides from learners, and the tests' lists of exerc
 ``course_lib.__all__`` is checked against it by a test (``course_lib`` imports nothing of the
 grader).
 
-This module imports nothing of the course, so that anything may import it.
+This module imports nothing of the course but ``autograder.core.syntax`` (the standard library
+behind a lock), so that anything may import it.
 """
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass
+
+from autograder.core import syntax
 
 KINDS = ("function", "module", "stateful")  # a function, an nn.Module, a plain class
 
@@ -63,7 +65,7 @@ class Exercise:
 
 
 def _params(signature: str) -> tuple[str, ...]:
-    args = ast.parse(f"def f{signature}: pass").body[0].args
+    args = syntax.parse(f"def f{signature}: pass").body[0].args
     return tuple(a.arg for a in args.posonlyargs + args.args + args.kwonlyargs)
 
 

@@ -10,12 +10,12 @@ exercise fails, so that nbgrader gives it no points.
 
 from __future__ import annotations
 
-import ast
 import inspect
 import sys
 from pathlib import Path
 
 from autograder.check.report import mistake_line
+from autograder.core import syntax
 from autograder.core.extract import from_file, from_sources
 from autograder.core.judge import NothingToGrade, judge_code
 from autograder.core.result import Result
@@ -74,7 +74,7 @@ def _before_line(source: str, line: int) -> str:
     """The top-level statements of ``source`` that end before ``line`` (1-based), other lines
     blanked so that line numbers stay; the whole source when it does not parse."""
     try:
-        tree = ast.parse(source)
+        tree = syntax.parse(source)
     except SyntaxError:
         return source
     keep = {n for s in tree.body if s.end_lineno < line for n in range(s.lineno, s.end_lineno + 1)}

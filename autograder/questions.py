@@ -24,7 +24,6 @@ number, "(2, 7, 8)" for a shape, "True" for a yes/no question); a choice is its 
 
 from __future__ import annotations
 
-import ast
 import math
 import numbers
 import re
@@ -35,7 +34,7 @@ from typing import Any
 
 import torch
 
-from autograder.core import lesson_folders
+from autograder.core import lesson_folders, syntax
 from autograder.i18n import _, ngettext
 
 __all__ = [
@@ -205,7 +204,7 @@ def _literal(text: str) -> Any:
     if len(text) > 200:
         return text
     try:
-        return ast.literal_eval(text.strip())
+        return syntax.literal_eval(text.strip())
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return text
 

@@ -23,7 +23,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.core import names
+from autograder.core import names, syntax
 
 KEPT = (
     ast.Import,
@@ -98,7 +98,7 @@ def _keep_definitions(
         )
         return
     try:
-        tree = ast.parse(source)
+        tree = syntax.parse(source)
     except SyntaxError as e:
         code.problems.append(f"{label} has a syntax error on line {e.lineno}: {e.msg}; skipped it")
         return
@@ -157,7 +157,7 @@ def from_sources(file: str, sources: list[tuple[str, str]], module: bool = False
         trees = []
         for _, source in sources:
             try:
-                trees.append(ast.parse(_strip_magics(source) or ""))
+                trees.append(syntax.parse(_strip_magics(source) or ""))
             except (SyntaxError, RecursionError, MemoryError, ValueError):
                 pass
         try:

@@ -14,6 +14,7 @@ import inspect
 import textwrap
 
 from autograder import contract
+from autograder.core import syntax
 from autograder.drill.catalogue import Drill, conventions, title
 from autograder.i18n import _, cells, fill
 
@@ -112,7 +113,8 @@ def _course_objects(obj, seen: dict) -> None:
     source = inspect.getsource(obj)
     seen[key] = source
     module = importlib.import_module(obj.__module__)
-    names = {n.id for n in ast.walk(ast.parse(textwrap.dedent(source))) if isinstance(n, ast.Name)}
+    tree = syntax.parse(textwrap.dedent(source))
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     for name in sorted(names):
         found = getattr(module, name, None)
         if (

@@ -24,6 +24,7 @@ from pathlib import Path
 from statistics import mean, median
 
 from autograder import i18n
+from autograder.core import syntax
 from autograder.core.mistakes import MISTAKES
 from autograder.grade import COURSE
 from autograder.grade.outputs import files, plots, sections
@@ -91,7 +92,7 @@ def depends_on(item: str) -> frozenset[str]:
             return set()
         source = COURSE.joinpath(*ex.module.split(".")).with_suffix(".py")
         try:
-            tree = ast.parse(source.read_text())
+            tree = syntax.parse(source.read_text())
         except (OSError, SyntaxError):
             return set()
         for node in tree.body:

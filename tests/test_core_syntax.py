@@ -1,0 +1,59 @@
+"""The grader parses learner code from several threads at once (``grade --workers``, the warm
+grader's requests): ``autograder.core.syntax`` must give every thread its tree. Plain
+``ast.parse`` there failed about one parse in twenty on CPython 3.11 ("SystemError: AST
+constructor recursion depth mismatch"), which graded a correct notebook "unreadable"."""
+
+import ast
+import threading
+from pathlib import Path
+
+import nbformat
+
+from autograder.core import syntax
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class _Finalised:  # garbage whose finalizer runs Python code: a collection can switch threads
+    def __del__(self):
+        pass
+
+
+def test_parsing_from_four_threads_at_once_gives_every_thread_its_tree():
+    notebook = next((ROOT / "solutions" / "04_softmax_masks").glob("*.ipynb"))
+    cells = nbformat.read(notebook, as_version=4).cells
+    source = "\n".join(
+        c.source for c in cells if c.cell_type == "code" and not c.source.lstrip().startswith("%")
+    )
+    want = ast.dump(ast.parse(source))
+    errors, wrong = [], []
+
+    def work():
+        for _ in range(20):
+            garbage = [_Finalised() for _ in range(50)]
+            garbage.append(garbage)  # a cycle: only the collector frees it
+            del garbage
+            try:
+                if ast.dump(syntax.parse(source)) != want:
+                    wrong.append(1)
+            except SystemError as e:
+                errors.append(str(e))
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and wrong == []
+
+
+def test_literal_eval_reads_what_ast_literal_eval_reads():
+    for text in ("(2, 7, 8)", "  -1.5", "'a'", "[1, {'k': None}]"):
+        assert syntax.literal_eval(text) == ast.literal_eval(text)
+    for text in ("x + 1", "(2, 7"):
+        for read in (syntax.literal_eval, ast.literal_eval):
+            try:
+                read(text)
+            except (ValueError, SyntaxError) as e:
+                kind = type(e)
+            assert kind in (ValueError, SyntaxError)
