@@ -39,7 +39,7 @@ def test_a_full_matrix_in_a_zombie_child_fails_the_memory_check():
     assert "ended" in r.message or r.mistake == "materialises-full-matrix", r
 
 
-UNWATCH = '''import os, sys, time
+UNWATCH = """import os, sys, time
 def _unwatch():  # the audit hook is a teacher, not a wall (SECURITY.md)
     frame = sys._getframe(1)
     while frame is not None:
@@ -47,7 +47,7 @@ def _unwatch():  # the audit hook is a teacher, not a wall (SECURITY.md)
         if hasattr(box, "learner") and hasattr(box, "refusals"):
             box.learner = False
         frame = frame.f_back
-'''
+"""
 
 
 @needs_bwrap
@@ -99,7 +99,9 @@ def test_a_student_folder_name_with_line_breaks_stays_on_one_line_in_the_summary
 
 
 # -- 3. a machine made busy by the submission itself --------------------------------------------
-SPINS_THEN_SLEEPS = UNWATCH + '''_spun = []
+SPINS_THEN_SLEEPS = (
+    UNWATCH
+    + """_spun = []
 def attention_scores(q, k):
     if not _spun:  # a spinner nobody judged waits for (it makes the machine busy), then sleep
         _spun.append(_unwatch())
@@ -114,7 +116,8 @@ def attention_scores(q, k):
         os.read(r, 1)  # asleep until the spinner has ended
     return q @ k.transpose(-2, -1)
 answer_02_1 = "a"
-'''
+"""
+)
 
 
 @needs_bwrap
