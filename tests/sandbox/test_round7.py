@@ -101,20 +101,18 @@ def test_a_student_folder_name_with_line_breaks_stays_on_one_line_in_the_summary
 # -- 3. a machine made busy by the submission itself --------------------------------------------
 SPINS_THEN_SLEEPS = (
     UNWATCH
-    + """_spun = []
-def attention_scores(q, k):
-    if not _spun:  # a spinner nobody judged waits for (it makes the machine busy), then sleep
-        _spun.append(_unwatch())
-        r, w = os.pipe()
+    + """def attention_scores(q, k):
+    _unwatch()  # a spinner nobody judged waits for (it makes the machine busy), then sleep
+    r, w = os.pipe()
+    if os.fork() == 0:
         if os.fork() == 0:
-            if os.fork() == 0:
-                while time.process_time() < 1.5:
-                    pass
-            os._exit(0)
-        os.close(w)
-        os.wait()
-        os.read(r, 1)  # asleep until the spinner has ended
-    return q @ k.transpose(-2, -1)
+            while time.process_time() < 3.0:
+                pass
+        os._exit(0)
+    os.close(w)
+    os.wait()
+    os.read(r, 1)  # asleep until the spinner has ended
+    raise RuntimeError("spun")  # the check ends here: the judged process computed nothing
 answer_02_1 = "a"
 """
 )
@@ -138,8 +136,9 @@ def test_the_judge_counts_the_cpu_of_every_process_of_the_sandbox():
     with Submission([("spins.py", SPINS_THEN_SLEEPS)], {}) as sub:
         before = sub.used
         sub.begin(Exercise)
-        sub.call("attention_scores", torch.ones(1, 2, 2), torch.ones(1, 2, 2))
+        with pytest.raises(submission.LearnerError, match="spun"):
+            sub.call("attention_scores", torch.ones(1, 2, 2), torch.ones(1, 2, 2))
         sub._end_exercise()
         sub._tally()
-    assert sub.used - before >= 1.4, (sub.used, before)  # the spinner's 1.5 s, though orphaned
+    assert sub.used - before >= 2.9, (sub.used, before)  # the spinner's 3 s, though orphaned
     assert sub.cpu < 1.0, sub.cpu  # not the judged processes' own
