@@ -90,17 +90,18 @@ class Written:
         )
         if self.autograded or self.skipped:
             text += f"; {self.autograded} autograded notebooks for formgrader"
-        text += "".join(f"\n  no autograded notebook for {why}" for why in self.skipped)
+        # each entry names a student's and an assignment's folder: learner text, on one line
+        text += "".join(f"\n  no autograded notebook for {one_line(why)}" for why in self.skipped)
         text += "".join(
             f"\n  warning: {what}: its timestamp.txt is earlier than the submission time the "
             "gradebook had; it was back-dated, or changed after collection (the earlier time "
             "was written)"
-            for what in self.earlier
+            for what in map(one_line, self.earlier)
         )
         if self.kept:
             text += (
                 f"; {len(self.kept)} manual scores from formgrader kept (they win over the "
-                f"grader's, and are marked for review): {', '.join(self.kept)}"
+                f"grader's, and are marked for review): {one_line(', '.join(self.kept))}"
             )
         return text
 

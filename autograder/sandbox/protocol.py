@@ -43,6 +43,7 @@ PEAK_ENDED = -2  # a process ended, or started and ended, during the call: its p
 PEAK_UNAVAILABLE = -3  # no /proc here (not Linux): not measured
 PEAK_RESET = -4  # a process's peak fell during the call: reset by learner code (clear_refs)
 PEAK_UNMEASURED = -5  # the server could not look often enough (a very busy machine): again
+PEAK_UNREAPED = -6  # a process had ended before the call and was never waited for (a zombie)
 # ... and what the judge tells the learner for each
 PEAK_FAILURES = {
     PEAK_UNREADABLE: "your code made its process's memory unreadable (not dumpable)",
@@ -50,6 +51,8 @@ PEAK_FAILURES = {
     "memory of the processes it can see: compute in the process you are called in)",
     PEAK_RESET: "your code reset its process's peak memory during the call "
     "(/proc/self/clear_refs); only the grader may",
+    PEAK_UNREAPED: "a process your code started had ended and was not waited for (a zombie, "
+    "whose memory cannot be measured): compute in the process you are called in",
     PEAK_UNMEASURED: "the machine was too busy for the grader to watch it closely enough, "
     "in every try (this is not a fault of your code: grade it again on a less busy machine)",
 }

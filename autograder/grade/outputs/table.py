@@ -90,7 +90,7 @@ def read_table(path: Path) -> list[dict[str, str]]:
 def feedback_text(g: Graded) -> str:
     head = f"{g.assignment}: {g.status}"
     if g.status == NOT_SUBMITTED:
-        why = f" ({g.error})" if g.error else ""
+        why = f" ({one_line(g.error)})" if g.error else ""
         return f"{head}\nNothing was submitted{why}.\nScore: 0/{g.max_points:g}\n"
     if g.error and not g.manual:
         return f"{head}\ncould not be graded: {one_line(g.error)}\nScore: 0/{g.max_points:g}\n"

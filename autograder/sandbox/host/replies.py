@@ -53,6 +53,25 @@ class LearnerTimeout(LearnerProblem):
         return self.cpu is not None and self.cpu >= 0.25 * cpu_limit
 
 
+def wall_backstop(cpu_limit: float) -> float:
+    """Wall-clock seconds before code under a ``cpu_limit`` is stopped anyway (it sleeps, or
+    waits): generous, so that on a machine busy with 3 others per core the CPU limit decides."""
+    return 4 * cpu_limit + 10
+
+
+def wall_timeout(cpu_limit: float, cpu: float | None = None) -> LearnerTimeout:
+    """The wall-clock backstop of an exercise under ``cpu_limit`` was reached (``cpu`` used)."""
+    wall = wall_backstop(cpu_limit)
+    return LearnerTimeout(
+        f"your code was still running after {wall:.0f} s of wall-clock time without using "
+        f"its {cpu_limit:g} s of CPU time: it sleeps or waits for something that never "
+        "comes (input(), a lock, time.sleep)",
+        ErrorKind.WALL_CLOCK,
+        wall,
+        cpu,
+    )
+
+
 # The share of the last 10 s in which a runnable task waited for a CPU (Linux's pressure stall
 # information, "some avg10", in %) above which the machine counts as busy: an idle machine shows
 # about 0, one with more runnable tasks than cores close to 100.

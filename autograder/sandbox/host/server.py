@@ -212,6 +212,13 @@ class Server:
                 self._changed.wait_for(lambda: self._measured or self._gone, timeout)
                 return self._measured.pop(0) if self._measured else None
 
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds every process of this sandbox has used so far, read by the judge in /proc
+        (learner code cannot change it): each live one's own and that of the processes it waited
+        for (utime, stime, cutime, cstime), summed over the sandbox's process tree. None once it
+        has ended."""
+        return tree_cpu(self._proc.pid) if self._proc.returncode is None else None
+
     def kill(self, pid: int) -> None:
         with contextlib.suppress(OSError):
             self._ctrl.sendall(COMMAND.pack(b"kill", pid))
@@ -234,3 +241,20 @@ class Server:
         self._proc.wait()
         if self._layout:
             shutil.rmtree(self._layout, ignore_errors=True)
+
+
+def tree_cpu(root: int) -> float | None:
+    """CPU seconds used by process ``root`` and its descendants, with those they waited for."""
+    stats: dict[int, tuple[int, int]] = {}  # pid: (parent, clock ticks)
+    for name in os.listdir("/proc"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            with open(f"/proc/{int(name)}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            stats[int(name)] = (int(fields[1]), sum(int(x) for x in fields[11:15]))
+    if root not in stats:
+        return None
+    ours = new = {root}
+    while new:
+        new = {p for p, (parent, _) in stats.items() if parent in new} - ours
+        ours = ours | new
+    return sum(stats[p][1] for p in ours) / os.sysconf("SC_CLK_TCK")

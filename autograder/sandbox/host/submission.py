@@ -8,8 +8,7 @@ stops code that sleeps or blocks. A call that raises, runs past a limit, dies, o
 exercise forbids raises a :class:`~autograder.sandbox.host.replies.LearnerProblem`.
 
 The requests are generic (:class:`autograder.sandbox.protocol.Request`): ``call``, ``new``, ``get``
-and
-``apply`` (a helper of :mod:`autograder.sandbox.inside.remote` run next to a remote object).
+and ``apply`` (a helper of :mod:`autograder.sandbox.inside.remote` run next to a remote object).
 """
 
 from __future__ import annotations
@@ -39,6 +38,8 @@ from autograder.sandbox.host.replies import (
     from_plain,
     machine_busy,
     trace_of,
+    wall_backstop,
+    wall_timeout,
 )
 from autograder.sandbox.host.server import Server
 from autograder.sandbox.protocol import (
@@ -66,13 +67,9 @@ MAX_EVENTS = 1000
 # past it, the rest of the submission is not judged (each remaining item says why). Code that
 # computes, or that a busy machine slows, is never stopped by it (the CPU limits decide).
 WALL_BUDGET = 120.0
+# A machine is busy for it only where its own processes beyond those judged used a CPU less than
+OWN_LOAD = 0.1  # this share of the time waited (k + 1 that make k cores busy use 0.2 k or more)
 MEASURE_TRIES = 3  # a measured call whose measurement is inconclusive (a busy machine) is re-run
-
-
-def wall_backstop(cpu_limit: float) -> float:
-    """Wall-clock seconds before code under a ``cpu_limit`` is stopped anyway (it sleeps, or
-    waits): generous, so that on a machine busy with 3 others per core the CPU limit decides."""
-    return 4 * cpu_limit + 10
 
 
 class Submission:
@@ -96,7 +93,9 @@ class Submission:
         self.exercise = None
         self.last_trace = Trace()
         self.waited = 0.0  # seconds the judge waited on this submission's processes
-        self.cpu = 0.0  # CPU seconds its exercise processes reported using
+        self.cpu = 0.0  # CPU seconds its exercise processes reported using, and its loading
+        self.used = 0.0  # CPU seconds all its sandbox's processes used (the judge's own count)
+        self._mark: tuple = (None, None)  # (its sandbox, that sandbox's count) when last tallied
         self._start()
 
     # -- the learner process ---------------------------------------------------------------------
@@ -116,7 +115,7 @@ class Submission:
                 server.close()
                 return self._start(retry=False)
             raise LearnerCrashed(f"the grader's sandbox did not start ({why}); not your code")
-        started = time.monotonic()
+        loading, started = self._tally(), time.monotonic()
         deadline = started + self._setup.load_wall_limit
         try:
             with self._waiting():
@@ -146,6 +145,7 @@ class Submission:
         except ProtocolError as e:
             self._stop()
             raise Tampered(f"the sandbox sent something that is not a reply ({e})") from None
+        self.cpu += self._tally() - loading  # running its definitions: computing
         self.defined = frozenset(message["defined"])
         self.problems = list(message["problems"])
 
@@ -159,10 +159,13 @@ class Submission:
             self.waited += time.monotonic() - started
 
     def _within_budget(self) -> None:
-        """:class:`LearnerTimeout` when the submission has spent its :data:`WALL_BUDGET` waiting
-        while using little CPU (under a quarter of the time waited) on an idle machine."""
-        if self.waited <= WALL_BUDGET or self.cpu >= 0.25 * self.waited or machine_busy():
+        """:class:`LearnerTimeout` when the submission has waited past its :data:`WALL_BUDGET` on
+        little CPU (under a quarter of the time waited), on a machine not busy with others' work."""
+        used = self._tally()  # at each exercise: a sandbox discarded later loses little of it
+        if self.waited <= WALL_BUDGET or self.cpu >= 0.25 * self.waited:
             return
+        if machine_busy() and used - self.cpu < OWN_LOAD * self.waited:
+            return  # others' work slowed it, not processes of its own
         raise LearnerTimeout(
             f"not judged: your code had already kept the grader waiting {self.waited:.0f} s of "
             f"wall-clock time while using {self.cpu:.1f} s of CPU time (the limit is "
@@ -172,6 +175,15 @@ class Submission:
             self.waited,
             self.cpu,
         )
+
+    def _tally(self) -> float:
+        """:attr:`used`, brought up to date: what the sandbox's processes used since last time."""
+        server, (then, before) = self._live_server, self._mark
+        now = server.cpu_seconds()
+        if then is server and None not in (now, before):
+            self.used += max(0.0, now - before)
+        self._mark = (server, now)
+        return self.used
 
     def _stop(self) -> None:
         """End the learner process, and wait until its sandbox has cleaned up after it (every
@@ -263,7 +275,7 @@ class Submission:
             return LearnerCrashed("the sandbox stopped")
         status, cpu = report["status"], report["cpu"]
         if report["wall_limit_hit"]:
-            return self._wall_timeout(cpu)
+            return wall_timeout(self._cpu_limit, cpu)
         if os.WIFSIGNALED(status):
             sig = os.WTERMSIG(status)
             if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= self._cpu_limit - 0.05):
@@ -275,17 +287,6 @@ class Submission:
                     cpu,
                 )
         return ended(status)
-
-    def _wall_timeout(self, cpu: float | None = None) -> LearnerTimeout:
-        wall = wall_backstop(self._cpu_limit)
-        return LearnerTimeout(
-            f"your code was still running after {wall:.0f} s of wall-clock time without using "
-            f"its {self._cpu_limit:g} s of CPU time: it sleeps or waits for something that never "
-            "comes (input(), a lock, time.sleep)",
-            ErrorKind.WALL_CLOCK,
-            wall,
-            cpu,
-        )
 
     def defines(self, name: str) -> bool:
         return name in self.defined
@@ -308,7 +309,7 @@ class Submission:
                 raise self._exercise_ended() from None
             except ChannelTimeout:
                 self._end_exercise(wait=False)
-                raise self._wall_timeout() from None
+                raise wall_timeout(self._cpu_limit) from None
             except ProtocolError as e:
                 self._end_exercise(wait=False)
                 raise Tampered(f"the sandbox sent something that is not a reply ({e})") from None
@@ -398,10 +399,9 @@ class Submission:
 
 
 def run_check(sub: Submission, ex) -> None:
-    """``sub.begin(ex); ex.check(sub)``, with a time limit hit on a busy machine retried once
-    before it counts (:meth:`LearnerTimeout.busy_machine`): limits count CPU time, so a second
-    try only ever helps code that was near its limit. Code that sleeps is not retried: its wall
-    time would only double."""
+    """``sub.begin(ex); ex.check(sub)``, a time limit hit on a busy machine retried once before it
+    counts (:meth:`LearnerTimeout.busy_machine`): limits count CPU time, so a second try only helps
+    code near its limit; code that sleeps is not retried (its wall time would only double)."""
     for attempt in (1, 2):
         sub.begin(ex)
         try:

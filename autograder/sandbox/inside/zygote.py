@@ -35,6 +35,7 @@ from autograder.sandbox.protocol import (
     PEAK_UNAVAILABLE,
     PEAK_UNMEASURED,
     PEAK_UNREADABLE,
+    PEAK_UNREAPED,
     RECORD,
     TMPFS,
 )
@@ -106,13 +107,23 @@ def _proc(pid: int, name: str) -> str:
         return f.read()
 
 
+def _ended(pid: int) -> bool:
+    """Whether a process (or thread) has ended: gone, or a zombie (ended, not yet waited for:
+    its memory is gone, but its /proc entry stays until its parent waits for it)."""
+    try:
+        return _proc(pid, "stat").rsplit(")", 1)[1].split()[0] in ("Z", "X", "x")
+    except (OSError, IndexError):
+        return True
+
+
 def _memory(pid: int) -> tuple[int, int, int] | None:
     """A process's start time (which process this pid is), resident memory and its peak since
-    the last reset (VmRSS, VmHWM), in KiB; None once it has ended (a zombie has no memory)."""
+    the last reset (VmRSS, VmHWM), in KiB; None once it has ended (a zombie has no memory), so
+    that a learner process whose memory cannot be read counts as ended, never as nothing."""
     try:
         start = int(_proc(pid, "stat").rsplit(")", 1)[1].split()[19])
         fields = dict(line.split(":", 1) for line in _proc(pid, "status").splitlines())
-    except (FileNotFoundError, ProcessLookupError, ValueError, IndexError):
+    except (OSError, ValueError, IndexError):
         return None
     if "VmHWM" not in fields:
         return None
@@ -170,7 +181,8 @@ class PeakMemory:
     ``start`` noted, summed, in KiB (the highest seen, whether looked at during the call or at
     its end); a process started meanwhile counts whole. Fails closed (a negative code,
     ``protocol.PEAK_*``) where a process cannot be measured: its memory unreadable (it made itself
-    non-dumpable), a process ended during the call (its peak gone with it), or a process's peak
+    non-dumpable), a process ended during the call (its peak gone with it; a zombie, whose memory
+    is gone but whose /proc entry stays until it is waited for, has ended too), or a process's peak
     fell between two looks by more than :data:`RESET_SLACK` (someone reset it); inconclusive
     (``PEAK_UNMEASURED``, measured again) where two looks were more than :data:`GAP_LIMIT`
     apart."""
@@ -181,7 +193,7 @@ class PeakMemory:
         self.last: int | None = None
         self.seen: dict[int, tuple[int, int]] = {}  # pid: (start time, highest VmHWM seen)
         self.scanned: int | None = None  # ns_last_pid when the processes were last listed
-        self.reset = False
+        self.reset = self.ended = False
         self.looked = self.gap = 0.0  # when it last looked; the longest time between two looks
 
     @property
@@ -196,18 +208,22 @@ class PeakMemory:
             self.forget()
             return PEAK_UNAVAILABLE
         self.before, failed = {}, 0
-        self.seen, self.reset = {}, False
+        self.seen, self.reset, self.ended = {}, False, False
         self.looked, self.gap = time.monotonic(), 0.0
         self.last = self.scanned = _last_pid() if self.contained else None
         for pid in _learner_pids(self.contained):
             held = _memory(pid)
+            if held is None:  # a zombie (a process of an earlier call, never waited for) or gone
+                if os.path.exists(f"/proc/{pid}"):
+                    failed = PEAK_UNREAPED if _ended(pid) else PEAK_UNREADABLE
+                continue
             try:
                 with open(f"/proc/{pid}/clear_refs", "w") as f:
                     f.write("5")  # the peak (VmHWM) := what it holds now (VmRSS)
             except (FileNotFoundError, ProcessLookupError):
                 continue
-            except OSError:
-                failed = PEAK_UNREADABLE
+            except OSError:  # non-dumpable, or it has just ended (a zombie's is root's)
+                failed = PEAK_UNREAPED if _ended(pid) else PEAK_UNREADABLE
                 continue
             after = _memory(pid)
             if held is not None and after is not None and after[0] == held[0]:
@@ -231,7 +247,8 @@ class PeakMemory:
                 pids |= _learner_pids(True)
         for pid in pids:
             memory = _memory(pid)
-            if memory is None:
+            if memory is None:  # it ended (or is a zombie) during the call: its peak is lost
+                self.ended = True
                 continue
             start, _, peak = memory
             known = self.seen.get(pid)
@@ -251,25 +268,23 @@ class PeakMemory:
         self.forget()
         if self.reset:
             return PEAK_RESET
+        if self.ended:
+            return PEAK_ENDED
         if self.gap > GAP_LIMIT:
             return PEAK_UNMEASURED
-        now = _learner_pids(self.contained)
         grew = 0
-        for pid in now | set(before):
-            memory = _memory(pid)
-            if pid in before and (memory is None or memory[0] != before[pid][0]):
+        for pid in _learner_pids(self.contained) | set(before):
+            memory = _memory(pid)  # None: ended, or a zombie (whose /proc entry stays)
+            if memory is None or (pid in before and memory[0] != before[pid][0]):
                 return PEAK_ENDED
-            if memory is not None:
-                start, _, peak = memory
-                if pid in seen and seen[pid][0] == start:
-                    peak = max(peak, seen[pid][1])
-                grew += max(0, peak - before[pid][1]) if pid in before else peak
+            start, _, peak = memory
+            if pid in seen and seen[pid][0] == start:
+                peak = max(peak, seen[pid][1])
+            grew += max(0, peak - before[pid][1]) if pid in before else peak
         last = _last_pid() if self.contained else None
         if self.last is not None and last is not None:
             # a process (or thread) started and ended during the call: its peak is unknown
-            if last < self.last or any(
-                not os.path.exists(f"/proc/{p}") for p in range(self.last + 1, last + 1)
-            ):
+            if last < self.last or any(_ended(p) for p in range(self.last + 1, last + 1)):
                 return PEAK_ENDED
         return min(grew, 2**31 - 1)
 
