@@ -103,7 +103,7 @@ def check_tiled_attention(sub) -> None:
         for kwargs in ({"block_size": 4}, {"block_size": 4, "causal": True}):
             c = Call(name, *meta, **kwargs)
             expect_meta(c.run(sub), c, (2, 6, 4), torch.float32)
-    n, block = 384, 32  # Lq·Lk = 147456 elements, q/k/v 3072 each, a score tile 12288
+    n, block = 384, 96  # Lq·Lk = 147456 elements, q/k/v 3072 each, a score tile 36864
     for causal_ in (False, True):
         q, k, v = (randn(g, 1, n, 8) for _i in range(3))
         c = Call(name, q, k, v, block_size=block, causal=causal_)
