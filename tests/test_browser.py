@@ -151,7 +151,8 @@ class LabPage:
             page.on("console", self._on_console)
             page.on("pageerror", self._on_error)
             workspace = f"tests-{secrets.token_hex(4)}"  # a fresh workspace: no tab restored
-            page.goto(f"{self.base}/lab/workspaces/{workspace}?token={self.token}")
+            url = f"{self.base}/lab/workspaces/{workspace}?token={self.token}"
+            page.goto(url, timeout=120_000)  # the lab's scripts, on a busy CPU (default: 30 s)
             page.wait_for_function("() => window.jupyterapp", polling=POLL_MS, timeout=120_000)
             page.evaluate("async () => { await window.jupyterapp.restored; }")
             page.remove_listener("console", self._on_console)
