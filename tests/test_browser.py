@@ -42,6 +42,9 @@ ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path(os.environ.get("COURSE_CHROMIUM", "/usr/bin/chromium"))
 ARTIFACTS = ROOT / "browser-artifacts"
 RUN_TIMEOUT_S = 600  # one notebook, Run All to idle, on a slow shared CPU
+# How often a page is asked whether it is ready: Playwright's default asks on every animation
+# frame, which keeps Chromium drawing 60 frames a second for as long as a lesson takes to load.
+POLL_MS = 200
 # The lab's folder of each version of a lesson, as a learner has them.
 FOLDERS = {"blank": "notebooks", "solution": "solutions"}
 
@@ -104,6 +107,7 @@ def lab(tmp_path_factory, chromium):
         "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}",
         f"--ServerApp.root_dir={root}",
+        "--LabApp.expose_app_in_browser=True",  # window.jupyterapp: a lesson opens in one page
     ]
     if os.geteuid() == 0:
         command.append("--allow-root")
@@ -129,14 +133,80 @@ def lab(tmp_path_factory, chromium):
     log.close()
 
 
+class LabPage:
+    """The session's page of the lab, booted once: each test opens its notebook in it with the
+    lab's own command (``docmanager:open``, what the file browser runs) and closes it after.
+    Booting the lab (its scripts, its plugins) is most of what a fresh page costs Chromium,
+    about 6 of the 9 CPU-s of a lesson (measured): once per session, not once per lesson. A page
+    that a test left in a bad state (the test failed, a tab would not close) is replaced."""
+
+    def __init__(self, context, base: str, token: str):
+        self.context, self.base, self.token = context, base, token
+        self.page = None
+        self.boot_errors: list[str] = []  # the console errors of booting it, for the next test
+
+    def get(self):
+        if self.page is None:
+            page = self.context.new_page()
+            page.on("console", self._on_console)
+            page.on("pageerror", self._on_error)
+            workspace = f"tests-{secrets.token_hex(4)}"  # a fresh workspace: no tab restored
+            url = f"{self.base}/lab/workspaces/{workspace}?token={self.token}"
+            page.goto(url, timeout=120_000)  # the lab's scripts, on a busy CPU (default: 30 s)
+            page.wait_for_function("() => window.jupyterapp", polling=POLL_MS, timeout=120_000)
+            page.evaluate("async () => { await window.jupyterapp.restored; }")
+            page.remove_listener("console", self._on_console)
+            page.remove_listener("pageerror", self._on_error)
+            self.page = page
+        return self.page
+
+    def _on_console(self, message) -> None:
+        if message.type == "error":
+            self.boot_errors.append(f"{message.text} ({message.location.get('url')})")
+
+    def _on_error(self, error) -> None:
+        self.boot_errors.append(str(error))
+
+    def close_tabs(self) -> None:
+        """Close every tab of the page (a notebook run live counts as saved: no prompt)."""
+        if self.page is None:
+            return
+        try:
+            self.page.evaluate(
+                """() => { for (const w of [...window.jupyterapp.shell.widgets('main')]) {
+                    if (w.context) w.context.model.dirty = false;
+                    w.close();
+                } }"""
+            )
+            self.page.wait_for_function(
+                "() => !document.querySelector('.jp-NotebookPanel')",
+                polling=POLL_MS,
+                timeout=60_000,
+            )
+        except Exception:  # whatever went wrong, the next test gets a new page
+            self.drop()
+
+    def drop(self) -> None:
+        if self.page is not None:
+            with contextlib.suppress(Exception):
+                self.page.close()
+            self.page = None
+
+
 @pytest.fixture(scope="session")
-def browser(chromium):
+def browser(chromium, lab):
+    """One Chromium, one browsing context and one page of the lab for the session (worker)."""
     from playwright.sync_api import sync_playwright
 
+    base, token, _ = lab
     with sync_playwright() as p:
         # --no-sandbox: Chromium's own sandbox needs user namespaces, absent in most containers.
         browser = p.chromium.launch(executable_path=str(chromium), args=["--no-sandbox"])
-        yield browser
+        context = browser.new_context(viewport={"width": 1400, "height": 900})
+        page = LabPage(context, base, token)
+        yield page
+        page.drop()
+        context.close()
         browser.close()
 
 
@@ -149,41 +219,35 @@ def _shut_down_kernels(base: str, token: str) -> None:
         urllib.request.urlopen(urllib.request.Request(url, method="DELETE"), timeout=60)
 
 
-def _open(page, base: str, token: str, path: str, code_cells: int) -> list[str]:
-    """Open ``path`` in a fresh workspace, wait until its ``code_cells`` are on the page (the lab
-    attaches the cells out of view when the CPU is idle), its kernel is idle and its pictures are
-    loaded; the console errors, collected from then on."""
-    errors: list[str] = []
-
-    def on_console(message):
-        if message.type == "error":
-            errors.append(f"{message.text} ({message.location.get('url')})")
-
-    page.on("console", on_console)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    workspace = re.sub(r"\W", "-", path)  # a fresh workspace: no tab of another lesson
-    page.goto(f"{base}/lab/workspaces/{workspace}/tree/{path}?token={token}")
+def _open(page, path: str, code_cells: int) -> None:
+    """Open ``path`` in the lab (no other tab is open), wait until its ``code_cells`` are on the
+    page (the lab attaches the cells out of view when the CPU is idle), its kernel is idle and
+    its pictures are loaded."""
+    page.evaluate(  # nothing returned: the widget it resolves to is no value to send back
+        "path => { window.jupyterapp.commands.execute('docmanager:open', {path}); }", path
+    )
     page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=120_000)
     idle = page.locator(".jp-NotebookPanel-toolbar [data-status='idle']")  # the kernel's indicator
     idle.wait_for(timeout=120_000)
     page.get_by_text(re.compile(r"\| Idle$")).first.wait_for(timeout=120_000)  # the status bar
     page.wait_for_function(
         f"() => document.querySelectorAll('.jp-Notebook .jp-CodeCell').length >= {code_cells}",
+        polling=POLL_MS,
         timeout=120_000,
     )
     page.wait_for_function(
         "() => [...document.querySelectorAll('.jp-OutputArea img')].every(i => i.complete)",
+        polling=POLL_MS,
         timeout=60_000,
     )
     time.sleep(1)  # the last widgets render
-    return errors
 
 
-def _run_all(page, base: str, token: str, path: str, code_cells: int) -> list[str]:
-    """Open ``path``, Run → Run All Cells, wait until the kernel is idle; the console errors."""
+def _run_all(page, path: str, code_cells: int) -> None:
+    """Open ``path``, Run → Run All Cells, wait until the kernel is idle."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    errors = _open(page, base, token, path, code_cells)
+    _open(page, path, code_cells)
     idle = page.locator(".jp-NotebookPanel-toolbar [data-status='idle']")
     prompts = page.locator(".jp-Notebook .jp-CodeCell .jp-InputPrompt")
     for _ in range(3):  # a click while the kernel still connects may not take: try again
@@ -193,6 +257,7 @@ def _run_all(page, base: str, token: str, path: str, code_cells: int) -> list[st
             page.wait_for_function(
                 "() => [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')]"
                 ".some(p => /\\[(\\*|\\d+)\\]/.test(p.textContent))",
+                polling=POLL_MS,
                 timeout=30_000,
             )
             break
@@ -212,7 +277,6 @@ def _run_all(page, base: str, token: str, path: str, code_cells: int) -> list[st
     else:
         raise AssertionError(f"{path}: Run All Cells did not finish in {RUN_TIMEOUT_S} s")
     time.sleep(2)  # the last widgets and images render
-    return errors
 
 
 def _cells(page) -> list[dict]:
@@ -260,19 +324,36 @@ def _copy_into(root: Path, where: str, notebook: Path) -> str:
 
 
 @contextlib.contextmanager
-def _page(browser, base: str, token: str, name: str):
-    page = browser.new_page(viewport={"width": 1400, "height": 900})
+def _page(browser: LabPage, name: str):
+    """The session's page of the lab and the JavaScript console errors it shows from now on;
+    afterwards its tabs closed and the kernels shut down."""
+    page = browser.get()
+    errors, browser.boot_errors = browser.boot_errors, []
+
+    def on_console(message):
+        if message.type == "error":
+            errors.append(f"{message.text} ({message.location.get('url')})")
+
+    def on_error(error):
+        errors.append(str(error))
+
+    page.on("console", on_console)
+    page.on("pageerror", on_error)
     try:
-        yield page
+        yield page, errors
     except BaseException:
         _screenshot(page, name)
+        browser.drop()
         raise
     else:
         if os.environ.get("COURSE_SCREENSHOTS") == "1":  # every lesson's, to look at
             _screenshot(page, name)
     finally:
-        page.close()
-        _shut_down_kernels(base, token)
+        if browser.page is page:
+            page.remove_listener("console", on_console)
+            page.remove_listener("pageerror", on_error)
+            browser.close_tabs()
+        _shut_down_kernels(browser.base, browser.token)
 
 
 def _saved(cell, mime: str) -> int:
@@ -289,12 +370,12 @@ def test_executed_lesson_renders_in_the_learners_lab(lab, browser, lesson_run, s
     lab: every cell, every plot, no widget error, no console error. (The lab draws a saved
     widget only once its kernel has started and answered: whether widgets draw is asked of a
     live kernel, below.)"""
-    base, token, root = lab
+    _, _, root = lab
     where = f"{lesson_run.language}/{FOLDERS[student]}/{lesson_run.assignment}"
     path = _copy_into(root, where, lesson_run.path(student))
     saved = [c for c in lesson_run.executed(student).cells if c.cell_type == "code"]
-    with _page(browser, base, token, where) as page:
-        console = _open(page, base, token, path, len(saved))
+    with _page(browser, where) as (page, console):
+        _open(page, path, len(saved))
         shown = _cells(page)
         assert len(shown) == len(saved), "every code cell of the notebook is on the page"
         _learners_lab(page)
@@ -309,15 +390,15 @@ def test_executed_lesson_renders_in_the_learners_lab(lab, browser, lesson_run, s
 def test_widgets_work_live_in_the_learners_lab(lab, browser, language, lesson):
     """A lesson with a widget, Run All Cells from the lab's menu: every cell runs without an
     error and every widget is drawn by the live kernel."""
-    base, token, root = lab
+    _, _, root = lab
     where = f"live/{language}/solutions/{lesson}"
     notebook = lesson_runs.EDITIONS[language] / lesson / f"{lesson}.ipynb"
     path = _copy_into(root, where, notebook)
     sources = [
         c.source for c in nbformat.read(notebook, as_version=4).cells if c.cell_type == "code"
     ]
-    with _page(browser, base, token, where) as page:
-        console = _run_all(page, base, token, path, len(sources))
+    with _page(browser, where) as (page, console):
+        _run_all(page, path, len(sources))
         shown = _cells(page)
         assert len(shown) == len(sources), "every code cell of the notebook is on the page"
         _learners_lab(page)

@@ -54,6 +54,17 @@ def cli(args: list[str], env: dict, *extra: str) -> subprocess.CompletedProcess:
     )
 
 
+_direct: dict[tuple[str, ...], subprocess.CompletedProcess] = {}
+
+
+def direct(args: list[str], warm: dict) -> subprocess.CompletedProcess:
+    """``args`` graded in a fresh process of its own (the direct path, ``AUTOGRADER_DAEMON=0``),
+    once per module: the tests that compare the warm grader's answers with it share it."""
+    if tuple(args) not in _direct:
+        _direct[tuple(args)] = cli(args, {**warm, "AUTOGRADER_DAEMON": "0"})
+    return _direct[tuple(args)]
+
+
 def start(env: dict) -> dict:
     done = subprocess.run(
         [sys.executable, "-m", "autograder.service", "start"], env=env, capture_output=True
@@ -112,6 +123,11 @@ def warm(tmp_path_factory):
     stop(env)
 
 
+# The tests that ask the module's `warm` grader: one xdist group, so that under `make test`
+# (`-n 2`) one worker starts it, not each worker that runs one of them.
+WARM = pytest.mark.xdist_group("service-warm")
+
+
 @pytest.fixture
 def own_grader(tmp_path_factory, monkeypatch):
     """A runtime folder of the test's own, for the client in this process; stopped after."""
@@ -125,19 +141,21 @@ def own_grader(tmp_path_factory, monkeypatch):
 
 @pytest.mark.slow  # grades in a fresh process too (the direct path), for comparison
 @pytest.mark.parametrize("args", CASES, ids=[" ".join(a[1:]) for a in CASES])
+@WARM
 def test_warm_check_is_byte_identical_to_the_direct_path(warm, args):
     ours = cli(args, warm)
-    direct = cli(args, {**warm, "AUTOGRADER_DAEMON": "0"})
+    alone = direct(args, warm)
     assert (ours.returncode, ours.stdout, ours.stderr) == (
-        direct.returncode,
-        direct.stdout,
-        direct.stderr,
+        alone.returncode,
+        alone.stdout,
+        alone.stderr,
     )
 
 
 @pytest.mark.slow  # grades in a fresh process too (the direct path), for comparison
+@WARM
 def test_concurrent_clients_each_get_their_own_answer(warm):
-    expected = {i: cli([*CASES[i], "--no-daemon"], warm).stdout for i in (0, 1, 2)}
+    expected = {i: direct(CASES[i], warm).stdout for i in (0, 1, 2)}
     got: dict[int, list[bytes]] = {i: [] for i in expected}
 
     def ask(i: int) -> None:
@@ -152,6 +170,7 @@ def test_concurrent_clients_each_get_their_own_answer(warm):
     assert status(warm)["workers"] <= 2
 
 
+@WARM
 def test_the_warm_command_line_imports_no_torch(warm):
     done = cli(CASES[2], warm, "-X", "importtime")
     assert done.returncode == 1  # the file is wrong: graded, by the warm grader
@@ -161,6 +180,7 @@ def test_the_warm_command_line_imports_no_torch(warm):
 
 
 @pytest.mark.slow  # grades in a fresh process too (the direct path), for comparison
+@WARM
 def test_drill_check_and_progress_go_through_the_grader_and_say_the_same(warm, tmp_path):
     drills = {**warm, "ATTENTION_DRILL_HOME": str(tmp_path / "home")}
     started = cli(["drill", "start", "causal_mask", "--dir", str(tmp_path)], drills)
@@ -276,6 +296,7 @@ def test_another_users_connection_is_closed_unanswered(own_grader, monkeypatch):
 
 
 @pytest.mark.slow  # grades in a fresh process too (the direct path), for comparison
+@WARM
 def test_where_it_cannot_start_the_direct_path_answers_and_says_so_once(tmp_path, warm):
     unsafe = tmp_path / "open"
     unsafe.mkdir(mode=0o755)

@@ -55,6 +55,12 @@ def descendants() -> list[psutil.Process]:
     return psutil.Process().children(recursive=True)
 
 
+# The tests that use the module's cluster (and its class graded here): one xdist group, so that
+# under `make test` (`-n 2`) one worker starts the cluster and grades the class, not each worker
+# that runs one of them.
+CLUSTER = pytest.mark.xdist_group("dask-cluster")
+
+
 @pytest.fixture(scope="module")
 def dask_cluster():
     """A cluster of two worker processes; afterwards, every process it started (its workers,
@@ -100,6 +106,7 @@ def feedback_files(out: Path) -> dict[str, str]:
 
 
 @pytest.mark.slow
+@CLUSTER
 def test_the_cluster_grades_the_class_to_the_same_table(dask_cluster, graded_here, capsys):
     local, client, _ = dask_cluster
     root, here = graded_here
@@ -129,6 +136,7 @@ def test_the_cluster_grades_the_class_to_the_same_table(dask_cluster, graded_her
 
 
 @pytest.mark.slow
+@CLUSTER
 def test_a_worker_killed_mid_run_loses_no_submission(dask_cluster, graded_here):
     local, client, seen = dask_cluster
     root, here = graded_here
@@ -170,6 +178,7 @@ def test_a_worker_killed_mid_run_loses_no_submission(dask_cluster, graded_here):
 
 
 @pytest.mark.slow
+@CLUSTER
 def test_a_task_that_fails_once_is_retried(dask_cluster, graded_here):
     local, client, _ = dask_cluster
     root, here = graded_here
@@ -211,6 +220,7 @@ def test_a_task_that_fails_once_is_retried(dask_cluster, graded_here):
 
 
 @pytest.mark.slow
+@CLUSTER
 def test_workers_without_bubblewrap_refuse_unless_the_risk_is_named(dask_cluster, tmp_path):
     local, client, _ = dask_cluster
     root = tmp_path / "submitted"
@@ -243,6 +253,7 @@ def test_workers_without_bubblewrap_refuse_unless_the_risk_is_named(dask_cluster
 
 
 @pytest.mark.slow
+@CLUSTER
 def test_workers_with_another_version_of_the_course_are_refused(
     dask_cluster, tmp_path, monkeypatch
 ):
