@@ -39,6 +39,8 @@ def human(file: str, results: list[Result], notes: list[str] = ()) -> str:
             hint = mistake_line(r.mistake)
             if hint:
                 lines.append(_indent(fill(hint, 92)))
+        elif r.message and r.message != _("all checks passed"):  # passed, with a note
+            lines.append(_indent(printable(r.message)))
     lines += [_indent(_("Note: {note}").format(note=one_line(note)), "  ") for note in notes]
     score = sum(r.points for r in results)
     total = sum(r.max_points for r in results)

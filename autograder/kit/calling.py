@@ -27,8 +27,10 @@ from autograder.core.mistakes import get as get_mistake
 from autograder.i18n import N_, _
 from autograder.kit.exercise import CheckFailure
 from autograder.kit.notes import note
+from autograder.kit.repeat import record
 from autograder.kit.text import first_line, fmt_value
 from autograder.sandbox.host.replies import LearnerError, NotWrittenYet
+from autograder.sandbox.inside.devices import KEPT_ON_CPU, MOVED_TO_CPU
 from autograder.sandbox.protocol import CREATED_ON_DEFAULT_DEVICE, INPUT_MODIFIED
 
 Mutant = tuple[str, Callable[..., Any]]
@@ -74,7 +76,7 @@ class Call:
         ``devices=False`` leaves out the check that the tensors it creates follow the inputs'
         device, so that a check can judge what the code computes first."""
         try:
-            return self.invoke(target, watch=watch, devices=devices)
+            value = self.invoke(target, watch=watch, devices=devices)
         except LearnerError as err:
             if _META_SECTIONS.get() and is_meta_data_access(err.message):
                 raise MetaDataAccess(err.message) from None
@@ -83,6 +85,8 @@ class Call:
             if _META_SECTIONS.get() and is_meta_data_access(str(err)):
                 raise MetaDataAccess(str(err)) from None
             raise
+        record(target, self, value)  # calls are independent (autograder.kit.repeat)
+        return value
 
     def invoke(self, target: Any, *, watch: bool = False, devices: bool = True) -> Any:
         """Run on ``target`` and let the learner's errors through."""
@@ -187,6 +191,10 @@ def learner_failed(c: Call, err: LearnerError, mutants: Mutants = ()) -> CheckFa
     """The failure for ``c`` raising ``err``, naming the mistake when one explains the error
     (and showing where in the learner's code it was raised when none does)."""
     mistake = diagnose_error(c, err, mutants)
+    if err.message in (KEPT_ON_CPU, MOVED_TO_CPU):  # raised at once, on the 'meta' device
+        return fail(
+            _("{call}: {problem}.").format(call=c, problem=sandbox_said(err.message)), mistake
+        )
     if mistake == "modifies-input" or err.kind == CREATED_ON_DEFAULT_DEVICE:
         return fail(
             _("{call} returned, but {problem}.").format(call=c, problem=sandbox_said(err.message)),
@@ -254,6 +262,20 @@ _CHANGES = (
 def sandbox_said(message: str) -> str:
     """The sandbox's sentence about an input changed in place or a tensor created on the CPU,
     translated (it is written in English inside the sandbox); any other text as it is."""
+    if message == KEPT_ON_CPU:
+        return _(
+            "a tensor on the CPU met your inputs on another device: a tensor your module keeps "
+            "as a plain attribute (made in __init__, not registered with register_buffer) stays "
+            "on the CPU when the module is moved with .to(device); on a GPU that fails "
+            "(register it with self.register_buffer, or make it in forward with "
+            "device=x.device)"
+        )
+    if message == MOVED_TO_CPU:
+        return _(
+            "your code moved a tensor to the CPU (.cpu() or .to('cpu')) while its inputs are on "
+            "another device; on a GPU it then returns or mixes CPU tensors (keep every tensor on "
+            "the inputs' device)"
+        )
     created = _CREATED.fullmatch(message)
     if created:
         sentence = (

@@ -6,6 +6,8 @@ mistake gives (see ``autograder.kit.calling``). Mutants of one lesson only live 
 
 from __future__ import annotations
 
+import torch
+
 
 def transpose_mutants(scale=lambda q: 1.0):
     """Mistakes in transposing k, each also scaled by ``scale(q)``."""
@@ -102,3 +104,10 @@ def projections_mixed_up(state):
         state | renamed(source, target) for target in names for source in names if source != target
     ]
     return [*out, state | renamed("w_k", "w_q") | renamed("w_q", "w_k")]
+
+
+def causal_if_none(x, mask):
+    """``mask=None`` taken as a causal mask (a GPT habit): only a call without a mask differs."""
+    if mask is not None:
+        raise ValueError("a mistake of calls without a mask")
+    return torch.ones(x.shape[-2], x.shape[-2], dtype=torch.bool).tril()

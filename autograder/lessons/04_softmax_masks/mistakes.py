@@ -80,6 +80,7 @@ MISTAKES = (
             "masked_scores",
             "scaled_dot_product_attention",
             "apply_rope",
+            "LearnedPositionalEmbedding",
             "TinyTransformer",
             "tiled_attention",
             "KVCache",

@@ -46,7 +46,8 @@ from autograder.kit import (
 from autograder.kit.exercise import CheckFailure
 from autograder.kit.expected import ref_attention64, self_attention
 from autograder.kit.gradients import expect_contract_rules, naming_randomness, with_rules
-from autograder.kit.mutants import projections_mixed_up
+from autograder.kit.mutants import causal_if_none, projections_mixed_up
+from autograder.kit.repeat import expect_deterministic, paused
 
 
 def _sdpa_variant(q, k, v, mask=None, *, knobs):
@@ -161,8 +162,9 @@ def check_scaled_dot_product_attention(sub) -> None:
         q, k, v = randn(g, *qs), randn(g, *ks), randn(g, *vs)
         args = (q, k, v) if ms is None else (q, k, v, no_full_rows(g, *ms))
         c = Call(name, *args)
-        out = c.run(sub, mutants=SDPA_MUTANTS)
-        expect_attention(out, ref_attention64(*args), c, q.dtype, SDPA_MUTANTS)
+        with batched_names_it(sub, len(qs)):
+            out = c.run(sub, mutants=SDPA_MUTANTS)
+            expect_attention(out, ref_attention64(*args), c, q.dtype, SDPA_MUTANTS)
     for dtype in low_precision_dtypes():
         q, k, v = (randn(g, 2, n, d, dtype=dtype) for n, d in ((3, 8), (4, 8), (4, 5)))
         args = (q, k, v, no_full_rows(g, 3, 4))
@@ -182,6 +184,29 @@ def check_scaled_dot_product_attention(sub) -> None:
         expect_meta(out[0], c, (2, 3, 6), torch.float32, what="output")
         expect_meta(out[1], c, (2, 3, 5), torch.float32, what="weights")
     check_additive_masks(g, name, sub)  # last: bool-only mistakes are named by the cases above
+
+
+@contextmanager
+def batched_names_it(sub, ndim):
+    """A mistake that shows on 2-D inputs only as an error (softmax(dim=2), q.shape[2],
+    transpose(1, 2) all raise "out of range") is named by a (B, h, L, d) call, where each gives
+    its own wrong values: that call's named failure is raised instead."""
+    try:
+        yield
+    except CheckFailure as failure:
+        if ndim != 2 or failure.mistake not in (None, "transpose-batch-dims"):
+            raise
+        g = generator(122)
+        q, k, v = randn(g, 2, 2, 3, 4), randn(g, 2, 2, 5, 4), randn(g, 2, 2, 5, 3)
+        c = Call("scaled_dot_product_attention", q, k, v)
+        try:
+            with paused():
+                out = c.run(sub, mutants=SDPA_MUTANTS)
+            expect_attention(out, ref_attention64(q, k, v), c, q.dtype, SDPA_MUTANTS)
+        except CheckFailure as batched:
+            if batched.mistake is not None:
+                raise batched from None
+        raise
 
 
 def additive(mask, bias=None):
@@ -280,6 +305,10 @@ def self_attention_mutants(state):
             for st in projections_mixed_up(state)
         ),
         ("output-weights-swapped", lambda x, mask=None: self_attention(state, x, mask)[::-1]),
+        (
+            "mask-default-causal",
+            lambda x, mask=None: self_attention(state, x, causal_if_none(x, mask)),
+        ),
     )
 
 
@@ -292,14 +321,19 @@ def check_self_attention(sub) -> None:
         f"w_{n}": {"type": "Linear", "in_features": d_model, "out_features": d, "bias": False}
         for n, d in zip("qkv", (d_k, d_k, d_v), strict=True)
     }
-    known = {("w_v", "out_features", d_k): "value-projection-width-d-k"}
+    known = {
+        ("w_v", "out_features", d_k): "value-projection-width-d-k",
+        ("w_k", "out_features", d_v): "key-projection-width-d-v",
+    }
     expect_layers(obj, label, layers, bias_mistake="projection-has-bias", known=known)
     state = {}
     for n, d in zip("qkv", (d_k, d_k, d_v), strict=True):
         state |= linear_state(g, f"w_{n}", d_model, d, bias=False)
     load_weights(obj, state, label, bias_mistake="projection-has-bias")
-    obj.eval()
     mutants = self_attention_mutants(state)
+    c = Call(label, randn(generator(121), 2, 3, d_model), params="forward")
+    expect_deterministic(obj, c, "SelfAttention")
+    obj.eval()
     cases = (
         (randn(g, 2, 3, d_model), None),
         (randn(g, 2, 4, d_model), no_full_rows(g, 4, 4)),
@@ -317,6 +351,14 @@ def check_self_attention(sub) -> None:
         probe = lambda m, x=x: (Call(label, x, mask=m, params="forward"), obj, mutants)  # noqa: E731
         with ignored_or_finite(probe, mask):
             expect_attention(out, self_attention(state, x, mask), c, x.dtype, mutants)
+    x = randn(generator(123), 3, d_model)  # (L, d_model): any leading dims, also none
+    c = Call(label, x, params="forward")
+    try:
+        out = c.run(obj, mutants=mutants)
+    except CheckFailure as failure:
+        failure.mistake = failure.mistake or "fixed-input-rank"
+        raise
+    expect_attention(out, self_attention(state, x), c, x.dtype, mutants)
     # d_k == d_v: v taken from w_k would have the right width, only its values differ
     same, same_label = construct(sub, "SelfAttention", d_model, d_k, d_k)
     same_state = {}

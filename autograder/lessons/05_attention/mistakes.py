@@ -3,6 +3,18 @@
 from autograder.core.mistakes import Mistake
 
 _ATTN = ("scaled_dot_product_attention", "SelfAttention", "MultiHeadAttention")
+# The exercises from this lesson on whose checks watch that calls are independent
+# (autograder.kit.repeat; lessons 01-04's checks are watched too, the mistake is taught here).
+_STATELESS = _ATTN + (
+    "split_heads",
+    "merge_heads",
+    "LearnedPositionalEmbedding",
+    "apply_rope",
+    "FeedForward",
+    "TransformerBlock",
+    "TinyTransformer",
+    "tiled_attention",
+)
 
 MISTAKES = (
     Mistake(
@@ -110,5 +122,34 @@ MISTAKES = (
         "Only k is transposed (for the scores q @ k^T); the output is weights @ v, with v as "
         "given, (..., Lk, d_v). weights @ v.transpose(-2, -1) fails unless Lk == d_v, and is "
         "wrong then.",
+    ),
+    Mistake(
+        "key-projection-width-d-v",
+        ("SelfAttention",),
+        "w_k built with d_v outputs instead of d_k",
+        "Keys are compared with queries, so they share their width: w_k = nn.Linear(d_model, "
+        "d_k, bias=False); only w_v uses d_v.",
+    ),
+    Mistake(
+        "state-between-calls",
+        _STATELESS,
+        "A call depends on the calls before it",
+        "Keep nothing from one call to the next on self or in a global (a remembered mask, a "
+        "cache keyed by a shape, a position counter): compute everything from the arguments, "
+        "and keep fixed tables as buffers made in __init__.",
+    ),
+    Mistake(
+        "fixed-input-rank",
+        ("SelfAttention",),
+        "Only inputs of one rank work: B, L, D = x.shape",
+        "x may have any leading dims, (L, d_model) or (B, L, d_model): nn.Linear and @ act on "
+        "the last dims already, so don't unpack x.shape; read L as x.shape[-2] if you need it.",
+    ),
+    Mistake(
+        "mask-default-causal",
+        ("SelfAttention",),
+        "mask=None is taken as a causal mask",
+        "No mask means every query may attend to every key: apply a mask only when one is given "
+        "(a decoder passes causal_mask(L) itself).",
     ),
 )

@@ -145,7 +145,23 @@ def mha_mutants(state, h):
             for st in projections_mixed_up(state)
         ),  # split_heads(x, d_head): d_head heads of num_heads features
         ("split-by-head-dim", lambda *a, **kw: mha(state, len(state["w_q.weight"]) // h, *a, **kw)),
+        ("weights-averaged-over-heads", lambda *a, **kw: _head0(run(*a, **kw))),
+        ("value-defaults-to-query", _value_left_none),
     )
+
+
+def _head0(result):
+    """Only head 0's weights returned: (B, Lq, Lk)."""
+    out, weights = result
+    return out, weights[:, 0]
+
+
+def _value_left_none(query, key=None, value=None, mask=None):
+    """``if key is None: key = value = query``: given a key alone, value stays None and the
+    value projection raises as the learner's does."""
+    if key is None or value is not None:
+        raise ValueError("a mistake of a key given alone")
+    return torch.nn.functional.linear(value, torch.zeros(1, 1))
 
 
 @exercise("MultiHeadAttention", forbid=MHA_FORBID)
@@ -255,6 +271,7 @@ PARAM_MUTANTS = (
     ("params-bias-ignored", lambda d, h, bias=False: num_parameters(d, h, True)),
     ("params-one-head", lambda d, h, bias=False: num_parameters(d, h, bias) // h),
     ("params-forgot-biases", lambda d, h, bias=False: num_parameters(d, h) + 4 * bias),
+    ("params-forgot-biases", lambda d, h, bias=False: num_parameters(d, h) + 3 * d * bias),
     (
         "params-bias-times-heads",
         lambda d, h, bias=False: num_parameters(d, h, False) + 4 * d * h * bias,

@@ -45,7 +45,7 @@ MISTAKES = (
     Mistake(
         "weights-averaged-over-heads",
         ("MultiHeadAttention",),
-        "Attention weights averaged over the heads",
+        "Attention weights averaged over the heads, or one head's only",
         "Return the per-head weights (B, h, Lq, Lk) (nn.MultiheadAttention averages them only "
         "by default).",
     ),

@@ -44,7 +44,15 @@ SINUSOID_MUTANTS = (
     ("frequency-exponent-i", lambda n, d: sinusoid(n, d, exponent=4.0)),
     ("sinusoid-concatenated", lambda n, d: sinusoid(n, d, how="halves")),
     ("positions-start-at-one", lambda n, d: sinusoid(n + 1, d)[1:]),
+    ("positions-normalised", lambda n, d: _sinusoid_at(torch.linspace(0, 1, n), d)),
+    ("positions-normalised", lambda n, d: _sinusoid_at(torch.arange(n) / n, d)),
 )
+
+
+def _sinusoid_at(positions, d):
+    """The table at the given (float) positions instead of 0, 1, ..., max_len - 1."""
+    angle = positions.double()[:, None] * frequencies(d, 10000.0)
+    return torch.stack([angle.sin(), angle.cos()], -1).flatten(-2)
 
 
 def _is_sinusoid_table(out) -> bool:
@@ -159,7 +167,14 @@ def _rope_from_one(x, positions=None, base=10000.0):
     return rope(x, torch.arange(1, n + 1) if positions is None else positions, base)
 
 
+def _rope_pair_swapped(x, positions=None, base=10000.0):
+    """The right rotation, each pair written back in the other order: x'[2i] <-> x'[2i+1]."""
+    out = rope(x, positions, base)
+    return torch.stack([out[..., 1::2], out[..., 0::2]], -1).flatten(-2)
+
+
 ROPE_MUTANTS = (  # base ignored first: 100^(-4i/d) is 10000^(-2i/d), an exponent mistake's value
+    ("rope-pair-swapped", _rope_pair_swapped),
     ("rope-base-ignored", lambda x, positions=None, base=10000.0: rope(x, positions)),
     ("rope-half-split", _rope_mutant(how="halves")),
     ("rope-half-split", _rope_halves_pair_frequencies),
@@ -251,9 +266,34 @@ def check_apply_rope(sub) -> None:
         x = randn(g, 2, 4, 8, dtype=dtype)
         c = Call("apply_rope", x)
         expect_close(c.run(sub), rope(x), c, dtype=dtype, mutants=DTYPE_PROMOTED)
+        _expect_far_positions(sub, randn(g, 2, 4, 8, dtype=dtype))
     with on_meta():  # meta tensors have shapes but no data
         c = Call("apply_rope", torch.empty(2, 5, 8, device="meta"))
         expect_meta(c.run(sub), c, (2, 5, 8), torch.float32)
+
+
+def _expect_far_positions(sub, x) -> None:
+    """Half inputs at positions past 2048, where float16 holds no longer every integer: angles
+    p·θ computed in x.dtype are off by radians, while float32 angles give the exact rotation to
+    the output's own rounding. Named when the same call in float32 is right."""
+    positions = torch.tensor([2049, 3001, 4095, 5003])
+    c = Call("apply_rope", x, positions=positions)
+    try:
+        out = c.run(sub, mutants=DTYPE_PROMOTED)
+        expect_close(out, rope(x, positions), c, dtype=x.dtype, mutants=DTYPE_PROMOTED)
+    except CheckFailure as failure:
+        if failure.mistake is None:
+            wide = x.float()
+            try:
+                right = same(
+                    Call("apply_rope", wide, positions=positions).run(sub),
+                    rope(wide, positions),
+                    tolerance(torch.float32),
+                )
+            except CheckFailure:
+                right = False
+            failure.mistake = "rope-angles-in-half" if right else None
+        raise
 
 
 def _rules_learned(sub) -> None:

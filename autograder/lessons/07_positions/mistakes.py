@@ -108,4 +108,25 @@ MISTAKES = (
         "A sequence of exactly max_len tokens raises",
         "The table has rows 0..max_len-1, enough for max_len tokens: raise only when L > max_len.",
     ),
+    Mistake(
+        "rope-angles-in-half",
+        ("apply_rope",),
+        "RoPE's angles computed in float16/bfloat16",
+        "Compute p·θ in float32 (or float64) and cast cos and sin to x.dtype: float16 holds whole "
+        "numbers exactly only up to 2048, so at position 4095 an angle is off by radians.",
+    ),
+    Mistake(
+        "rope-pair-swapped",
+        ("apply_rope",),
+        "Each rotated pair is written back swapped",
+        "Feature 2i gets x1·cos − x2·sin and feature 2i+1 gets x1·sin + x2·cos: stack them in "
+        "that order, torch.stack([x1', x2'], -1).flatten(-2).",
+    ),
+    Mistake(
+        "positions-normalised",
+        ("sinusoidal_positional_encoding",),
+        "Positions scaled into [0, 1] instead of 0, 1, ..., max_len - 1",
+        "Row p uses the position p itself, torch.arange(max_len): scaled positions "
+        "(linspace(0, 1, max_len), p / max_len) make every row's angles depend on max_len.",
+    ),
 )

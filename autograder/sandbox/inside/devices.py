@@ -54,6 +54,21 @@ class CreatedOnDefaultDevice(Exception):
     """The learner's code made a tensor without device= and used it with its inputs."""
 
 
+# Seen on the 'meta' device (the checks' stand-in for a GPU): a CPU tensor the call was not given
+# meets a meta tensor, or a meta tensor is moved to the CPU. Raised at once, as a GPU would.
+KEPT_ON_CPU = (
+    "a tensor on the CPU met your inputs on another device: a tensor your module keeps as a "
+    "plain attribute (made in __init__, not registered with register_buffer) stays on the CPU "
+    "when the module is moved with .to(device); on a GPU that fails (register it with "
+    "self.register_buffer, or make it in forward with device=x.device)"
+)
+MOVED_TO_CPU = (
+    "your code moved a tensor to the CPU (.cpu() or .to('cpu')) while its inputs are on another "
+    "device; on a GPU it then returns or mixes CPU tensors (keep every tensor on the inputs' "
+    "device)"
+)
+
+
 MOVES = (torch.Tensor.to, torch.Tensor.cuda)
 
 
@@ -64,6 +79,12 @@ def _moves(func, args, kwargs) -> bool:
     return kwargs.get("device") is not None or any(
         isinstance(a, (torch.device, str, torch.Tensor)) for a in args[1:]
     )
+
+
+def _to_cpu(args, kwargs) -> bool:
+    """Whether ``Tensor.to(*args, **kwargs)`` names the CPU as its device."""
+    device = kwargs.get("device", args[1] if len(args) > 1 else None)
+    return isinstance(device, (str, torch.device)) and torch.device(device).type == "cpu"
 
 
 def _tensors(x, depth=0):
@@ -82,10 +103,11 @@ class DefaultDeviceFactories(TorchFunctionMode):
     tensor computed from such tensors alone) until it is moved to a device; records the factory
     when one meets another tensor of 1 or more dims, or is returned (see :meth:`check`)."""
 
-    def __init__(self):
+    def __init__(self, inputs=()):
         super().__init__()
         self.found: list[str] = []
         self._made: dict[int, tuple[weakref.ref, str]] = {}  # id -> (tensor, its factory)
+        self._given = {id(t) for t in _tensors(inputs)}  # the call's own tensors, any device
 
     def _factory_of(self, t: torch.Tensor) -> str | None:
         entry = self._made.get(id(t))
@@ -101,16 +123,32 @@ class DefaultDeviceFactories(TorchFunctionMode):
             if name not in self.found:
                 self.found.append(name)
 
+    def _other_device(self, func, args, kwargs, tensors, factories) -> None:
+        """Raise when, with inputs on 'meta', a CPU tensor of 1 or more dims that the call was
+        not given and no factory here made (those are named by their factory) meets a meta
+        tensor, or a meta tensor is moved to the CPU."""
+        if not any(t.device.type == "meta" for t in tensors):
+            return
+        if func in (torch.Tensor.cpu, torch.Tensor.to) and args[0].device.type == "meta":
+            if func is torch.Tensor.cpu or _to_cpu(args, kwargs):
+                raise CreatedOnDefaultDevice(MOVED_TO_CPU)
+            return
+        for t, made in zip(tensors, factories, strict=True):
+            if t.device.type == "cpu" and made is None and id(t) not in self._given:
+                raise CreatedOnDefaultDevice(KEPT_ON_CPU)
+
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        out = func(*args, **kwargs)
         name = FACTORIES.get(func)
         if name is not None:
+            out = func(*args, **kwargs)
             if kwargs.get("device") is None:
                 self._mark(out, name)
             return out
         tensors = [t for t in _tensors((args, kwargs)) if t.dim()]
         factories = [self._factory_of(t) for t in tensors]
+        self._other_device(func, args, kwargs, tensors, factories)
+        out = func(*args, **kwargs)
         made = [f for f in factories if f is not None]
         if not made:
             return out

@@ -166,7 +166,7 @@ class LearnerNamespace:
         # The caller's inputs must come back unchanged, and code given tensors must create its
         # own on their device: both are checked around the call, outside the learner's reach.
         inputs = InputSnapshot(fn, req.args, req.kwargs)
-        factories = DefaultDeviceFactories()
+        factories = DefaultDeviceFactories((req.args, req.kwargs))
         watch_factories = req.op != "new" and req.devices and has_tensor(req.args, req.kwargs)
         watch = Watch(ops, req.watch, seen)
         error = None

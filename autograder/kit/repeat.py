@@ -1,0 +1,208 @@
+"""Calls are independent: a function's result depends only on its arguments, and so does a
+module's in eval mode (and in training mode too, where it has no dropout). Code that keeps state
+across calls (a remembered mask, a cache keyed by a shape or a length, a position counter on
+``self``) passes a check whose every case is its first call, so every check run through
+``with_rules`` is watched: when a target (the submission's function, or a module) is called a
+second time with other arguments of the same dtypes and devices, its first call is made again
+and must give the same result. KVCache is stateful by contract: its ``append`` calls, and calls
+given a remote object (a cache) are left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+import torch
+
+from autograder.core.mistakes import get as get_mistake
+from autograder.i18n import _
+from autograder.kit.exercise import CheckFailure
+from autograder.kit.text import fmt_num
+from autograder.sandbox.host.replies import LearnerError
+
+_DONE = object()
+# (id(target), call name, signature) -> (target, first Call, its value, signature), or _DONE once
+# judged;
+# None outside a watched check. A ContextVar: grade judges in threads.
+_FIRST: ContextVar[dict | None] = ContextVar("first_calls", default=None)
+
+
+@contextmanager
+def watching() -> Iterator[None]:
+    """Within: every successful ``Call.run`` is recorded (:func:`record`)."""
+    token = _FIRST.set({})
+    try:
+        yield
+    finally:
+        _FIRST.reset(token)
+
+
+@contextmanager
+def paused() -> Iterator[None]:
+    """Within: calls are not recorded (a probe made after a failure, to name it)."""
+    token = _FIRST.set(None)
+    try:
+        yield
+    finally:
+        _FIRST.reset(token)
+
+
+def expect_deterministic(target: Any, c: Any, what: str) -> None:
+    """A module without dropout (``what`` names it) agrees with itself in training mode."""
+    first, second = c.run(target), c.run(target)
+    if not _same(first, second):
+        get_mistake("dropout-always-on")
+        raise CheckFailure(
+            _(
+                "{call} gave different outputs on two calls with the same input in training "
+                "mode, a new module's mode: {module} has no dropout."
+            ).format(call=c, module=what),
+            mistake="dropout-always-on",
+        )
+
+
+def record(target: Any, c: Any, value: Any) -> None:
+    """After ``c`` ran on ``target`` and gave ``value``: remember a first call; at a second call
+    with other arguments alike in dtype and device, make the first call again (twice when it
+    differs and the module is in training mode, where dropout may be the difference)."""
+    first = _FIRST.get()
+    if first is None or _left_out(c) or not _tensors_ok(value):
+        return
+    sig = (_signature(c), _training(target))
+    key = (id(target), c.name, sig)
+    seen = first.get(key)
+    if seen is None:
+        first[key] = (target, c, value, sig)
+        return
+    if seen is _DONE:
+        return
+    first[key] = _DONE
+    _replay(target, seen[1], seen[2], c, training=sig[1])
+
+
+def _replay(target: Any, c0: Any, value: Any, between: Any, *, training: bool) -> None:
+    try:
+        again = c0.invoke(target, devices=False)  # values only: devices are judged by the check
+        if _same(value, again):
+            return
+        if not _same(again, c0.invoke(target, devices=False)):  # different every time: random
+            if training:
+                return  # dropout in training mode, judged by the check
+            raise CheckFailure(
+                _("{call} gave different outputs on two calls with the same inputs.").format(
+                    call=c0
+                ),
+                mistake="dropout-always-on",
+            )
+    except LearnerError as err:  # it returned the first time
+        get_mistake("state-between-calls")
+        raise CheckFailure(
+            _(
+                "{call} returned the first time, but raised {error} when called again after "
+                "{other}: a call must not depend on the calls before it."
+            ).format(call=c0, error=err.kind, other=between),
+            mistake="state-between-calls",
+        ) from None
+    _raise(c0, between, value, again)
+
+
+def _raise(c0: Any, between: Any, value: Any, again: Any) -> None:
+    get_mistake("state-between-calls")
+    raise CheckFailure(
+        _(
+            "{call} gave a different result the second time, after {other} was called "
+            "(by up to {diff}): a call must not depend on the calls before it."
+        ).format(call=c0, other=between, diff=fmt_num(_diff(value, again))),
+        mistake="state-between-calls",
+    )
+
+
+def _left_out(c: Any) -> bool:
+    """KVCache.append (stateful by contract), a call given a remote object (a cache), and calls
+    on meta tensors (no values to compare)."""
+    if c.name.endswith(".append"):
+        return True
+    return any(
+        hasattr(a, "apply") or (isinstance(a, torch.Tensor) and a.device.type == "meta")
+        for a in _flat(c)
+    )
+
+
+def _tensors_ok(value: Any) -> bool:
+    return all(t.device.type != "meta" for t in _leaves(value) if isinstance(t, torch.Tensor))
+
+
+def _training(target: Any) -> bool:
+    """Whether a module is in training mode (False for a function or a non-module)."""
+    if not hasattr(target, "attr"):
+        return False
+    try:
+        return bool(target.attr("training"))
+    except Exception:  # noqa: BLE001 - no such attribute: not a module
+        return False
+
+
+def _signature(c: Any) -> tuple:
+    """The dtypes and devices of the float arguments (a module moved to another dtype is given
+    inputs of that dtype): calls alike in these may follow one another."""
+    return tuple(
+        sorted(
+            {
+                (str(a.dtype), a.device.type)
+                for a in _flat(c)
+                if isinstance(a, torch.Tensor) and a.is_floating_point()
+            }
+        )
+    )
+
+
+def _flat(c: Any) -> list[Any]:
+    return list(c.args) + [c.kwargs[k] for k in sorted(c.kwargs)]
+
+
+def _leaves(x: Any) -> list[Any]:
+    if isinstance(x, (tuple, list)):
+        return [y for item in x for y in _leaves(item)]
+    return [x]
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal results: tensors of the same shape, dtype and values (NaN equal to NaN), and
+    anything else equal."""
+    a, b = _leaves(a), _leaves(b)
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b, strict=True):
+        if isinstance(x, torch.Tensor) or isinstance(y, torch.Tensor):
+            if not (isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor)):
+                return False
+            if x.shape != y.shape or x.dtype != y.dtype or x.device != y.device:
+                return False
+            if x.is_floating_point() or x.is_complex():
+                if not torch.allclose(x, y, rtol=1e-5, atol=1e-6, equal_nan=True):
+                    return False
+            elif not torch.equal(x, y):
+                return False
+        else:
+            try:
+                if bool(x != y):
+                    return False
+            except Exception:  # noqa: BLE001 - not comparable: treat as equal
+                continue
+    return True
+
+
+def _diff(a: Any, b: Any) -> float:
+    diffs = [
+        float((x.double() - y.double()).abs().nan_to_num(0.0).max())
+        for x, y in zip(_leaves(a), _leaves(b), strict=False)
+        if isinstance(x, torch.Tensor)
+        and isinstance(y, torch.Tensor)
+        and x.shape == y.shape
+        and x.numel()
+        and x.is_floating_point()
+    ]
+    return max(diffs, default=float("nan"))
