@@ -214,7 +214,7 @@ def fill(text: str, width: int) -> str:
             if line:
                 line += " "
             continue
-        if line and cells(line.rstrip() + token) > width and token[0] not in _CLOSING:
+        if line and cells(line + token) > width and token[0] not in _CLOSING:
             lines.append(line.rstrip())
             line = ""
         line += token

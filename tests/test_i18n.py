@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from autograder import i18n
@@ -235,6 +235,7 @@ def test_lang_is_taken_out_of_any_place_on_the_command_line():
 
 
 @given(st.text(alphabet=st.sampled_from(list("注意力权重掩码，。ab_(1) ")), max_size=300))
+@example("111111111111。。。。。。。。。。。。。 力")  # the space before 力 was not counted
 def test_chinese_text_is_wrapped_by_columns_without_losing_a_character(text):
     wrapped = i18n.fill(text, 40)
     assert "".join(wrapped.split()) == "".join(text.split())
