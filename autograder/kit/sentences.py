@@ -7,6 +7,16 @@ from __future__ import annotations
 from autograder.i18n import N_
 
 # ---- lesson 08: TransformerBlock, TinyTransformer ------------------------------------------------
+DROPOUT_NOT_RESCALED = N_(
+    "{call}: {zero:.0%} of {what} are 0 and the others are unchanged: dropout with p={p} must "
+    "also scale what it keeps by 1/(1 - {p}), as nn.Dropout does, so that training mode gives "
+    "the eval output on average."
+)
+LM_DEPENDS_ON_LENGTH = N_(
+    "{model}: the logits at positions 0-3 of 7 tokens differ from those of the same first 4 "
+    "tokens alone (by up to {diff}): the logits at a position must not depend on how many "
+    "tokens follow it. Are the positions counted from the start (0, 1, 2, ...)?"
+)
 EVAL_NOT_DETERMINISTIC = N_(
     "{call} after .eval() gave different outputs on two calls with the same input."
 )
