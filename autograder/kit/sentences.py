@@ -79,6 +79,10 @@ PEAK_AS_SCORE_ROWS = N_(
     "against all {keys} keys ({rows:.0f} MiB); blocks of {block} keys need a few tiles of 2 MiB: "
     "loop over key blocks, not over queries."
 )
+TILE_LARGER_THAN_BLOCK = N_(
+    "{call}: your code made a tensor of shape {shape}, at least twice a tile of all the queries "
+    "against block_size={block} keys: the key blocks must be block_size keys long."
+)
 TENSOR_AS_FULL_MATRIX = N_(
     "{call} created a tensor of shape {shape}: {count} elements, as many as the full ({n}, {n}) "
     "score matrix that tiling exists to avoid."

@@ -119,6 +119,12 @@ def check_tiled_attention(sub) -> None:
                 ),
                 "materialises-full-matrix",
             )
+        if trace is not None and trace.largest_numel >= 2 * n * block:  # tiles of 2 blocks or more
+            tile = fmt_shape(trace.largest_shape)
+            raise fail(
+                _(sentences.TILE_LARGER_THAN_BLOCK).format(call=c, shape=tile, block=block),
+                "tiled-block-size-ignored",
+            )
 
 
 def _check_float32_accumulation(sub, g, dtype) -> None:

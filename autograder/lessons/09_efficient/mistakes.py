@@ -24,6 +24,13 @@ MISTAKES = (
         "hides key 0 from the last query).",
     ),
     Mistake(
+        "tiled-block-size-ignored",
+        ("tiled_attention",),
+        "The key blocks are not block_size keys long",
+        "Step through the keys by the block_size argument, range(0, Lk, block_size): a fixed "
+        "size (or the default 64) ignores what the caller asked for.",
+    ),
+    Mistake(
         "online-softmax-no-rescale",
         ("tiled_attention",),
         "Online softmax does not rescale the running sums when the max changes",
