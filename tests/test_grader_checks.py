@@ -466,3 +466,53 @@ def test_dot_product_variances_precision_limit_is_the_chi_square_quantile():
     assert float(torch.special.gammaincc(dof, limit)) == pytest.approx(1e-7, rel=1e-3)
     half = torch.tensor(checks.PRECISION_LIMIT / 4, dtype=torch.float64)  # half the samples used
     assert float(torch.special.gammainc(dof, half)) < 3e-3
+
+
+def test_a_check_that_crashes_fails_its_exercise_only_in_one_line(monkeypatch):
+    """A bug in a check (not in the learner's code) is that exercise's result, with no traceback;
+    the other exercises are still graded."""
+    from dataclasses import replace
+
+    from autograder.core import judge
+
+    exercises = dict(all_exercises())
+
+    def crashing_check(sub) -> None:
+        raise RuntimeError("expected scalar type Double but found Float\nsecond line")
+
+    exercises["project_qkv"] = replace(exercises["project_qkv"], check=crashing_check)
+    monkeypatch.setattr(judge, "all_exercises", lambda: exercises)
+    source = "def project_qkv(x, w_q, w_k, w_v):\n    return x @ w_q, x @ w_k, x @ w_v\n\n"
+    source += "def attention_scores(q, k):\n    return q @ k.transpose(-2, -1)\n"
+    crashed, other = judge_source(source)
+    assert (crashed.exercise, crashed.passed, crashed.attempted) == ("project_qkv", False, True)
+    assert "the grader failed on this exercise: RuntimeError: expected scalar type" in (
+        crashed.message
+    )
+    assert "please report it" in crashed.message
+    assert "Traceback" not in crashed.message and "second line" not in crashed.message
+    assert "\n" not in crashed.message and "test_grader_checks.py:" in crashed.message
+    assert (other.exercise, other.passed) == ("attention_scores", True)
+
+
+def test_a_cache_that_changes_the_dtype_it_was_given_is_wrong_dtype():
+    """A KVCache storing k.float() keeps float32 float32 and turns the decoding check's float64
+    into float32: named [wrong-dtype], where the check once crashed on the mixed dtypes."""
+    from lesson_files import BASE
+
+    cache = """
+class KVCache:
+    def __init__(self):
+        self.k = None
+        self.v = None
+
+    def append(self, k, v):
+        k, v = k.float(), v.float()
+        if self.k is not None:
+            k, v = torch.cat([self.k, k], dim=-2), torch.cat([self.v, v], dim=-2)
+        self.k, self.v = k, v
+        return self.k, self.v
+"""
+    [result] = judge_source(BASE + "\n\n" + cache, only=["KVCache"])
+    assert (result.passed, result.mistake) == (False, "wrong-dtype"), result.message
+    assert "float64" in result.message and "float32" in result.message

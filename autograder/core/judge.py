@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import difflib
+import traceback
 from collections.abc import Iterable
 from dataclasses import replace
 from fnmatch import fnmatchcase
+from pathlib import Path
 
 from autograder.core.extract import LearnerCode, from_file, from_sources
 from autograder.core.registry import Gradable, all_exercises
@@ -99,6 +101,17 @@ def _explain(ex: Gradable, problem: LearnerProblem) -> tuple[str, str | None]:
     return (f"{ex.name}: {problem}", None)
 
 
+def grader_failed(ex: Gradable, error: Exception) -> str:
+    """The one line a learner sees when a check (not their code) raised: no traceback."""
+    lines = str(error).strip().splitlines()
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" ({Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
+    detail = f"{type(error).__name__}: {lines[0] if lines else ''}".rstrip(": ") + where
+    return _("{name}: the grader failed on this exercise: {detail}; please report it.").format(
+        name=ex.name, detail=detail
+    )
+
+
 def judge_one(sub: Submission, ex: Gradable, time_limit: float | None = None) -> Result:
     """Run one exercise's check against a loaded submission (``time_limit`` overrides its own)."""
     if time_limit is not None:
@@ -119,6 +132,9 @@ def judge_one(sub: Submission, ex: Gradable, time_limit: float | None = None) ->
                 problems="; ".join(sub.problems[:3])
             )
         return failed_result(ex, message, mistake, attempted=not isinstance(problem, NotWrittenYet))
+    except Exception as error:  # the check itself broke (learner code raises LearnerProblem)
+        notes.take()
+        return failed_result(ex, grader_failed(ex, error), None)
     said = [_("Note: {note}").format(note=n) for n in notes.take()]
     message = " ".join([_("all checks passed") + ("." if said else "")] + said)
     return Result(ex.name, True, ex.points, ex.points, message, None)

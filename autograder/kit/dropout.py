@@ -6,8 +6,9 @@ from __future__ import annotations
 import torch
 
 from autograder.i18n import N_, _
+from autograder.kit import sentences
 from autograder.kit.calling import Call, fail
-from autograder.kit.compare import expect_tensor
+from autograder.kit.compare import expect_close, expect_tensor
 from autograder.kit.expected import block, feed_forward
 from autograder.kit.inputs import randn
 from autograder.kit.modules import construct, load_weights
@@ -32,17 +33,26 @@ def dropout_problem(out: torch.Tensor, clean: torch.Tensor, p: float) -> str | N
     return None
 
 
+def unscaled(out: torch.Tensor, clean: torch.Tensor) -> bool:
+    """Some values dropped, and the others exactly the clean ones: no 1 / (1 - p) rescaling."""
+    kept, dropped = out != 0, (out == 0) & (clean != 0)
+    same = torch.allclose(out.double()[kept], clean.double()[kept], rtol=1e-4, atol=1e-5)
+    return bool(kept.any()) and bool(dropped.any()) and same
+
+
 def fraction_zero(out: torch.Tensor, clean: torch.Tensor) -> float:
     """The fraction of ``clean``'s nonzero values that are exactly 0 in ``out``."""
     live = clean != 0
     return float(((out == 0) & live).sum()) / max(int(live.sum()), 1)
 
 
-def expect_ffn_dropout(sub, g, p) -> None:
-    """Dropout in training, by its statistics. With linear2 the identity (d_ff = d_model) and
-    linear1's bias large (every ReLU active), dropout after the ReLU and after linear2 give the same
-    output: a fraction ≈ p of eval's values are 0 and the others are scaled by 1 / (1 - p). Both
-    placements are the contract's; dropout ignored or on the input is not."""
+def expect_ffn_dropout(sub, g, p, mutants=lambda state: ()) -> None:
+    """Dropout in training, by its statistics, once eval mode with the same weights gives the
+    expected output (else what differs is not dropout: ``mutants(state)`` name it). With linear2
+    the identity (d_ff = d_model) and linear1's bias large (every ReLU active), dropout after the
+    ReLU and after linear2 give the same output: a fraction ≈ p of eval's values are 0 and the
+    others are scaled by 1 / (1 - p). Both placements are the contract's; dropout ignored or on
+    the input is not."""
     n = 16
     obj2, label2 = construct(sub, "FeedForward", n, n, p)
     known = {
@@ -52,11 +62,14 @@ def expect_ffn_dropout(sub, g, p) -> None:
         "linear2.bias": torch.zeros(n),
     }
     load_weights(obj2, known, label2)
-    obj2.train()
     x = randn(g, 64, n)
+    clean = feed_forward(known, x)
+    obj2.eval()  # these weights make every hidden value large: ReLU6, for one, differs here
+    c = Call(label2 + ".eval()", x, params="forward")
+    expect_close(c.run(obj2), clean, c, dtype=x.dtype, mutants=mutants(known))
+    obj2.train()
     c = Call(label2 + ".train()", x, params="forward")
     out = expect_tensor(c.run(obj2), c, shape=x.shape, dtype=x.dtype)
-    clean = feed_forward(known, x)
     problem = dropout_problem(out, clean, p)
     if problem is None:
         return
@@ -89,6 +102,11 @@ def expect_ffn_dropout(sub, g, p) -> None:
                 "scaled by 1/(1-{p}): dropout acts on the input."
             ).format(call=c, zero=zeroed, p=p),
             "ffn-dropout-on-input",
+        )
+    if unscaled(out, clean):
+        raise fail(
+            _(sentences.DROPOUT_NOT_RESCALED).format(call=c, what=_("the values"), zero=zero, p=p),
+            "dropout-not-rescaled",
         )
     ratio = out.double()[kept] / clean.double()[kept]  # 1 / (1 - q) for dropout of rate q
     if bool(kept.any()) and torch.allclose(ratio, ratio.mean().expand_as(ratio), rtol=1e-3):
@@ -146,6 +164,16 @@ def expect_block_dropout(sub, g, known, h, p) -> None:
                     "dropout={p} is never applied to it."
                 ).format(call=c, sublayer=_(sublayer), p=p),
                 "block-dropout-ignored",
+            )
+        if problem is not None and unscaled(moved, clean):
+            raise fail(
+                _(sentences.DROPOUT_NOT_RESCALED).format(
+                    call=c,
+                    what=_("the {sublayer} sublayer's outputs").format(sublayer=_(sublayer)),
+                    zero=fraction_zero(moved, clean),
+                    p=p,
+                ),
+                "dropout-not-rescaled",
             )
         if problem is not None and sublayer == "attention":
             raise fail(

@@ -275,6 +275,8 @@ ACTIVATIONS = {
     "gelu-tanh": lambda t: F.gelu(t, approximate="tanh"),
     "silu": F.silu,
     "tanh": torch.tanh,
+    "leaky-relu": F.leaky_relu,
+    "relu6": F.relu6,
 }
 
 
@@ -311,12 +313,12 @@ def block(state, h, x, mask=None, norm_first=True, knobs=()):
         if norm_first:
             return x + ff(ln(attn(ln(x, norms[0])), norms[1]))
         return ln(x + ff(ln(attn(x), norms[0])), norms[1])
+    if "residual-normed" in knobs:  # x = norm1(x); x = x + attn(x): Pre-LN or Post-LN asked
+        x = ln(x, norms[0])
+        x = x + attn(x)
+        x = ln(x, norms[1])
+        return x + ff(x)
     if norm_first != ("swapped" in knobs):  # Pre-LN
-        if "residual-normed" in knobs:
-            x = ln(x, norms[0])
-            x = x + attn(x)
-            x = ln(x, norms[1])
-            return x + ff(x)
         if "residual-normed-1" in knobs:  # x = norm1(x); x + attn(x): the first residual normed
             x = ln(x, norms[0])
             x = x + attn(x)
@@ -328,7 +330,8 @@ def block(state, h, x, mask=None, norm_first=True, knobs=()):
         if "ffn-block-input" in knobs:  # ff given the block's input x, not x + attn(...)
             return x + attn(ln(x, norms[0])) + ff(ln(x, norms[1]))
         x = keep1 * x + attn(ln(x, norms[0]))
-        return keep2 * x + ff(ln(x, norms[1]))
+        x = keep2 * x + ff(ln(x, norms[1]))
+        return ln(x, norms[1]) if "output-normed" in knobs else x
     if "norm-inside-residual" in knobs:  # x + norm(sublayer(x)): the sum never normalised
         x = x + ln(attn(x), norms[0])
         return x + ln(ff(x), norms[1])

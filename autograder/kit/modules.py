@@ -104,8 +104,12 @@ def _keys_after(label: str, message: str) -> list[str]:
     return re.findall(r"[\"']([\w.]+)[\"']", m.group(1)) if m else []
 
 
-def load_weights(obj: Any, state: dict[str, torch.Tensor], label: str, *, bias_mistake=None):
-    """Load known weights (strict); explain missing/unexpected keys when it fails."""
+def load_weights(
+    obj: Any, state: dict[str, torch.Tensor], label: str, *, bias_mistake=None, lacks_bias=None
+):
+    """Load known weights (strict); explain missing/unexpected keys when it fails.
+    ``bias_mistake`` names a module with biases the contract lacks, ``lacks_bias`` one without
+    the biases it has."""
     try:
         obj.apply("load_state_dict", dict(state))
     except LearnerError as err:
@@ -114,6 +118,8 @@ def load_weights(obj: Any, state: dict[str, torch.Tensor], label: str, *, bias_m
         if missing or unexpected:
             only_bias = all(k.endswith(".bias") for k in missing) and not unexpected
             mistake = bias_mistake if (bias_mistake and missing and only_bias) else None
+            lacks_only_bias = all(k.endswith(".bias") for k in unexpected) and not missing
+            mistake = mistake or (lacks_bias if unexpected and lacks_only_bias else None)
             mistake = mistake or "module-attribute-names"
             parts = []
             if missing:

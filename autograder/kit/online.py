@@ -104,6 +104,10 @@ TILED_MUTANTS = (  # tiled_attention's known mistakes: the online softmax with a
     ("no-scaling", _online_mutant(scale=1.0)),
     ("scaled-by-dk", lambda q, k, v, *a, **kw: online(q, k, v, *a, scale=1 / q.shape[-1], **kw)),
     (
+        "scaled-by-d-v",
+        lambda q, k, v, *a, **kw: online(q, k, v, *a, scale=v.shape[-1] ** -0.5, **kw),
+    ),
+    (
         "tiled-causal-bottom-right",
         lambda q, k, v, block_size=64, causal=False: online(
             q, k, v, block_size, causal, offset=k.shape[-2] - q.shape[-2]

@@ -7,6 +7,16 @@ from __future__ import annotations
 from autograder.i18n import N_
 
 # ---- lesson 08: TransformerBlock, TinyTransformer ------------------------------------------------
+DROPOUT_NOT_RESCALED = N_(
+    "{call}: {zero:.0%} of {what} are 0 and the others are unchanged: dropout with p={p} must "
+    "also scale what it keeps by 1/(1 - {p}), as nn.Dropout does, so that training mode gives "
+    "the eval output on average."
+)
+LM_DEPENDS_ON_LENGTH = N_(
+    "{model}: the logits at positions 0-3 of 7 tokens differ from those of the same first 4 "
+    "tokens alone (by up to {diff}): the logits at a position must not depend on how many "
+    "tokens follow it. Are the positions counted from the start (0, 1, 2, ...)?"
+)
 EVAL_NOT_DETERMINISTIC = N_(
     "{call} after .eval() gave different outputs on two calls with the same input."
 )
@@ -68,6 +78,10 @@ PEAK_AS_SCORE_ROWS = N_(
     "{call} raised the process's peak memory by {grew:.0f} MiB, as much as the scores of one query "
     "against all {keys} keys ({rows:.0f} MiB); blocks of {block} keys need a few tiles of 2 MiB: "
     "loop over key blocks, not over queries."
+)
+TILE_LARGER_THAN_BLOCK = N_(
+    "{call}: your code made a tensor of shape {shape}, at least twice a tile of all the queries "
+    "against block_size={block} keys: the key blocks must be block_size keys long."
 )
 TENSOR_AS_FULL_MATRIX = N_(
     "{call} created a tensor of shape {shape}: {count} elements, as many as the full ({n}, {n}) "

@@ -54,7 +54,7 @@ def ff_mutants(state):
         ("ffn-activation-after-output", lambda x: feed_forward(state, x, act_after=True)),
         *(
             ("ffn-wrong-activation", lambda x, a=a: feed_forward(state, x, act=a))
-            for a in ("gelu", "gelu-tanh", "silu", "tanh")
+            for a in ("gelu", "gelu-tanh", "silu", "tanh", "leaky-relu", "relu6")
         ),
     )
 
@@ -80,7 +80,8 @@ def check_feed_forward(sub) -> None:
             "linear1": {"type": "Linear", "in_features": d, "out_features": d_ff, "bias": True},
             "linear2": {"type": "Linear", "in_features": d_ff, "out_features": d, "bias": True},
         }
-        expect_layers(obj, label, layers)
+        no_bias = {(n, "bias", False): "ffn-linear-no-bias" for n in ("linear1", "linear2")}
+        expect_layers(obj, label, layers, known=no_bias)
         state = ff_state(g, d, d_ff)
         load_weights(obj, state, label)
         obj.eval()
@@ -92,7 +93,7 @@ def check_feed_forward(sub) -> None:
             expect_deterministic(obj, c, out, want)
         expect_close(out, want, c, dtype=x.dtype, mutants=ff_mutants(state))
         if dropout:
-            expect_ffn_dropout(sub, g, dropout)
+            expect_ffn_dropout(sub, g, dropout, ff_mutants)
     for dtype in low_precision_dtypes():
         obj.to(dtype)
         x = randn(g, 2, 3, d, dtype=dtype)
@@ -128,6 +129,7 @@ BLOCK_KNOBS = (
     ("residual-from-normed-input", {"residual-normed"}),
     ("residual-from-normed-input", {"residual-normed-2"}),
     ("residual-from-normed-input", {"residual-normed-1"}),
+    ("pre-ln-output-normed", {"output-normed"}),
     ("same-norm-twice", {"norm1-twice"}),
     ("same-norm-twice", {"norm2-twice"}),
     ("mask-ignored", {"mask-ignored"}),
@@ -185,7 +187,7 @@ def check_transformer_block(sub) -> None:
         }
         expect_layers(obj, label, layers)
         state = block_state(g, d, d_ff)
-        load_weights(obj, state, label)
+        load_weights(obj, state, label, lacks_bias="block-attn-no-bias")
         obj.eval()
         x = randn(g, *shape)
         c = Call(label, x, params="forward", **({} if mask is None else {"mask": mask}))
@@ -257,11 +259,13 @@ def check_tiny_transformer(sub) -> None:
     tokens = torch.randint(0, vocab, (2, 7), generator=g)
     # What the model computes is judged first, and where the tensors it makes live last.
     c = Call(label + ".eval()", tokens, params="lm.forward")
+    out = None
     try:
-        logits = expect_tensor(
-            c.run(obj, devices=False), c, shape=(2, 7, vocab), dtype=torch.float32, what="logits"
-        )
+        out = c.run(obj, devices=False)
+        logits = expect_tensor(out, c, shape=(2, 7, vocab), dtype=torch.float32, what="logits")
     except CheckFailure as failure:
+        if failure.mistake is None and getattr(out, "shape", None) == (2, vocab):
+            failure.mistake = "lm-last-position-only"
         if failure.mistake is None and _runs_on_square_tokens(obj, label, vocab):
             failure.mistake = "seq-len-from-batch-dim"
         raise
@@ -288,6 +292,7 @@ def check_tiny_transformer(sub) -> None:
             _(sentences.LM_SEES_FUTURE).format(diff=fmt_num(diff), model=label),
             "not-causal",
         )
+    _expect_prefix_logits(obj, label, tokens, logits)
     same = torch.full((1, 6), 3)
     c3 = Call(label, same, params="lm.forward")
     logits3 = expect_tensor(c3.run(obj, devices=False), c3, shape=(1, 6, vocab), what="logits")
@@ -319,6 +324,19 @@ def check_tiny_transformer(sub) -> None:
             params="lm.forward",
         )
         expect_meta(c.run(obj), c, (2, 5, vocab), torch.float32, what="logits")
+
+
+def _expect_prefix_logits(obj, label, tokens, logits) -> None:
+    """Causal: the first 4 tokens alone give the logits that the longer input gave them (positions
+    counted from the end, or scaled by the length, break this without seeing a future token)."""
+    c = Call(label, tokens[:, :4], params="lm.forward")
+    short = expect_tensor(c.run(obj, devices=False), c, shape=(2, 4, logits.shape[-1]))
+    diff = float((short - logits[:, :4]).abs().max())
+    if diff > 1e-4:
+        raise fail(
+            _(sentences.LM_DEPENDS_ON_LENGTH).format(model=label, diff=fmt_num(diff)),
+            "lm-depends-on-length",
+        )
 
 
 def _expect_pre_ln_block(sub, model, d, h, d_ff) -> None:

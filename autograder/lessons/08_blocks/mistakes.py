@@ -37,6 +37,27 @@ MISTAKES = (
         "linear2(self.dropout(relu(linear1(x)))).",
     ),
     Mistake(
+        "ffn-linear-no-bias",
+        ("FeedForward",),
+        "A feed-forward layer has no bias",
+        "linear1 and linear2 are nn.Linear layers with a bias (the default), as in "
+        "nn.TransformerEncoderLayer; leave out bias=False.",
+    ),
+    Mistake(
+        "dropout-not-rescaled",
+        ("FeedForward", "TransformerBlock"),
+        "Dropout zeroes values but does not rescale the others by 1/(1-p)",
+        "Use nn.Dropout(p), which scales what it keeps by 1/(1-p) in training mode so that the "
+        "expected value is unchanged; by hand: x * keep / (1 - p).",
+    ),
+    Mistake(
+        "block-attn-no-bias",
+        ("TransformerBlock",),
+        "The block's attention is built without biases",
+        "Build it as MultiHeadAttention(d_model, num_heads, bias=True): the contract's block "
+        "matches nn.TransformerEncoderLayer, whose attention projections have biases.",
+    ),
+    Mistake(
         "ffn-dropout-rate-ignored",
         ("FeedForward",),
         "Dropout with a rate of its own, not the dropout argument",
@@ -71,9 +92,17 @@ MISTAKES = (
     Mistake(
         "residual-from-normed-input",
         ("TransformerBlock", "TinyTransformer"),
-        "Pre-LN residual adds the normalised x instead of the raw x",
-        "Keep the un-normalised x for the residual: x = x + attn(norm1(x)), not "
-        "x = norm1(x); x = x + attn(x).",
+        "The residual adds the normalised x instead of the raw x",
+        "Keep the un-normalised x for the residual: x = x + attn(norm1(x)) (Pre-LN) or "
+        "x = norm1(x + attn(x)) (Post-LN), never x = norm1(x); x = x + attn(x).",
+    ),
+    Mistake(
+        "pre-ln-output-normed",
+        ("TransformerBlock",),
+        "The Pre-LN block also normalises its output",
+        "In a Pre-LN block the norms sit inside the branches only: x + attn(norm1(x)), then "
+        "x + ff(norm2(x)), returned as is; the model's final LayerNorm normalises once, after "
+        "the last block.",
     ),
     Mistake(
         "same-norm-twice",
@@ -86,6 +115,21 @@ MISTAKES = (
         ("TinyTransformer",),
         "The language model sees future tokens",
         "A decoder-only model must use a causal mask in every attention layer.",
+    ),
+    Mistake(
+        "lm-last-position-only",
+        ("TinyTransformer",),
+        "The model returns the logits of the last position only",
+        "Return the logits of every position, (B, L, vocab_size): training predicts every next "
+        "token at once, and generation takes logits[:, -1] itself.",
+    ),
+    Mistake(
+        "lm-depends-on-length",
+        ("TinyTransformer",),
+        "The logits at a position depend on how many tokens follow it",
+        "Number positions from the start (0, 1, ..., L-1), the same whatever the length: a "
+        "causal model's logits at position t depend on tokens 0..t only, so that they do not "
+        "change when more tokens follow.",
     ),
     Mistake(
         "lm-no-final-norm",

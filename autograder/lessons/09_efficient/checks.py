@@ -18,6 +18,7 @@ from autograder.kit import (
     expect_close,
     expect_mask,
     expect_meta,
+    expect_tensor,
     expect_tuple,
     fail,
     fmt_dtype,
@@ -52,12 +53,13 @@ WINDOW_MUTANTS = (
     ("window-not-causal", lambda n, w: window_mask(n, w, both_ways=True)),
     ("window-no-lower-bound", lambda n, w: torch.ones(n, n, dtype=torch.bool).tril()),
     ("window-looks-ahead", lambda n, w: window_mask(n, w).T),
+    ("window-clamped-to-length", lambda n, w: window_mask(n, min(w, n - 1))),
 )
 
 
 @exercise("sliding_window_mask")
 def check_sliding_window_mask(sub) -> None:
-    for n, window in ((5, 2), (6, 3), (4, 1), (3, 5)):
+    for n, window in ((5, 2), (6, 3), (4, 1), (3, 5), (4, 0)):  # 0 <= i - j < 0: no key at all
         c = Call("sliding_window_mask", n, window)
         out = c.run(sub, mutants=WINDOW_MUTANTS)
         expect_mask(out, window_mask(n, window), c, mutants=WINDOW_MUTANTS)
@@ -116,6 +118,12 @@ def check_tiled_attention(sub) -> None:
                     call=c, shape=fmt_shape(trace.largest_shape), count=trace.largest_numel, n=n
                 ),
                 "materialises-full-matrix",
+            )
+        if trace is not None and trace.largest_numel >= 2 * n * block:  # tiles of 2 blocks or more
+            tile = fmt_shape(trace.largest_shape)
+            raise fail(
+                _(sentences.TILE_LARGER_THAN_BLOCK).format(call=c, shape=tile, block=block),
+                "tiled-block-size-ignored",
             )
 
 
@@ -359,6 +367,8 @@ def _decode(g, sub, steps=6):
         x = embed(torch.tensor(cached[-1:]), t)  # only the newest token, at position t
         c = Call(label + ".append", x @ w_k, x @ w_v, params="append")
         k_all, v_all = expect_tuple(c.run(append), c, 2, N_("a tuple (k_all, v_all)"))
+        for got, what in ((k_all, "k_all"), (v_all, "v_all")):  # float64 in: float64 kept
+            expect_tensor(got, c, shape=(1, t + 1, d), dtype=x.dtype, what=what)
         o = attend(x @ w_q, k_all, v_all)[0]
         cached.append(int(((o + x) @ w_out).argmax()))
     if cached != plain:

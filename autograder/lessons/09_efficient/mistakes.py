@@ -16,6 +16,21 @@ MISTAKES = (
         "A causal sliding window only looks back: 0 ≤ i − j < window.",
     ),
     Mistake(
+        "window-clamped-to-length",
+        ("sliding_window_mask",),
+        "A window longer than the sequence is clamped to seq_len - 1 keys",
+        "Window w lets query i see keys i - w + 1 .. i: a window of seq_len or more lets every "
+        "query see all its earlier keys, so nothing needs clamping (min(window, seq_len - 1) "
+        "hides key 0 from the last query).",
+    ),
+    Mistake(
+        "tiled-block-size-ignored",
+        ("tiled_attention",),
+        "The key blocks are not block_size keys long",
+        "Step through the keys by the block_size argument, range(0, Lk, block_size): a fixed "
+        "size (or the default 64) ignores what the caller asked for.",
+    ),
+    Mistake(
         "online-softmax-no-rescale",
         ("tiled_attention",),
         "Online softmax does not rescale the running sums when the max changes",
