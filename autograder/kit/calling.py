@@ -153,6 +153,10 @@ def is_view_error(err: LearnerError) -> bool:
     return "view size is not compatible" in err.message
 
 
+def is_tensor_truth_value(err: LearnerError) -> bool:
+    return "Boolean value of Tensor with more than one value is ambiguous" in err.message
+
+
 def is_super_init_error(err: LearnerError) -> bool:
     return "before Module.__init__() call" in err.message or (
         err.kind == "AttributeError" and "_modules" in err.message
@@ -184,6 +188,7 @@ ERROR_PREDICATES: tuple[tuple[str, Callable[[LearnerError], bool]], ...] = (
     ("fill-overflows-fp16", is_fp16_overflow),
     ("view-not-contiguous", is_view_error),
     ("missing-super-init", is_super_init_error),
+    ("tensor-truth-value", is_tensor_truth_value),
 )
 
 

@@ -56,6 +56,13 @@ MISTAKES = (
         "Use key and value when they are given; fall back to query only when they are None.",
     ),
     Mistake(
+        "tensor-truth-value",
+        ("MultiHeadAttention",),
+        "A tensor used as True/False (key or query, if mask:)",
+        "A tensor of many values is neither true nor false: test for None instead (key = query "
+        "if key is None else key; if mask is not None:).",
+    ),
+    Mistake(
         "value-defaults-to-query",
         ("MultiHeadAttention",),
         "value defaults to query when only key is given",
