@@ -30,8 +30,12 @@ from autograder.kit.notes import note
 from autograder.kit.repeat import record
 from autograder.kit.text import first_line, fmt_value
 from autograder.sandbox.host.replies import LearnerError, NotWrittenYet
-from autograder.sandbox.inside.devices import KEPT_ON_CPU, MOVED_TO_CPU
-from autograder.sandbox.protocol import CREATED_ON_DEFAULT_DEVICE, INPUT_MODIFIED
+from autograder.sandbox.protocol import (
+    CREATED_ON_DEFAULT_DEVICE,
+    INPUT_MODIFIED,
+    KEPT_ON_CPU,
+    MOVED_TO_CPU,
+)
 
 Mutant = tuple[str, Callable[..., Any]]
 Mutants = Sequence[Mutant]

@@ -71,6 +71,20 @@ NOBODY = 65534  # the user the learner's code runs as, in bubblewrap and in the 
 CREATED_ON_DEFAULT_DEVICE = "CreatedOnDefaultDevice"
 INPUT_MODIFIED = "InputModified"
 
+# Seen on the 'meta' device (the checks' stand-in for a GPU): a CPU tensor the call was not given
+# meets a meta tensor, or a meta tensor is moved to the CPU. Raised at once, as a GPU would.
+KEPT_ON_CPU = (
+    "a tensor on the CPU met your inputs on another device: a tensor your module keeps as a "
+    "plain attribute (made in __init__, not registered with register_buffer) stays on the CPU "
+    "when the module is moved with .to(device); on a GPU that fails (register it with "
+    "self.register_buffer, or make it in forward with device=x.device)"
+)
+MOVED_TO_CPU = (
+    "your code moved a tensor to the CPU (.cpu() or .to('cpu')) while its inputs are on another "
+    "device; on a GPU it then returns or mixes CPU tensors (keep every tensor on the inputs' "
+    "device)"
+)
+
 
 def readable_by_others(path: str) -> bool:
     """Can an unprivileged user (:data:`NOBODY`) reach ``path``? (Python under /root often

@@ -20,7 +20,7 @@ copy. Used in the sandbox worker around a call whose arguments include a tensor:
 Tensors of 0 dims are allowed (a CPU scalar tensor mixes with tensors on any device), and so are
 the ``*_like`` factories and ``Tensor.new_*`` (they follow their tensor). The error reaches the
 judge as a ``LearnerError`` of kind ``"CreatedOnDefaultDevice"``, named ``created-on-cpu`` by
-``autograder.kit.calling``. Imports nothing but torch.
+``autograder.kit.calling``. Imports nothing but torch and the protocol.
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ import weakref
 
 import torch
 from torch.overrides import TorchFunctionMode
+
+from autograder.sandbox.protocol import KEPT_ON_CPU, MOVED_TO_CPU
 
 # Factories that put their result on the default device unless given device=.
 FACTORIES = {
@@ -52,21 +54,6 @@ FACTORIES = {
 
 class CreatedOnDefaultDevice(Exception):
     """The learner's code made a tensor without device= and used it with its inputs."""
-
-
-# Seen on the 'meta' device (the checks' stand-in for a GPU): a CPU tensor the call was not given
-# meets a meta tensor, or a meta tensor is moved to the CPU. Raised at once, as a GPU would.
-KEPT_ON_CPU = (
-    "a tensor on the CPU met your inputs on another device: a tensor your module keeps as a "
-    "plain attribute (made in __init__, not registered with register_buffer) stays on the CPU "
-    "when the module is moved with .to(device); on a GPU that fails (register it with "
-    "self.register_buffer, or make it in forward with device=x.device)"
-)
-MOVED_TO_CPU = (
-    "your code moved a tensor to the CPU (.cpu() or .to('cpu')) while its inputs are on another "
-    "device; on a GPU it then returns or mixes CPU tensors (keep every tensor on the inputs' "
-    "device)"
-)
 
 
 MOVES = (torch.Tensor.to, torch.Tensor.cuda)
