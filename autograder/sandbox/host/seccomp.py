@@ -26,6 +26,8 @@ import struct
 # refused unless its pid argument is 0, the caller itself (setpriority: PRIO_PROCESS, who 0 too;
 # ioprio_set: IOPRIO_WHO_PROCESS, who 0). And no process may read, write or trace another's memory
 # (ptrace, process_vm_readv, process_vm_writev: refused outright; learner code has no use for them).
+# And mmap with MAP_HUGETLB is refused: memory in huge pages (where the host has reserved some,
+# vm.nr_hugepages > 0) is not in VmRSS/VmHWM, the peak the server measures (red team round 6).
 _SYSCALLS = {
     "x86_64": {
         "arch": 0xC000003E,
@@ -38,6 +40,7 @@ _SYSCALLS = {
             *(101, 310, 311),  # ptrace, process_vm_readv, process_vm_writev
         ),
         "ioprio_set": 251,
+        "mmap": 9,
         "unshare": 272,
         "clone": 56,
         # kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal
@@ -57,6 +60,7 @@ _SYSCALLS = {
             *(117, 270, 271),  # ptrace, process_vm_readv, process_vm_writev
         ),
         "ioprio_set": 30,
+        "mmap": 222,
         "unshare": 97,
         "clone": 220,
         "signal": {129: 1, 130: 1, 131: 2, 138: 1, 240: 2, 424: 1},
@@ -68,6 +72,7 @@ _SYSCALLS = {
 # unshare reads (for clone, 0x80 is part of the exit signal)
 _CLONE_NEW = 0x00020000 | 0x7E000000
 _UNSHARE_NEW = _CLONE_NEW | 0x00000080
+_MAP_HUGETLB = 0x40000  # the same on x86_64 and aarch64
 _STOP_SIGNALS = (19, 23)  # SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU: 19 <= sig < 23
 
 
@@ -96,6 +101,7 @@ def program() -> bytes | None:
     prog += [(jeq, "own", 0, nr) for nr in calls["own"]]
     prog += [
         (jeq, "ioprio", 0, calls["ioprio_set"]),
+        (jeq, "mmap", 0, calls["mmap"]),
         (jeq, "nosys", 0, calls["clone3"]),
         (jeq, "unshare", 0, calls["unshare"]),
         (jeq, "clone", 0, calls["clone"]),
@@ -108,6 +114,9 @@ def program() -> bytes | None:
         (ld, 0, 0, 16),
         (jset, "deny", 0, _CLONE_NEW),
         (ret, 0, 0, allow),
+        ("mmap",),
+        arg(3),  # the flags
+        (jset, "deny", "allow", _MAP_HUGETLB),
     ]
     for i in sorted(set(calls["signal"].values())):
         low, high = _STOP_SIGNALS
