@@ -51,8 +51,8 @@ def attend(
     ``mask`` is bool (True = may attend) or float (added to the scores, as SDPA's float
     ``attn_mask``). ``mode``: how the mask is used — "ok", "inverted", "after-softmax",
     "weights-before", "ignored", "zero" (scores * mask), "finite" (-1e9 fill) or "added" (a bool
-    mask made 0/1 and added to the scores); for a float
-    mask, "as-bool" / "as-bool-eq0" / "as-bool-finite" (made a bool mask: != 0, == 0, finite),
+    mask made 0/1 and added to the scores); for a float mask, "as-bool" / "as-bool-eq0" /
+    "as-bool-finite" / "as-bool-ge0" (made a bool mask: != 0, == 0, finite, >= 0),
     "as-bool-where" / "as-bool-not" / "as-bool-fill" (bool-only code that raises on a float
     mask) or "minus" (subtracted); the bool-only modes apply a float mask correctly. ``nan_rows``:
     a softmax that gives NaN for fully masked rows; ``unstable``: a softmax without the max
@@ -87,6 +87,8 @@ def _additive(s, mask, mode):
         return s, mask == 0, "ok"
     if mode == "as-bool-finite":  # mask.isfinite(): the -inf entries block, the biases are lost
         return s, mask.isfinite(), "ok"
+    if mode == "as-bool-ge0":  # masked_fill(mask < 0, -inf): negative biases block, others lost
+        return s, mask >= 0, "ok"
     if mode == "as-bool-where":
         torch.where(mask, s, -INF)  # raises on a float condition, as the learner's code did
     if mode == "as-bool-not":

@@ -63,6 +63,7 @@ ADDITIVE_MODES = (  # (mistake, mode of attend) for float masks; several modes m
     ("additive-mask-as-bool", "as-bool-fill"),
     ("additive-mask-as-bool", "as-bool-eq0"),
     ("additive-mask-as-bool", "as-bool-finite"),
+    ("additive-mask-as-bool", "as-bool-ge0"),
     ("additive-mask-wrong-sign", "minus"),
 )
 

@@ -5,7 +5,9 @@ across calls (a remembered mask, a cache keyed by a shape or a length, a positio
 ``with_rules`` is watched: when a target (the submission's function, or a module) is called a
 second time with other arguments of the same dtypes and devices, its first call is made again
 and must give the same result. KVCache is stateful by contract: its ``append`` calls, and calls
-given a remote object (a cache) are left out.
+given a remote object (a cache) are left out. A cache filled by an earlier call and read by a
+later one (keyed by a shape or a length) makes the later call wrong instead: when a watched check
+fails, its last function call is made again in a fresh exercise process, where it is the first.
 """
 
 from __future__ import annotations
@@ -28,16 +30,59 @@ _DONE = object()
 # judged;
 # None outside a watched check. A ContextVar: grade judges in threads.
 _FIRST: ContextVar[dict | None] = ContextVar("first_calls", default=None)
+# (target, Call, its value) of the last watched call.
+_LAST: ContextVar[tuple | None] = ContextVar("last_call", default=None)
 
 
 @contextmanager
 def watching() -> Iterator[None]:
     """Within: every successful ``Call.run`` is recorded (:func:`record`)."""
-    token = _FIRST.set({})
+    token, last = _FIRST.set({}), _LAST.set(None)
     try:
         yield
+    except CheckFailure as failure:
+        _made_fresh(failure)
+        raise
     finally:
         _FIRST.reset(token)
+        _LAST.reset(last)
+
+
+def watched(check):
+    """The check ``check`` run :func:`watching` (for a check without contract rules)."""
+
+    def run(sub) -> None:
+        with watching():
+            check(sub)
+
+    run.__exercise__ = check.__exercise__
+    run.__name__, run.__doc__ = check.__name__, check.__doc__
+    run.__module__ = check.__module__
+    return run
+
+
+def _made_fresh(failure: CheckFailure) -> None:
+    """The last function call of a failed check made again in a fresh exercise process (the
+    failure stays as it is when the target is a module, or the call is random)."""
+    seen = _LAST.get()
+    if seen is None or failure.mistake in ("dropout-always-on", "state-between-calls"):
+        return
+    target, c, value = seen
+    if not hasattr(target, "begin") or getattr(target, "exercise", None) is None:
+        return
+    try:
+        target.begin(target.exercise)
+        again = c.invoke(target, devices=False)
+        if _same(value, again) or not _same(again, c.invoke(target, devices=False)):
+            return
+    except Exception:  # noqa: BLE001 - the failure already says what went wrong
+        return
+    get_mistake("state-between-calls")
+    failure.mistake = "state-between-calls"
+    failure.message = _(
+        "{call} gave a different result in a fresh process, where it was the first call: a call "
+        "must not depend on the calls before it."
+    ).format(call=c)
 
 
 @contextmanager
@@ -71,6 +116,7 @@ def record(target: Any, c: Any, value: Any) -> None:
     first = _FIRST.get()
     if first is None or _left_out(c) or not _tensors_ok(value):
         return
+    _LAST.set((target, c, value))
     sig = (_signature(c), _training(target))
     key = (id(target), c.name, sig)
     seen = first.get(key)

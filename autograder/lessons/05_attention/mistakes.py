@@ -13,6 +13,7 @@ _STATELESS = _ATTN + (
     "FeedForward",
     "TransformerBlock",
     "TinyTransformer",
+    "sliding_window_mask",
     "tiled_attention",
 )
 
@@ -53,6 +54,13 @@ MISTAKES = (
         "Scaled by sqrt(d_v), the values' width, instead of sqrt(d_k)",
         "The scale belongs to the scores q @ k^T, whose variance grows with d_k = q.shape[-1]; "
         "v.shape[-1] is d_v, which may differ.",
+    ),
+    Mistake(
+        "scale-rounded-sqrt",
+        ("scaled_dot_product_attention",),
+        "The scale uses a whole-number square root of d_k",
+        "Divide by math.sqrt(d_k), not math.isqrt(d_k) or round(math.sqrt(d_k)): the whole "
+        "number is the square root only when d_k is a perfect square, such as 4, 9 or 64.",
     ),
     Mistake(
         "mask-after-softmax",

@@ -188,7 +188,8 @@ def check_multi_head_attention(sub) -> None:
                 f"w_{n}": {"type": "Linear", "in_features": d, "out_features": d, "bias": bias}
                 for n in "qkvo"
             }
-            expect_layers(obj, label, layers, bias_mistake="projection-has-bias")
+            known = {(f"w_{n}", "bias", False): "bias-not-passed" for n in "qkvo"}
+            expect_layers(obj, label, layers, bias_mistake="projection-has-bias", known=known)
             state = {}
             for n in "qkvo":
                 state |= linear_state(g, f"w_{n}", d, d, bias=bias)

@@ -56,6 +56,14 @@ MISTAKES = (
         "Use key and value when they are given; fall back to query only when they are None.",
     ),
     Mistake(
+        "bias-not-passed",
+        ("MultiHeadAttention",),
+        "A projection is built without the bias argument",
+        "Pass bias=bias to all four layers: nn.Linear(d_model, d_model, bias=bias) for w_q, "
+        "w_k, w_v and w_o, so that MultiHeadAttention(d_model, num_heads, bias=True) has four "
+        "biases.",
+    ),
+    Mistake(
         "tensor-truth-value",
         ("MultiHeadAttention",),
         "A tensor used as True/False (key or query, if mask:)",

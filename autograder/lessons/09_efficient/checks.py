@@ -40,6 +40,7 @@ from autograder.kit.gradients import (
     with_rules,
 )
 from autograder.kit.online import TILED_MUTANTS, expect_large_scores, not_rescaled
+from autograder.kit.repeat import watched
 
 from .memory import check_process_memory, check_row_memory
 
@@ -223,6 +224,8 @@ def _expect_appends(sub, steps, label_extra=""):
         except CheckFailure as failure:
             if failure.mistake == "kv-cache-not-stored" and _keeps(obj, want_k.shape):
                 failure.mistake = "kv-cache-returns-new-only"
+            if failure.mistake is None and out[0] is None:  # self.k never set (on the class?)
+                failure.mistake = "kv-cache-not-stored"
             raise
     return obj, label
 
@@ -347,3 +350,4 @@ def _rules_kv_cache(sub) -> None:
 
 check_tiled_attention = with_rules(check_tiled_attention, _rules_tiled)
 check_kv_cache = with_rules(check_kv_cache, _rules_kv_cache)
+check_sliding_window_mask = watched(check_sliding_window_mask)

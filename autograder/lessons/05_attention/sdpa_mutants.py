@@ -1,0 +1,109 @@
+"""Lesson 05: the known mistakes of ``scaled_dot_product_attention`` as mutants (wrong versions
+of the reference), which name a wrong output when they give the same."""
+
+from __future__ import annotations
+
+import torch
+
+from autograder.kit import (
+    ADDITIVE_MODES,
+    INF,
+    MASK_MODES,
+    attend,
+    attention_mutants,
+    knobs_for,
+    ref_softmax,
+    scale_mutants,
+    transpose_mutants,
+)
+from autograder.kit.expected import ref_attention64
+
+
+def _sdpa_variant(q, k, v, mask=None, *, knobs):
+    return attend(q, k, v, mask, **knobs_for(q, knobs))
+
+
+SDPA_IDS = {
+    "no-scaling",
+    "scaled-by-dk",
+    "multiplied-by-sqrt-dk",
+    "softmax-wrong-dim",
+    "fully-masked-nan",
+    "softmax-unstable",
+    *MASK_MODES,
+    *(mistake for mistake, _mode in ADDITIVE_MODES),
+}
+SDPA_MUTANTS = (
+    *(
+        (m, lambda q, k, v, mask=None, fn=fn: _attn_from_scores(fn(q, k), v, mask))
+        for m, fn in transpose_mutants(scale=lambda q: q.shape[-1] ** -0.5)
+    ),
+    *(
+        (m, lambda q, k, v, mask=None, fn=fn: _attn_from_scores(fn(q, k), v, mask))
+        for m, fn in scale_mutants(lambda q, k, scale: q @ k.transpose(-2, -1) * scale)
+        if m == "scale-uses-seq-len"
+    ),
+    *attention_mutants(_sdpa_variant, SDPA_IDS),
+    (
+        "scaled-by-d-v",
+        lambda q, k, v, mask=None: _attn_from_scores(
+            q @ k.transpose(-2, -1) * v.shape[-1] ** -0.5, v, mask
+        ),
+    ),
+    *(
+        (
+            "scale-rounded-sqrt",
+            lambda q, k, v, mask=None, r=r: _attn_from_scores(
+                q @ k.transpose(-2, -1) / r(q.shape[-1] ** 0.5), v, mask
+            ),
+        )
+        for r in (int, round)  # math.isqrt(d_k) is int(sqrt(d_k))
+    ),
+    ("output-weights-swapped", lambda *a, **kw: ref_attention64(*a, **kw)[::-1]),
+    (
+        "values-transposed",
+        lambda q, k, v, mask=None: _values_transposed(ref_attention64(q, k, v, mask)[1], v),
+    ),
+    *(
+        (
+            "mask-reshaped-in-sdpa",
+            lambda q, k, v, mask=None, d=d, n=n: _unsqueezed(q, k, v, mask, d, n),
+        )
+        for d in (1, 0)
+        for n in (3, None)
+    ),
+)
+
+
+def _unsqueezed(q, k, v, mask, dim, ndim):
+    """The mask unsqueezed at ``dim`` (when it has ``ndim`` dims; always when None) "to make room
+    for the heads": a mask with a batch dim then broadcasts into another axis."""
+    if mask is None or (ndim is not None and mask.dim() != ndim):
+        raise ValueError("a mistake of masks with a batch dim")
+    return ref_attention64(q, k, v, mask.unsqueeze(dim))
+
+
+def _values_transposed(weights, v):
+    """``weights @ v.transpose(-2, -1)``: a shape error unless Lk == d_v."""
+    return weights @ v.to(weights.dtype).transpose(-2, -1), weights
+
+
+def _uncast_mask(q, k, v, mask=None):
+    """A float32 mask added to half-precision scores without a cast: the scores, the weights
+    and then ``weights @ v`` are promoted (which raises for half values)."""
+    if mask is None or mask.dtype == torch.bool:
+        raise ValueError("a mistake of float masks only")
+    w = ref_softmax((q @ k.transpose(-2, -1)) * q.shape[-1] ** -0.5 + mask).to(mask.dtype)
+    return w @ v, w
+
+
+FLOAT_MASK_MUTANTS = SDPA_MUTANTS + (("dtype-promoted", _uncast_mask),)
+
+
+def _attn_from_scores(s, v, mask):
+    if mask is not None and mask.dtype != torch.bool:
+        s = s + mask.to(s.dtype)
+    elif mask is not None:
+        s = s.masked_fill(~mask, -INF)
+    w = ref_softmax(s)
+    return w @ v, w
