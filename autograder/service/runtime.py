@@ -85,18 +85,28 @@ def _torch_version() -> str:
         return "none"
 
 
+def _answer_files() -> list[Path]:
+    """Every file a warm grader reads once and keeps: the sources of ``autograder`` and
+    ``course_lib``, the compiled translations, and the lesson notebooks whose sections feedback
+    cites (``autograder/grade/outputs/sections.py``)."""
+    files = [p for package in ("autograder", "course_lib") for p in (ROOT / package).rglob("*.py")]
+    files += (ROOT / "autograder" / "locale").rglob("*.mo")
+    for folder in ("notebooks", "solutions"):
+        files += (ROOT / folder).glob("[0-9][0-9]_*/[0-9][0-9]_*.ipynb")
+    return sorted(files)
+
+
 def fingerprint() -> str:
-    """What the grader's answers depend on: every source file of ``autograder`` and
-    ``course_lib``, torch's version, and the interpreter."""
+    """What the grader's answers depend on: the files of :func:`_answer_files`, torch's version,
+    and the interpreter."""
     digest = hashlib.sha256(f"{PROTOCOL}\0{sys.version}\0{sys.prefix}\0".encode())
     digest.update(_torch_version().encode())
-    for package in ("autograder", "course_lib"):
-        for path in sorted((ROOT / package).rglob("*.py")):
-            digest.update(str(path.relative_to(ROOT)).encode() + b"\0")
-            try:
-                digest.update(path.read_bytes())
-            except OSError:
-                digest.update(b"?")
+    for path in _answer_files():
+        digest.update(str(path.relative_to(ROOT)).encode() + b"\0")
+        try:
+            digest.update(path.read_bytes())
+        except OSError:
+            digest.update(b"?")
     return digest.hexdigest()[:16]
 
 
