@@ -18,7 +18,9 @@ import torch
 from matplotlib.figure import Figure
 
 from course_lib.labels import tr
-from course_lib.viz_figures import _heatmap, _png
+from course_lib.viz_figures import _heatmap, _png, use_matplotlib
+
+use_matplotlib()  # a CJK fallback font for Chinese labels (see viz_figures)
 
 __all__ = ["AttentionMapExplorer", "map_statistics", "plot_reach"]
 

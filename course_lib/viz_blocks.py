@@ -17,8 +17,10 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle, FancyBboxPatch
 
-from course_lib import viz_figures as _figures  # noqa: F401  (teaches IPython to show a Figure)
 from course_lib.labels import N_, tr
+from course_lib.viz_figures import use_matplotlib  # (its import teaches IPython a Figure)
+
+use_matplotlib()  # a CJK fallback font for Chinese labels (see viz_figures)
 
 # Each diagram is a column of boxes, bottom (input) to top (output); "+" is a residual sum.
 _STEPS = {

@@ -10,15 +10,18 @@ Shape legend: T queries (Lq), S keys (Lk).
 from __future__ import annotations
 
 import io
+import sys
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-import matplotlib
 import numpy as np
 import torch
-from matplotlib.figure import Figure
 
 from course_lib.fonts import use_cjk_fallback
 from course_lib.labels import tr
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 def _to_numpy(t) -> np.ndarray:
@@ -55,11 +58,33 @@ def _display_figures_in_ipython() -> None:
     shell = get_ipython()
     if shell is not None:
         png = shell.display_formatter.formatters["image/png"]
-        png.for_type(Figure, lambda fig: _png(fig, dpi=90))
+        show = lambda fig: _png(fig, dpi=90)  # noqa: E731
+        if "matplotlib.figure" in sys.modules:
+            png.for_type(sys.modules["matplotlib.figure"].Figure, show)
+        else:  # matplotlib is not loaded yet: IPython finds the class by its name when it is
+            png.for_type_by_name("matplotlib.figure", "Figure", show)
 
 
 _display_figures_in_ipython()
-use_cjk_fallback()  # Chinese labels (the zh-CN edition) drawn in a CJK font, when one is installed
+_set_up: list[bool] = []
+
+
+def use_matplotlib() -> None:
+    """Load matplotlib, once per process, with a CJK font as a fallback for Chinese labels (the
+    zh-CN edition; see ``course_lib.fonts``). The plots of this module and ``viz_scaling`` call
+    it when they draw their first figure, so that a lesson's import cell need not wait for
+    matplotlib; the later lessons' plot modules call it when they are imported."""
+    if not _set_up:
+        _set_up.append(True)
+        use_cjk_fallback()
+
+
+def new_figure(*args, **kwargs) -> Figure:
+    """``matplotlib.figure.Figure(...)``, matplotlib set up first (:func:`use_matplotlib`)."""
+    use_matplotlib()
+    from matplotlib.figure import Figure
+
+    return Figure(*args, **kwargs)
 
 
 def _heatmap(
@@ -74,6 +99,8 @@ def _heatmap(
     vmax: float | None = None,
     blocked: np.ndarray | None = None,
 ):
+    import matplotlib
+
     shown = np.ma.masked_invalid(a)  # -inf / NaN cells are drawn in the "bad" colour
     if blocked is not None:
         shown = np.ma.masked_where(blocked, shown)  # blocked pairs are greyed out too
@@ -135,7 +162,7 @@ def plot_attention(
     if is_mask:  # a bool mask: lit = may attend, no colour bar needed
         cmap = "Blues"
     rows, cols = a.shape
-    fig = Figure(figsize=(min(1.0 + 0.55 * cols, 7.0), min(0.8 + 0.45 * rows, 6.0)))
+    fig = new_figure(figsize=(min(1.0 + 0.55 * cols, 7.0), min(0.8 + 0.45 * rows, 6.0)))
     ax = fig.add_subplot()
     image = _heatmap(ax, a, query_labels, key_labels, cmap=cmap, annotate=annotate, blocked=blocked)
     if not is_mask:
@@ -165,7 +192,7 @@ def plot_matrices(
         raise ValueError("give at least one matrix, e.g. {'Q': q}")
     widths = [max(a.shape[1], 1) for a in arrays.values()]
     tallest = max(a.shape[0] for a in arrays.values())
-    fig = Figure(
+    fig = new_figure(
         figsize=(min(1.2 + 0.35 * sum(widths) + 0.6 * len(arrays), 11.0), 0.9 + 0.32 * tallest)
     )
     axes = fig.subplots(1, len(arrays), gridspec_kw={"width_ratios": widths}, squeeze=False)[0]

@@ -19,7 +19,9 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from course_lib.labels import tr
-from course_lib.viz_figures import _heatmap, _png, _to_numpy
+from course_lib.viz_figures import _heatmap, _png, _to_numpy, use_matplotlib
+
+use_matplotlib()  # a CJK fallback font for Chinese labels (see viz_figures)
 
 __all__ = ["plot_heads", "HeadView", "HeadCountExplorer"]
 

@@ -22,7 +22,9 @@ import torch
 from matplotlib.figure import Figure
 
 from course_lib.labels import N_, tr
-from course_lib.viz_figures import _png
+from course_lib.viz_figures import _png, use_matplotlib
+
+use_matplotlib()  # a CJK fallback font for Chinese labels (see viz_figures)
 
 __all__ = ["plot_encoding", "plot_offset_dots", "RopeRotation"]
 

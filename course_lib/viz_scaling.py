@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import ipywidgets as widgets
 import torch
-from matplotlib.figure import Figure
 
 from course_lib.labels import tr
-from course_lib.viz_figures import _png
+from course_lib.viz_figures import _png, new_figure
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 _DIMS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 
@@ -38,7 +41,7 @@ def plot_variance_vs_dk(
         measured.append(
             float(dot_product_variance(d, num_samples=num_samples, generator=generator))
         )
-    fig = Figure(figsize=(8.0, 3.2))
+    fig = new_figure(figsize=(8.0, 3.2))
     left, right = fig.subplots(1, 2)
     left.loglog(dims, dims, "--", color="grey", label=tr("$d_k$ (theory)"))
     left.loglog(dims, measured, "o-", label=tr("yours: Var$(q\\cdot k)$"))
@@ -133,7 +136,7 @@ class SaturationExplorer(widgets.VBox):
         self.image.value = _png(self.figure)
 
     def _draw(self, row: torch.Tensor, d: int, scaled: bool) -> Figure:
-        fig = Figure(figsize=(8.0, 2.8))
+        fig = new_figure(figsize=(8.0, 2.8))
         left, right = fig.subplots(1, 2)
         left.bar(range(self.num_keys), row.numpy(), color="tab:blue")
         left.axhline(1 / self.num_keys, ls="--", color="grey", lw=1)

@@ -20,6 +20,7 @@ import errno
 import json
 import os
 import stat
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -236,8 +237,27 @@ def _too_big(path: Path, size: int, limit: int, what: str = "") -> str:
     )
 
 
+def import_nbformat():
+    """nbformat (imported only for notebooks: it takes longer than a .py takes to grade), without
+    the IRI grammar that jsonschema, which nbformat imports, builds when ``rfc3987_syntax`` is
+    installed: about 1 s of CPU in each process that reads a notebook, for a format check that
+    nbformat never asks for (it validates notebooks without a format checker). Where jsonschema
+    is already imported, this changes nothing; an explicit ``import rfc3987_syntax`` later still
+    works."""
+    if "jsonschema" not in sys.modules and "rfc3987_syntax" not in sys.modules:
+        sys.modules["rfc3987_syntax"] = None  # seen by jsonschema as not installed
+        try:
+            import nbformat
+        finally:
+            if "rfc3987_syntax" in sys.modules and sys.modules["rfc3987_syntax"] is None:
+                del sys.modules["rfc3987_syntax"]
+    import nbformat
+
+    return nbformat
+
+
 def _notebook_sources(path: Path, text: str) -> list[tuple[str, str]]:
-    import nbformat  # only for notebooks: it takes longer to import than a .py takes to grade
+    nbformat = import_nbformat()
 
     damaged = (
         "If you edited it by hand, re-open it in Jupyter and save it, or restore it from a "

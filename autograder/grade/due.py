@@ -37,15 +37,23 @@ def parse_due(text: str) -> datetime:
     except (ValueError, OverflowError, parser.UnknownTimezoneWarning):
         pass
     if when is None:
-        from nbgrader.utils import parse_utc  # "DATE TIME Europe/Paris", as nbgrader reads it
-
-        try:
+        try:  # "DATE TIME Europe/Paris", as nbgrader reads it
             when = parse_utc(text)
         except Exception as e:  # whatever nbgrader's reading raises, the date is unreadable
             raise DueError(f"cannot read the due date {text!r} ({e}); give {EXAMPLE}") from e
     if when.tzinfo is not None:
         when = when.astimezone(timezone.utc).replace(tzinfo=None)
     return when
+
+
+def parse_utc(text: str) -> datetime:
+    """nbgrader's own reading of a date (nbgrader imports nbformat: see ``import_nbformat``)."""
+    from autograder.core.extract import import_nbformat
+
+    import_nbformat()
+    from nbgrader.utils import parse_utc
+
+    return parse_utc(text)
 
 
 def assignments() -> list[str]:

@@ -28,7 +28,7 @@ from tqdm import tqdm
 
 from autograder.core.assignment import assignment, judge_assignment
 from autograder.core.extract import ExtractError, from_file, read_submission
-from autograder.grade.due import DueError, read_dues
+from autograder.grade.due import DueError, parse_utc, read_dues
 from autograder.grade.due import parse_due as read_due
 from autograder.grade.outputs import details
 from autograder.grade.outputs.table import read_table
@@ -126,9 +126,7 @@ def _submitted(folder: Path) -> tuple[datetime | None, str | None]:
     """The time in nbgrader's ``timestamp.txt`` (UTC), or a note on why it could not be read."""
     if not os.path.lexists(folder / TIMESTAMP):
         return None, None
-    from nbgrader.utils import parse_utc  # nbgrader's own reading of the file it writes
-
-    try:
+    try:  # nbgrader's own reading of the file it writes
         return parse_utc(read_submission(folder / TIMESTAMP, limit=200).strip()), None
     except (ExtractError, ValueError, OverflowError, TypeError) as e:
         return None, f"{TIMESTAMP} could not be read ({e}); lateness not checked"

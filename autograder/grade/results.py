@@ -141,7 +141,9 @@ def notebook_order(lesson: str) -> tuple[str, ...]:
     items = list(lesson_items(lesson))
     order = []
     for release in sorted(RELEASE.glob(f"{lesson}_*/{lesson}_*.ipynb"))[:1]:
-        import nbformat
+        from autograder.core.extract import import_nbformat
+
+        nbformat = import_nbformat()
 
         for cell in nbformat.read(release, as_version=4).cells:
             if cell.cell_type == "code":

@@ -142,6 +142,17 @@ def _watch(conn: socket.socket, done: threading.Event) -> None:
                 return
 
 
+def _warm_up_steps() -> list:
+    """What a first ``grade`` would load (see ``warm_up_steps``), done between requests one step
+    at a time, so that a request waits at most for the step under way."""
+    try:
+        import autograder.grade.grading  # noqa: F401
+        from autograder.grade.outputs.write import warm_up_steps
+    except Exception:  # it is only a warm-up: grade says what is wrong
+        return []
+    return warm_up_steps()
+
+
 def serve(control: socket.socket) -> None:
     import autograder.check.cli  # noqa: F401
     import autograder.check.report  # noqa: F401
@@ -157,7 +168,11 @@ def serve(control: socket.socket) -> None:
     server = default_server()
     server.wait_ready(300)
     runtime.send(control, {"state": "ready"})
+    idle = _warm_up_steps()
     while True:
+        while idle and not select.select([control], [], [], 0)[0]:
+            with contextlib.suppress(Exception):
+                idle.pop(0)()  # no request waiting: load what a first `grade` would
         try:
             message, fds = runtime.receive(control, with_fds=True)
         except (OSError, ValueError):

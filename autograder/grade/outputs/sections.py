@@ -46,7 +46,9 @@ def _notebooks() -> list[Path]:
 @functools.cache
 def citations() -> dict[str, tuple[Section, ...]]:
     """Every section citing each mistake id, in course order."""
-    import nbformat
+    from autograder.core.extract import import_nbformat
+
+    nbformat = import_nbformat()
 
     found: dict[str, list[Section]] = {}
     for path in _notebooks():

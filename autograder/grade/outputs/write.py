@@ -55,3 +55,15 @@ def write_outputs(
             graded.outputs[name] = write()
         except Exception as e:  # the grades are written; say what is missing, keep the rest
             graded.notes.append(f"the {name} could not be written: {type(e).__name__}: {e}")
+
+
+def warm_up_steps() -> list:
+    """What a first ``grade`` loads or reads before it writes anything, in steps of well under a
+    second each, for the warm grader to do while it is idle (``autograder/service/worker.py``):
+    nbformat, matplotlib drawing one small plot (its fonts, layout and PNG writer), and the
+    course's notebooks read for the feedback's citations. Each step only fills what the first
+    grade would have filled: the outputs are the same with or without them."""
+    from autograder.core.extract import import_nbformat
+    from autograder.grade.outputs import plots, sections
+
+    return [import_nbformat, lambda: plots.score_histogram([0.0], 1.0), sections.citations]
