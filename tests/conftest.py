@@ -5,11 +5,19 @@ reason that says so (never silently passed).
 """
 
 import os
-import sys
-from pathlib import Path
 
-import pytest
-import torch
+# torch's OpenMP threads sleep when they have no work instead of spinning for it: under `-n 2`
+# the two workers, their kernels and the warm grader share the cores, and a spinning thread
+# burns the CPU another process waits for (tests/test_course_lib_blocks.py's training test, at
+# load 9: 16.4 CPU-s spinning, 1.6 asleep). Set before torch loads OpenMP, here and in every
+# process the tests start (workers, kernels, the lab, the grader); results are the same.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
 from torch import nn
 
 
