@@ -216,7 +216,7 @@ def test_start_status_stop_and_the_socket_is_private(own_grader):
 
 
 def test_it_exits_after_the_idle_timeout(own_grader, monkeypatch):
-    monkeypatch.setenv("AUTOGRADER_DAEMON_IDLE", "5")
+    monkeypatch.setenv("AUTOGRADER_DAEMON_IDLE", "2")
     sock = client.connect()  # asked at once, on the connection that started it
     runtime.send(sock, {"kind": "status"})
     pid = runtime.receive(sock)[0]["pid"]

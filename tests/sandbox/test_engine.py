@@ -220,12 +220,13 @@ def test_a_memory_bomb_fails_as_out_of_memory_and_the_rest_is_graded():
     assert results["attention_scores"].mistake == "out-of-memory"
 
 
-def test_the_failure_says_which_limit_was_hit():
+def test_the_failure_says_which_limit_was_hit(short_backstop):
     from autograder.core.registry import Gradable
     from autograder.sandbox.host.replies import LearnerTimeout
     from autograder.sandbox.host.submission import Submission, wall_backstop
     from autograder.sandbox.protocol import ErrorKind
 
+    short_backstop("nap")  # it sleeps: stopped by the wall-clock backstop, 3 s here
     source = "import time\ndef spin():\n    while True: pass\ndef nap():\n    time.sleep(3600)\n"
     with Submission([("limits.py", source)], {}) as sub:
         sub.begin(Gradable("spin", "00", lambda s: None, time_limit=1.0))
