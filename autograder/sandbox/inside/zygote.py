@@ -116,18 +116,32 @@ def _ended(pid: int) -> bool:
         return True
 
 
-def _memory(pid: int) -> tuple[int, int, int] | None:
-    """A process's start time (which process this pid is), resident memory and its peak since
-    the last reset (VmRSS, VmHWM), in KiB; None once it has ended (a zombie has no memory), so
-    that a learner process whose memory cannot be read counts as ended, never as nothing."""
+def _memory(pid: int) -> tuple[int, int, int, int] | None:
+    """A process's start time (which process this pid is), resident memory, its peak since the
+    last reset (VmRSS, VmHWM) and the part of it that is the process's own data (RssAnon +
+    RssShmem: not the mapped files of its code), in KiB; None once it has ended (a zombie has no
+    memory), so that a learner process whose memory cannot be read counts as ended, never as
+    nothing."""
     try:
         start = int(_proc(pid, "stat").rsplit(")", 1)[1].split()[19])
         fields = dict(line.split(":", 1) for line in _proc(pid, "status").splitlines())
-    except (OSError, ValueError, IndexError):
+        data = sum(int(fields[f].split()[0]) for f in ("RssAnon", "RssShmem"))
+    except (OSError, ValueError, IndexError, KeyError):
         return None
     if "VmHWM" not in fields:
         return None
-    return start, int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
+    return start, int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0]), data
+
+
+def _tmpfs_used(contained: bool) -> int:
+    """KiB stored in the sandbox's writable places (files are memory there, in no process's RSS);
+    0 outside a sandbox (its /tmp is the machine's)."""
+    used = 0
+    for place in TMPFS if contained else ():
+        with contextlib.suppress(OSError):
+            st = os.statvfs(place)
+            used += (st.f_blocks - st.f_bfree) * st.f_frsize // 1024
+    return used
 
 
 def _learner_pids(contained: bool) -> set[int]:
@@ -167,25 +181,36 @@ RESET_SLACK = 16 * 1024
 # go unseen. Learner code cannot stop this server (the seccomp filter refuses stop signals and
 # changes to its priority); only a machine too busy to wake it in time makes a gap.
 GAP_LIMIT = 0.1
+# What the learner's processes may hold at the start of a measured call beyond what this server
+# (torch loaded, no learner code) holds, summed over them, before the rest counts as memory of the
+# call (KiB): memory made resident earlier (a buffer written at the top level, before the exercise
+# process was forked; or kept from an earlier call of the exercise) is reused without raising any
+# peak. A correct submission holds its imports, definitions and what the exercise's earlier calls
+# left in the heap: lesson 09's solution notebook 7.3 MiB in its learner process and 7.6 MiB in its
+# exercise process (a forked copy), a .py file 0.4 and 1.3 MiB (measured, Linux 6.x, torch 2.x).
+HELD_ALLOWANCE = 24 * 1024
 
 
 class PeakMemory:
     """The peak memory of one learner call, measured here, where learner code never runs.
 
-    ``start`` (the exercise process has said it is ready for the call, and has not yet been sent
-    its inputs): every learner process's peak resident memory is reset to what it holds now
+    ``start`` (the exercise process has said it is ready for the call, and has not yet been sent its
+    inputs): every learner process's peak resident memory is reset to what it holds now
     (``/proc/<pid>/clear_refs``), and noted. Then, until the reply, ``sample`` looks at every
     learner process's peak every :data:`SAMPLE_EVERY` seconds: learner processes are dumpable (so
     that this server may reset them), so learner code can reset its own peak too, and only this
     server may. ``end`` (its reply has come): by how much the processes' peaks rose above what
-    ``start`` noted, summed, in KiB (the highest seen, whether looked at during the call or at
-    its end); a process started meanwhile counts whole. Fails closed (a negative code,
+    ``start`` noted, summed, in KiB (the highest seen, whether looked at during the call or at its
+    end); a process started meanwhile counts whole. Added to it: what the processes held at the
+    start beyond what this server holds (their own data, RssAnon + RssShmem, summed), less
+    :data:`HELD_ALLOWANCE` (memory resident before the call is reused without raising a peak:
+    copy-on-write copies of a buffer made before the fork replace the pages they copy), and how far
+    the files in the sandbox's tmpfs grew (sampled as the peaks are). Fails closed (a negative code,
     ``protocol.PEAK_*``) where a process cannot be measured: its memory unreadable (it made itself
-    non-dumpable), a process ended during the call (its peak gone with it; a zombie, whose memory
-    is gone but whose /proc entry stays until it is waited for, has ended too), or a process's peak
+    non-dumpable), a process ended during the call (its peak gone with it; a zombie, whose memory is
+    gone but whose /proc entry stays until it is waited for, has ended too), or a process's peak
     fell between two looks by more than :data:`RESET_SLACK` (someone reset it); inconclusive
-    (``PEAK_UNMEASURED``, measured again) where two looks were more than :data:`GAP_LIMIT`
-    apart."""
+    (``PEAK_UNMEASURED``, measured again) where two looks were more than :data:`GAP_LIMIT` apart."""
 
     def __init__(self, contained: bool):
         self.contained = contained
@@ -195,6 +220,8 @@ class PeakMemory:
         self.scanned: int | None = None  # ns_last_pid when the processes were last listed
         self.reset = self.ended = False
         self.looked = self.gap = 0.0  # when it last looked; the longest time between two looks
+        self.held = 0  # KiB the learner's processes held at the start beyond a fresh one's
+        self.stored = self.stored_peak = 0  # KiB in the sandbox's tmpfs: at the start, highest
 
     @property
     def measuring(self) -> bool:
@@ -209,6 +236,9 @@ class PeakMemory:
             return PEAK_UNAVAILABLE
         self.before, failed = {}, 0
         self.seen, self.reset, self.ended = {}, False, False
+        fresh = (_memory(os.getpid()) or (0, 0, 0, 0))[3]  # torch loaded, no learner code
+        self.held, self.stored = 0, _tmpfs_used(self.contained)
+        self.stored_peak = self.stored
         self.looked, self.gap = time.monotonic(), 0.0
         self.last = self.scanned = _last_pid() if self.contained else None
         for pid in _learner_pids(self.contained):
@@ -229,6 +259,7 @@ class PeakMemory:
             if held is not None and after is not None and after[0] == held[0]:
                 self.before[pid] = (held[0], min(held[1], after[2]))
                 self.seen[pid] = (after[0], after[2])
+                self.held += max(0, held[3] - fresh)
         if failed:
             self.forget()
         return failed
@@ -239,6 +270,7 @@ class PeakMemory:
             return
         now = time.monotonic()
         self.gap, self.looked = max(self.gap, now - self.looked), now
+        self.stored_peak = max(self.stored_peak, _tmpfs_used(self.contained))
         pids = set(self.seen)
         if self.contained:  # a new process (or thread) since the last list: list them again
             last = _last_pid()
@@ -250,7 +282,7 @@ class PeakMemory:
             if memory is None:  # it ended (or is a zombie) during the call: its peak is lost
                 self.ended = True
                 continue
-            start, _, peak = memory
+            start, _, peak, _ = memory
             known = self.seen.get(pid)
             if known is None or known[0] != start:
                 self.seen[pid] = (start, peak)
@@ -265,6 +297,7 @@ class PeakMemory:
             return PEAK_UNAVAILABLE if not os.path.isdir("/proc") else PEAK_UNREADABLE
         self.sample()
         before, seen = self.before, self.seen
+        grew = max(0, self.held - HELD_ALLOWANCE) + max(0, self.stored_peak - self.stored)
         self.forget()
         if self.reset:
             return PEAK_RESET
@@ -272,12 +305,11 @@ class PeakMemory:
             return PEAK_ENDED
         if self.gap > GAP_LIMIT:
             return PEAK_UNMEASURED
-        grew = 0
         for pid in _learner_pids(self.contained) | set(before):
             memory = _memory(pid)  # None: ended, or a zombie (whose /proc entry stays)
             if memory is None or (pid in before and memory[0] != before[pid][0]):
                 return PEAK_ENDED
-            start, _, peak = memory
+            start, _, peak, _ = memory
             if pid in seen and seen[pid][0] == start:
                 peak = max(peak, seen[pid][1])
             grew += max(0, peak - before[pid][1]) if pid in before else peak
