@@ -233,7 +233,7 @@ def trace_of(raw) -> Trace:
             tuple(int(d) for d in raw["largest_shape"]),
             [tuple(int(d) for d in s) for s in raw["shapes"]],
             {str(o) for o in raw["ops"]},
-            [tuple(int(d) for d in s) for s in raw["floats"]],
+            [tuple(int(d) for d in s) for s in raw.get("floats", ())],
         )
     except (KeyError, TypeError, ValueError) as e:
         raise ProtocolError("a trace that is not one") from e
