@@ -42,7 +42,7 @@ from autograder.kit.gradients import (
 from autograder.kit.online import TILED_MUTANTS, expect_large_scores, not_rescaled
 from autograder.kit.repeat import watched
 
-from .memory import check_process_memory, check_row_memory
+from .memory import check_process_memory, check_row_memory, check_row_trace
 
 # ---- sliding_window_mask ------------------------------------------------------------------------
 
@@ -127,6 +127,7 @@ def check_tiled_attention(sub) -> None:
                 _(sentences.TILE_LARGER_THAN_BLOCK).format(call=c, shape=tile, block=block),
                 "tiled-block-size-ignored",
             )
+    check_row_trace(sub, g)  # few queries, many keys: a row of scores is two tiles
 
 
 def _check_float32_accumulation(sub, g, dtype) -> None:

@@ -3,10 +3,22 @@ of the learner's process (``peak_memory`` in the sandbox), whatever library buil
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from autograder.i18n import _
-from autograder.kit import Call, LearnerError, attend, expect_close, fail, randn, sentences
+from autograder.kit import (
+    Call,
+    LearnerError,
+    attend,
+    expect_close,
+    fail,
+    fmt_shape,
+    generator,
+    randn,
+    sentences,
+)
 from autograder.kit.calling import learner_failed
 from autograder.kit.exercise import CheckFailure
 from autograder.kit.expected import tiled_reference
@@ -36,18 +48,20 @@ def check_process_memory(sub, g, causal) -> None:
             ),
             "materialises-full-matrix",
         )
-    _expect_rows_close(out, (q, k, v), causal, c, g)
+    _expect_rows_close(out, (q, k, v), causal, c)
 
 
 MEMORY_ROWS = 256  # query rows drawn at random and compared: the whole reference costs 1-2 CPU-s
 
 
-def _expect_rows_close(out, qkv, causal, c, g) -> None:
-    """The output of a large call, on rows the learner's code cannot know; compared whole (for
-    the message) when those differ or the output is not a tensor of the right shape."""
+def _expect_rows_close(out, qkv, causal, c) -> None:
+    """The output of a large call, on rows the learner's code cannot know (drawn after the call,
+    from a generator of their own: not the one that drew q, k and v, whose state the inputs would
+    tell); compared whole (for the message) when those differ or the output is not a tensor of
+    the right shape."""
     q, k, v = qkv
     if isinstance(out, torch.Tensor) and out.shape == (*q.shape[:-1], v.shape[-1]):
-        rows = torch.randperm(q.shape[-2], generator=g)[:MEMORY_ROWS]
+        rows = torch.randperm(q.shape[-2], generator=generator())[:MEMORY_ROWS]
         mask = torch.arange(k.shape[-2]) <= rows[:, None] if causal else None
         want = attend(q[..., rows, :].double(), k.double(), v.double(), mask)[0]
         try:
@@ -86,3 +100,28 @@ def check_row_memory(sub, g) -> None:
         )
     want = v[:, :1, :].double().expand(ROW_B, 2, 3)  # equal keys: each query averages v's rows
     expect_close(out, want, c, dtype=q.dtype, tol=(1e-3, 1e-3))  # float32 sums of 256K terms
+
+
+TRACE_LQ, TRACE_LK, TRACE_D, TRACE_BLOCK = 4, 384, 8, 32  # a score tile 128 elements, a row 384
+
+
+def check_row_trace(sub, g) -> None:
+    """Key blocks, seen in the op trace: few queries against many keys, so that the scores of one
+    query against all the keys (a row of Lk) are larger than two (Lq, block_size) tiles. A loop
+    over the queries (or the batch) holds one row at a time, which no memory check can tell from
+    a vector over the keys (``torch.arange(Lk)``); among the floating-point tensors the call makes,
+    a row has no dimension of d (copies of k and v have one)."""
+    n, d, block = TRACE_LQ, TRACE_D, TRACE_BLOCK
+    q, k, v = randn(g, 1, n, d), randn(g, 1, TRACE_LK, d), randn(g, 1, TRACE_LK, d)
+    c = Call("tiled_attention", q, k, v, block_size=block)
+    out = c.run(sub, watch=True)
+    expect_close(out, tiled_reference(q, k, v, block, False), c, dtype=q.dtype)
+    trace = getattr(sub, "last_trace", None)
+    tile = n * block
+    scores = [s for s in getattr(trace, "floats", ()) if d not in s and math.prod(s) >= 2 * tile]
+    if scores:
+        shape = fmt_shape(max(scores, key=math.prod))
+        raise fail(
+            _(sentences.TILE_LARGER_THAN_BLOCK).format(call=c, shape=shape, block=block),
+            "tiled-block-size-ignored",
+        )

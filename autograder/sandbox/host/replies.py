@@ -157,12 +157,14 @@ class Opaque:
 
 @dataclass
 class Trace:
-    """What a ``watch=True`` call did: every ATen op's output shape, and the largest one."""
+    """What a ``watch=True`` call did: every ATen op's output shape (``floats``: those of the
+    floating-point outputs alone), and the largest one."""
 
     largest_numel: int = 0
     largest_shape: tuple = ()
     shapes: list[tuple] = field(default_factory=list)
     ops: set[str] = field(default_factory=set)
+    floats: list[tuple] = field(default_factory=list)
 
 
 _ALLOWED_LEAVES = (type(None), bool, int, float, str, torch.dtype)
@@ -231,6 +233,7 @@ def trace_of(raw) -> Trace:
             tuple(int(d) for d in raw["largest_shape"]),
             [tuple(int(d) for d in s) for s in raw["shapes"]],
             {str(o) for o in raw["ops"]},
+            [tuple(int(d) for d in s) for s in raw.get("floats", ())],
         )
     except (KeyError, TypeError, ValueError) as e:
         raise ProtocolError("a trace that is not one") from e

@@ -89,6 +89,13 @@ def map_code() -> None:
             _libc.madvise(ctypes.c_void_p(start), ctypes.c_size_t(end - start), 22)
 
 
+def _inside(path: str, folder: str) -> bool:
+    """Whether ``path`` (resolved) is ``folder`` or lies under it: a sibling whose name only
+    begins with the folder's (``/tmp/submission-1X`` beside ``/tmp/submission-1``) is not."""
+    folder = folder.rstrip(os.sep)
+    return path == folder or path.startswith(folder + os.sep)
+
+
 class Refused(PermissionError):
     """What the sandbox raises when learner code tries something it does not allow."""
 
@@ -186,7 +193,7 @@ class Lockdown:
             writes = (mode and any(c in mode for c in "wax+")) or (
                 flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC)
             )
-            if writes and not (real.startswith(self.workdir) or real == "/dev/null"):
+            if writes and not (_inside(real, self.workdir) or real == "/dev/null"):
                 self.refuse(f"writing {path}")
             if self.hidden and real.startswith(self.hidden) and real not in self.readable:
                 self.refuse(f"reading {path}: write your own code")
@@ -196,7 +203,7 @@ class Lockdown:
         elif event in _FILE_EVENTS:
             paths = [a for a in args if isinstance(a, str | bytes | os.PathLike)]
             for p in paths:
-                if not os.path.realpath(os.fsdecode(p)).startswith(self.workdir):
+                if not _inside(os.path.realpath(os.fsdecode(p)), self.workdir):
                     self.refuse(f"{event.replace('os.', '')} on {os.fsdecode(p)}")
         elif event in _REFUSED_EVENTS or event.startswith(_REFUSED_PREFIXES):
             self.refuse(event)

@@ -137,6 +137,7 @@ class Watch(TorchDispatchMode):
         super().__init__()
         self.ops, self.record, self.seen = ops, record, seen
         self.largest_numel, self.largest_shape, self.shapes, self.names = 0, (), [], set()
+        self.floats: list[tuple] = []  # the shapes of the floating-point outputs
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         name = func._schema.name
@@ -151,6 +152,8 @@ class Watch(TorchDispatchMode):
                 if isinstance(t, torch.Tensor):
                     shape = tuple(t.shape)
                     self.shapes.append(shape)
+                    if t.is_floating_point():
+                        self.floats.append(shape)
                     if t.numel() > self.largest_numel:
                         self.largest_numel, self.largest_shape = t.numel(), shape
         return out
@@ -161,6 +164,7 @@ class Watch(TorchDispatchMode):
             "largest_numel": self.largest_numel,
             "largest_shape": list(self.largest_shape),
             "shapes": [list(s) for s in self.shapes],
+            "floats": [list(s) for s in self.floats],
             "ops": sorted(self.names),
         }
 

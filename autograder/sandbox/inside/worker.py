@@ -246,6 +246,19 @@ def exercise_main(box: LearnerNamespace, chan: Channel, begin: Begin) -> None:
         send(chan, reply)
 
 
+def _give_back_freed_memory() -> None:
+    """glibc keeps freed heap memory resident: an exercise process forked with it would reuse it
+    by copying it on write, and the peak-memory measure (zygote.PeakMemory) counts pages copied
+    during a measured call as the call's. Given back to the system before the fork, it is new
+    pages there (and their peak counts as the call's, as in a .py file's exercise process)."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
+
+
 def learner_main(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
     """A learner process: lock down, load the learner's code, then fork one process per exercise."""
     chan = Channel.from_fd(fd)
@@ -266,6 +279,7 @@ def learner_main(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None
             begin: Begin = pickle.loads(chan.receive(fds=fds))
         except ChannelClosed:
             os._exit(0)
+        _give_back_freed_memory()
         pid = os.fork()
         if pid == 0:
             try:
