@@ -6,6 +6,7 @@ _ATTN = ("scaled_dot_product_attention", "SelfAttention", "MultiHeadAttention")
 # The exercises from this lesson on whose checks watch that calls are independent
 # (autograder.kit.repeat; lessons 01-04's checks are watched too, the mistake is taught here).
 _STATELESS = _ATTN + (
+    "QKVProjection",
     "split_heads",
     "merge_heads",
     "LearnedPositionalEmbedding",
@@ -92,8 +93,10 @@ MISTAKES = (
         "dropout-always-on",
         (
             "scaled_dot_product_attention",
+            "QKVProjection",
             "SelfAttention",
             "MultiHeadAttention",
+            "LearnedPositionalEmbedding",
             "FeedForward",
             "TransformerBlock",
             "TinyTransformer",
@@ -155,7 +158,7 @@ MISTAKES = (
     ),
     Mistake(
         "mask-default-causal",
-        ("SelfAttention",),
+        ("SelfAttention", "MultiHeadAttention"),
         "mask=None is taken as a causal mask",
         "No mask means every query may attend to every key: apply a mask only when one is given "
         "(a decoder passes causal_mask(L) itself).",
