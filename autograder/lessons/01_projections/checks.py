@@ -28,7 +28,7 @@ from autograder.kit import (
     randn,
 )
 from autograder.kit.gradients import expect_contract_rules, with_rules
-from autograder.kit.repeat import expect_module_calls
+from autograder.kit.module_calls import expect_module_calls
 
 NAMES = ("q", "k", "v")
 

@@ -39,8 +39,9 @@ from autograder.kit import (
 from autograder.kit.exercise import CheckFailure
 from autograder.kit.expected import ref_attention64, self_attention
 from autograder.kit.gradients import expect_contract_rules, naming_randomness, with_rules
+from autograder.kit.module_calls import expect_module_calls
 from autograder.kit.mutants import causal_if_none, projections_mixed_up
-from autograder.kit.repeat import expect_deterministic, expect_module_calls, paused
+from autograder.kit.repeat import expect_deterministic, paused
 
 from .sdpa_mutants import FLOAT_MASK_MUTANTS, SDPA_IDS, SDPA_MUTANTS
 

@@ -4,9 +4,9 @@ from autograder.core.mistakes import Mistake
 
 _ATTN = ("scaled_dot_product_attention", "SelfAttention", "MultiHeadAttention")
 # The exercises from this lesson on whose checks watch that calls are independent
-# (autograder.kit.repeat; lessons 01-04's checks are watched too, the mistake is taught here).
+# (autograder.kit.repeat; lessons 01-04's checks, QKVProjection's calls too, are watched as well:
+# the mistake is taught here).
 _STATELESS = _ATTN + (
-    "QKVProjection",
     "split_heads",
     "merge_heads",
     "LearnedPositionalEmbedding",
@@ -93,7 +93,6 @@ MISTAKES = (
         "dropout-always-on",
         (
             "scaled_dot_product_attention",
-            "QKVProjection",
             "SelfAttention",
             "MultiHeadAttention",
             "LearnedPositionalEmbedding",

@@ -38,8 +38,8 @@ from autograder.kit import (
 )
 from autograder.kit.expected import num_parameters
 from autograder.kit.gradients import expect_contract_rules, naming_randomness, with_rules
+from autograder.kit.module_calls import expect_module_calls
 from autograder.kit.mutants import causal_if_none, projections_mixed_up
-from autograder.kit.repeat import expect_module_calls
 
 # ---- split_heads / merge_heads ------------------------------------------------------------------
 

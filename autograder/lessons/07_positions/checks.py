@@ -34,7 +34,8 @@ from autograder.kit import (
 from autograder.kit.exercise import CheckFailure
 from autograder.kit.expected import frequencies, rope, sinusoid
 from autograder.kit.gradients import expect_contract_rules, with_rules
-from autograder.kit.repeat import expect_module_calls, paused
+from autograder.kit.module_calls import expect_module_calls
+from autograder.kit.repeat import paused
 from autograder.sandbox.host.replies import LearnerError
 
 # ---- sinusoidal_positional_encoding -------------------------------------------------------------

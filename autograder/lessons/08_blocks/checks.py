@@ -37,8 +37,8 @@ from autograder.kit.expected import block, feed_forward
 from autograder.kit.gradients import expect_contract_rules, with_rules
 from autograder.kit.lm import expect_copies, expect_order_seen, expect_scores_used
 from autograder.kit.lm_layout import block_names, expect_gpt2_layout
+from autograder.kit.module_calls import expect_module_calls
 from autograder.kit.modules import not_a_module
-from autograder.kit.repeat import expect_module_calls
 
 # ---- FeedForward --------------------------------------------------------------------------------
 
