@@ -63,7 +63,7 @@ def _check(args: argparse.Namespace) -> int:
             results, notes = judge_assignment(code, work)
             carried = [n for n in code.names(all_exercises()) if n not in work.items]
         else:
-            results = judge_code(code, args.only)
+            results = [_unread(r, code.problems) for r in judge_code(code, args.only)]
     except (ExtractError, NothingToGrade) as e:
         if args.json:
             print(json.dumps({"file": args.file, "error": str(e)}))
@@ -81,6 +81,19 @@ def _check(args: argparse.Namespace) -> int:
         for note in notes:
             print(_("Note: {note}.").format(note=note))
     return EXIT_PASSED if all(r.passed for r in results) else EXIT_FAILED
+
+
+def _unread(result, problems: list[str]):
+    """An exercise ``--only`` names that the file does not define because a part of it could not
+    be read (a syntax error): the result says so, not "define it"."""
+    if result.mistake != "not-defined" or not problems:
+        return result
+    from dataclasses import replace
+
+    message = _("{name} was not read: {problems}. Fix that, then check again.").format(
+        name=result.exercise, problems="; ".join(problems[:3])
+    )
+    return replace(result, message=message, mistake=None)
 
 
 def _lesson_work(file: str, code):

@@ -27,7 +27,7 @@ from autograder.core.mistakes import get as get_mistake
 from autograder.i18n import N_, _
 from autograder.kit.exercise import CheckFailure
 from autograder.kit.notes import note
-from autograder.kit.repeat import record
+from autograder.kit.repeat import attempt, record
 from autograder.kit.text import first_line, fmt_value
 from autograder.sandbox.host.replies import LearnerError, NotWrittenYet
 from autograder.sandbox.protocol import (
@@ -79,6 +79,7 @@ class Call:
         (calls its forward) or any callable; diagnose and report the learner's errors.
         ``devices=False`` leaves out the check that the tensors it creates follow the inputs'
         device, so that a check can judge what the code computes first."""
+        attempt(target, self)  # a failure is about this call (autograder.kit.repeat)
         try:
             value = self.invoke(target, watch=watch, devices=devices)
         except LearnerError as err:
@@ -141,12 +142,8 @@ def is_device_error(err: LearnerError) -> bool:
     if err.kind == CREATED_ON_DEFAULT_DEVICE:  # autograder.sandbox.inside.devices, in the sandbox
         return True
     m = err.message
-    return (
-        "expected device" in m
-        or "same device" in m
-        or "two devices" in m
-        or ("meta" in m and "cpu" in m)
-    )
+    devices = ("expected device", "same device", "two devices")
+    return any(s in m for s in devices) or ("meta" in m and "cpu" in m)
 
 
 def is_fp16_overflow(err: LearnerError) -> bool:
@@ -178,12 +175,19 @@ MATRIX_ONLY_ERRORS = (
     "t() expects a tensor with <= 2 dimensions",  # .t()
     "does not match the length of the desired ordering of dimensions",  # permute(...)
     "number of dims don't match in permute",
+    "einsum(): the number of subscripts in the equation",  # 'bid,bjd->bij', no ellipsis
 )
 
 
 def is_matrix_only(err: LearnerError) -> bool:
     """torch.mm, torch.bmm, .t() or a fixed permute on inputs with more (or fewer) dims."""
     return any(s in err.message for s in MATRIX_ONLY_ERRORS)
+
+
+def is_half_mixed(err: LearnerError) -> bool:
+    """A float16/bfloat16 tensor met a float32 one (x.float(), a tensor made without dtype=)."""
+    m = err.message
+    return ("scalar type" in m or "same dtype" in m) and ("Half" in m or "BFloat16" in m)
 
 
 ERROR_PREDICATES: tuple[tuple[str, Callable[[LearnerError], bool]], ...] = (
@@ -337,7 +341,7 @@ def diagnose_error(c: Call, err: LearnerError, mutants: Mutants = ()) -> str | N
                 err.message
             ):
                 return mistake
-    return None
+    return "wrong-dtype" if is_half_mixed(err) else None  # after the mutants: a fallback
 
 
 def _flat(c: Call) -> list[Any]:

@@ -23,9 +23,11 @@ def construct(sub: Any, name: str, *args: Any, **kwargs: Any) -> tuple[Any, str]
     """Construct the learner's class; returns the remote object and its label for messages."""
     c = Call(name, *args, **kwargs)
     try:
-        return sub.new(name, *args, **kwargs), str(c)
+        obj = sub.new(name, *args, **kwargs)
     except LearnerError as err:
         raise learner_failed(c, err) from None
+    obj.made = (name, args, kwargs)  # a new one like it (autograder.kit.repeat)
+    return obj, str(c)
 
 
 def expect_layers(

@@ -32,20 +32,81 @@ _DONE = object()
 _FIRST: ContextVar[dict | None] = ContextVar("first_calls", default=None)
 # (target, Call, its value) of the last watched call.
 _LAST: ContextVar[tuple | None] = ContextVar("last_call", default=None)
+# (target, Call) of the call being made (it may raise).
+_TRYING: ContextVar[tuple | None] = ContextVar("trying_call", default=None)
 
 
 @contextmanager
 def watching() -> Iterator[None]:
     """Within: every successful ``Call.run`` is recorded (:func:`record`)."""
-    token, last = _FIRST.set({}), _LAST.set(None)
+    token, last, trying = _FIRST.set({}), _LAST.set(None), _TRYING.set(None)
     try:
         yield
     except CheckFailure as failure:
-        _made_fresh(failure)
+        if failure.mistake not in ("dropout-always-on", "state-between-calls"):
+            _made_on_new_module(failure)
+        if failure.mistake not in ("dropout-always-on", "state-between-calls"):
+            _made_fresh(failure)
         raise
     finally:
         _FIRST.reset(token)
         _LAST.reset(last)
+        _TRYING.reset(trying)
+
+
+def attempt(target: Any, c: Any) -> None:
+    """``c`` is about to run on ``target`` (it may raise: the failure is then about it)."""
+    if _FIRST.get() is not None:
+        _TRYING.set(None if _left_out(c) else (target, c))
+
+
+def _made_on_new_module(failure: CheckFailure) -> None:
+    """The call of a module that failed a check after other calls, made again on a new module of
+    the same class, weights and mode, where it is the first: a different result (or one where
+    the failing call raised) is state kept between calls (positions cached at the first length,
+    a remembered mask). ``construct`` records how a module was made (``made``)."""
+    if failure.mistake not in (None, "wrong-dtype"):  # named otherwise: it stays
+        return
+    tried, seen = _TRYING.get(), _LAST.get()
+    if tried is not None:  # the failing call raised
+        (target, c), value = tried, None
+    elif seen is not None and failure.mistake is None:  # it returned a wrong value
+        target, c, value = seen
+    else:
+        return
+    if getattr(target, "made", None) is None:
+        return
+    if not any(key[0] == id(target) for key in _FIRST.get() or {}):
+        return  # its first call: nothing before it
+    try:
+        twin = _twin(target)
+        again = c.invoke(twin, devices=False)
+        if not _same(again, c.invoke(twin, devices=False)) or (
+            tried is None and _same(value, again)
+        ):
+            return
+    except Exception:  # noqa: BLE001 - the failure already says what went wrong
+        return
+    get_mistake("state-between-calls")
+    failure.mistake = "state-between-calls"
+    failure.message = _(
+        "{call} gave a different result on a new module with the same weights, where it was the "
+        "first call: a call must not depend on the calls before it."
+    ).format(call=c)
+
+
+def _twin(target: Any) -> Any:
+    """A new module made as ``target`` was, with its weights (and their dtype) and mode."""
+    name, args, kwargs = target.made
+    twin = target._sub.new(name, *args, **kwargs)
+    state = dict(target.method("state_dict"))
+    twin.apply("load_state_dict", state)
+    dtypes = {t.dtype for t in state.values() if isinstance(t, torch.Tensor)}
+    if len(dtypes) == 1:
+        twin.to(dtypes.pop())
+    if not _training(target):
+        twin.eval()
+    return twin
 
 
 def watched(check):
@@ -65,7 +126,7 @@ def _made_fresh(failure: CheckFailure) -> None:
     """The last function call of a failed check made again in a fresh exercise process (the
     failure stays as it is when the target is a module, or the call is random)."""
     seen = _LAST.get()
-    if seen is None or failure.mistake in ("dropout-always-on", "state-between-calls"):
+    if seen is None:
         return
     target, c, value = seen
     if not hasattr(target, "begin") or getattr(target, "exercise", None) is None:
@@ -114,7 +175,10 @@ def record(target: Any, c: Any, value: Any) -> None:
     with other arguments alike in dtype and device, make the first call again (twice when it
     differs and the module is in training mode, where dropout may be the difference)."""
     first = _FIRST.get()
-    if first is None or _left_out(c) or not _tensors_ok(value):
+    if first is None:
+        return
+    _TRYING.set(None)  # it returned
+    if _left_out(c) or not _tensors_ok(value):
         return
     _LAST.set((target, c, value))
     sig = (_signature(c), _training(target))
@@ -134,7 +198,10 @@ def _replay(target: Any, c0: Any, value: Any, between: Any, *, training: bool) -
         again = c0.invoke(target, devices=False)  # values only: devices are judged by the check
         if _same(value, again):
             return
-        if not _same(again, c0.invoke(target, devices=False)):  # different every time: random
+        third = c0.invoke(target, devices=False)
+        if _shapes(value) != _shapes(again) or _shapes(again) != _shapes(third):
+            _raise(c0, between, value, again)  # dropout keeps shapes; a growing cache does not
+        if not _same(again, third):  # different every time: random
             if training:
                 return  # dropout in training mode, judged by the check
             raise CheckFailure(
@@ -157,6 +224,19 @@ def _replay(target: Any, c0: Any, value: Any, between: Any, *, training: bool) -
 
 def _raise(c0: Any, between: Any, value: Any, again: Any) -> None:
     get_mistake("state-between-calls")
+    if _shapes(value) != _shapes(again):
+        raise CheckFailure(
+            _(
+                "{call} gave shapes {first} the first time and {second} the second time, after "
+                "{other} was called: a call must not depend on the calls before it."
+            ).format(
+                call=c0,
+                first=", ".join(map(str, _shapes(value))),
+                second=", ".join(map(str, _shapes(again))),
+                other=between,
+            ),
+            mistake="state-between-calls",
+        )
     raise CheckFailure(
         _(
             "{call} gave a different result the second time, after {other} was called "
@@ -207,6 +287,10 @@ def _signature(c: Any) -> tuple:
 
 def _flat(c: Any) -> list[Any]:
     return list(c.args) + [c.kwargs[k] for k in sorted(c.kwargs)]
+
+
+def _shapes(x: Any) -> list:
+    return [tuple(t.shape) for t in _leaves(x) if isinstance(t, torch.Tensor)]
 
 
 def _leaves(x: Any) -> list[Any]:

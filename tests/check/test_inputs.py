@@ -152,3 +152,12 @@ def test_a_notebook_of_only_good_cells_still_reads(tmp_path):
     nbformat.write(nb, path)
     code = from_file(path, label="mine.ipynb")
     assert code.file == "mine.ipynb" and "attention_scores" in code.defined
+
+
+def test_only_names_an_exercise_a_syntax_error_hid(tmp_path, capsys):
+    """``--only NAME`` on a file that does not parse says where, not "NAME is not defined"."""
+    path = tmp_path / "slip.py"
+    path.write_text(GOOD + "def softmax(x, dim=-1):\n    return x\n  y = 1\n")
+    status, out, err = check(capsys, path, "--only", "attention_scores", "--no-daemon")
+    assert status == 1, out + err
+    assert "syntax error on line 6" in out and "not defined" not in out, out

@@ -28,6 +28,7 @@ from autograder.kit import (
     randn,
 )
 from autograder.kit.gradients import expect_contract_rules, with_rules
+from autograder.kit.module_calls import expect_module_calls
 
 NAMES = ("q", "k", "v")
 
@@ -184,6 +185,7 @@ def _rules_qkv_projection(sub) -> None:
     obj, label = construct(sub, "QKVProjection", 4, 3, 2)
     c = Call(label, randn(generator(102), 1, 1, 4), params="forward")
     expect_contract_rules(obj, c, ((1, 1, 3), (1, 1, 3), (1, 1, 2)), output=None)
+    expect_module_calls(sub, "QKVProjection", (4, 3, 2), (2, 4, 4))
 
 
 check_project_qkv = with_rules(check_project_qkv, _rules_project_qkv)

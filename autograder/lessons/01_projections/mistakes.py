@@ -80,9 +80,10 @@ MISTAKES = (
             "scaled_dot_product_attention",
         ),
         "An operation that works only for 2-D or 3-D tensors (torch.mm, torch.bmm, .t(), x.T, "
-        "permute)",
+        "permute, einsum without ...)",
         "Inputs may have any number of leading batch dims: use @ (torch.matmul) and "
-        "transpose(-2, -1), which act on the last two dims whatever comes before.",
+        "transpose(-2, -1), which act on the last two dims whatever comes before (in einsum, "
+        "'...qd,...kd->...qk').",
     ),
     Mistake(
         "module-attribute-names",

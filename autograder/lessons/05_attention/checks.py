@@ -39,6 +39,7 @@ from autograder.kit import (
 from autograder.kit.exercise import CheckFailure
 from autograder.kit.expected import ref_attention64, self_attention
 from autograder.kit.gradients import expect_contract_rules, naming_randomness, with_rules
+from autograder.kit.module_calls import expect_module_calls
 from autograder.kit.mutants import causal_if_none, projections_mixed_up
 from autograder.kit.repeat import expect_deterministic, paused
 
@@ -156,6 +157,16 @@ def check_additive_masks(g, name, sub) -> None:
         c = Call(name, *args)
         out = c.run(sub, mutants=FLOAT_MASK_MUTANTS)
         expect_attention(out, ref_attention64(*args), c, dtype, FLOAT_MASK_MUTANTS)
+    for dtype in (*low_precision_dtypes(), torch.float64):  # a mask in the inputs' own dtype
+        q, k, v = (randn(g, 2, n, d, dtype=dtype) for n, d in ((3, 8), (4, 8), (4, 5)))
+        args = (q, k, v, additive(no_full_rows(g, 3, 4), bias_mask(g, 3, 4)).to(dtype))
+        c = Call(name, *args)
+        try:
+            out = c.run(sub, mutants=FLOAT_MASK_MUTANTS)
+            expect_attention(out, ref_attention64(*args), c, dtype, FLOAT_MASK_MUTANTS)
+        except CheckFailure as failure:  # float32 masks were added: this dtype was not
+            failure.mistake = failure.mistake or "additive-mask-as-bool"
+            raise
 
 
 @contextmanager
@@ -314,6 +325,7 @@ def _rules_self_attention(sub) -> None:
     obj, label = construct(sub, "SelfAttention", 4, 3, 2)
     c = Call(label, randn(generator(109), 1, 1, 4), params="forward")
     expect_contract_rules(obj, c, ((1, 1, 2), (1, 1, 1)))
+    expect_module_calls(sub, "SelfAttention", (4, 3, 2), (2, 4, 4), masked=True)
 
 
 def _twice_sdpa(sub):

@@ -4,7 +4,8 @@ from autograder.core.mistakes import Mistake
 
 _ATTN = ("scaled_dot_product_attention", "SelfAttention", "MultiHeadAttention")
 # The exercises from this lesson on whose checks watch that calls are independent
-# (autograder.kit.repeat; lessons 01-04's checks are watched too, the mistake is taught here).
+# (autograder.kit.repeat; lessons 01-04's checks, QKVProjection's calls too, are watched as well:
+# the mistake is taught here).
 _STATELESS = _ATTN + (
     "split_heads",
     "merge_heads",
@@ -94,6 +95,7 @@ MISTAKES = (
             "scaled_dot_product_attention",
             "SelfAttention",
             "MultiHeadAttention",
+            "LearnedPositionalEmbedding",
             "FeedForward",
             "TransformerBlock",
             "TinyTransformer",
@@ -155,7 +157,7 @@ MISTAKES = (
     ),
     Mistake(
         "mask-default-causal",
-        ("SelfAttention",),
+        ("SelfAttention", "MultiHeadAttention"),
         "mask=None is taken as a causal mask",
         "No mask means every query may attend to every key: apply a mask only when one is given "
         "(a decoder passes causal_mask(L) itself).",

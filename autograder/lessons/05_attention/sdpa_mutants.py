@@ -64,6 +64,7 @@ SDPA_MUTANTS = (
         "values-transposed",
         lambda q, k, v, mask=None: _values_transposed(ref_attention64(q, k, v, mask)[1], v),
     ),
+    ("finite-fill-value", lambda q, k, v, mask=None: _clamped(q, k, v, mask)),
     *(
         (
             "mask-reshaped-in-sdpa",
@@ -81,6 +82,14 @@ def _unsqueezed(q, k, v, mask, dim, ndim):
     if mask is None or (ndim is not None and mask.dim() != ndim):
         raise ValueError("a mistake of masks with a batch dim")
     return ref_attention64(q, k, v, mask.unsqueeze(dim))
+
+
+def _clamped(q, k, v, mask):
+    """An additive mask clamped to a finite value ("to avoid nan"): a query whose keys are all
+    blocked attends to every key evenly instead of to none."""
+    if mask is None or mask.dtype == torch.bool:
+        raise ValueError("a mistake of float masks only")
+    return ref_attention64(q, k, v, mask.clamp(min=-1e4))
 
 
 def _values_transposed(weights, v):

@@ -38,7 +38,8 @@ from autograder.kit import (
 )
 from autograder.kit.expected import num_parameters
 from autograder.kit.gradients import expect_contract_rules, naming_randomness, with_rules
-from autograder.kit.mutants import projections_mixed_up
+from autograder.kit.module_calls import expect_module_calls
+from autograder.kit.mutants import causal_if_none, projections_mixed_up
 
 # ---- split_heads / merge_heads ------------------------------------------------------------------
 
@@ -147,6 +148,12 @@ def mha_mutants(state, h):
         ("split-by-head-dim", lambda *a, **kw: mha(state, len(state["w_q.weight"]) // h, *a, **kw)),
         ("weights-averaged-over-heads", lambda *a, **kw: _head0(run(*a, **kw))),
         ("value-defaults-to-query", _value_left_none),
+        (
+            "mask-default-causal",
+            lambda query, key=None, value=None, mask=None: run(
+                query, key, value, causal_if_none(query, mask)
+            ),
+        ),
     )
 
 
@@ -340,6 +347,9 @@ def _rules_mha(sub) -> None:
     obj, label = construct(sub, "MultiHeadAttention", 4, 1, bias=True)
     c = Call(label, randn(generator(112), 1, 1, 4), params="mha.forward")
     expect_contract_rules(obj, c, ((1, 1, 4), (1, 1, 1, 1)))
+    expect_module_calls(
+        sub, "MultiHeadAttention", (4, 2), (2, 4, 4), masked=True, params="mha.forward"
+    )
 
 
 check_split_heads = with_rules(check_split_heads, _rules_split_heads)

@@ -14,8 +14,9 @@ MISTAKES = (
         "wrong-head-order",
         ("split_heads", "merge_heads", "MultiHeadAttention"),
         "Features assigned to heads in the wrong order",
-        "Head i owns the contiguous features [i·d_head, (i+1)·d_head): reshape to "
-        "(B, L, h, d_head), not (B, L, d_head, h).",
+        "Head i owns the contiguous features [i·d_head, (i+1)·d_head): split_heads reshapes to "
+        "(B, L, h, d_head), not (B, L, d_head, h); merge_heads transposes (B, h, L, d_head) to "
+        "(B, L, h, d_head) before the reshape.",
     ),
     Mistake(
         "merge-heads-no-transpose",
@@ -108,8 +109,9 @@ MISTAKES = (
     Mistake(
         "params-forgot-biases",
         ("mha_num_parameters",),
-        "Parameter count ignores the biases",
-        "With bias=True each of the four projections has d_model bias terms too.",
+        "Parameter count leaves out bias terms",
+        "With bias=True each of the four projections (w_q, w_k, w_v and w_o) has d_model bias "
+        "terms: 4 · d_model in all.",
     ),
     Mistake(
         "params-times-heads",

@@ -34,6 +34,9 @@ from autograder.kit import (
 from autograder.kit.exercise import CheckFailure
 from autograder.kit.expected import frequencies, rope, sinusoid
 from autograder.kit.gradients import expect_contract_rules, with_rules
+from autograder.kit.module_calls import expect_module_calls
+from autograder.kit.repeat import paused
+from autograder.sandbox.host.replies import LearnerError
 
 # ---- sinusoidal_positional_encoding -------------------------------------------------------------
 
@@ -46,7 +49,19 @@ SINUSOID_MUTANTS = (
     ("positions-start-at-one", lambda n, d: sinusoid(n + 1, d)[1:]),
     ("positions-normalised", lambda n, d: _sinusoid_at(torch.linspace(0, 1, n), d)),
     ("positions-normalised", lambda n, d: _sinusoid_at(torch.arange(n) / n, d)),
+    *(
+        ("rope-angles-in-half", lambda n, d, t=t, each=each: _sinusoid_half(n, d, t, each))
+        for t in (torch.float16, torch.bfloat16)
+        for each in (True, False)
+    ),
 )
+
+
+def _sinusoid_half(n, d, dtype, each: bool):
+    """The angles p·w rounded to ``dtype``: each factor first (``each``), or their product."""
+    p, w = torch.arange(n, dtype=torch.float64)[:, None], frequencies(d, 10000.0)
+    angle = (p.to(dtype) * w.to(dtype) if each else (p * w).to(dtype)).double()
+    return torch.stack([angle.sin(), angle.cos()], -1).flatten(-2)
 
 
 def _sinusoid_at(positions, d):
@@ -167,6 +182,13 @@ def _rope_from_one(x, positions=None, base=10000.0):
     return rope(x, torch.arange(1, n + 1) if positions is None else positions, base)
 
 
+def _rope_given_from_one(x, positions=None, base=10000.0):
+    """Given positions taken as 1-based: rotated by positions - 1."""
+    if positions is None:
+        raise ValueError("a mistake of given positions")
+    return rope(x, positions - 1, base)
+
+
 def _rope_pair_swapped(x, positions=None, base=10000.0):
     """The right rotation, each pair written back in the other order: x'[2i] <-> x'[2i+1]."""
     out = rope(x, positions, base)
@@ -184,6 +206,7 @@ ROPE_MUTANTS = (  # base ignored first: 100^(-4i/d) is 10000^(-2i/d), an exponen
     ("frequency-exponent-i", _rope_mutant(exponent=1.0)),
     ("frequency-exponent-i", _rope_mutant(exponent=4.0)),
     ("positions-start-at-one", _rope_from_one),
+    ("positions-start-at-one", _rope_given_from_one),
 )
 
 
@@ -216,7 +239,8 @@ def _expect_rope(sub, x, kwargs) -> None:
         expect_close(out, rope(x, **kwargs), c, dtype=x.dtype, mutants=ROPE_MUTANTS)
     except CheckFailure as failure:
         if failure.mistake is None:
-            failure.mistake = _not_rotated(x, out) or _length_from_wrong_dim(sub, x, kwargs)
+            with paused():  # probes to name it: the failing call stays the last one made
+                failure.mistake = _not_rotated(x, out) or _length_from_wrong_dim(sub, x, kwargs)
         raise
 
 
@@ -266,18 +290,22 @@ def check_apply_rope(sub) -> None:
         x = randn(g, 2, 4, 8, dtype=dtype)
         c = Call("apply_rope", x)
         expect_close(c.run(sub), rope(x), c, dtype=dtype, mutants=DTYPE_PROMOTED)
-        _expect_far_positions(sub, randn(g, 2, 4, 8, dtype=dtype))
+        _expect_far_positions(
+            sub, randn(g, 2, 4, 8, dtype=dtype), torch.tensor([2049, 3001, 4095, 5003])
+        )
+        _expect_far_positions(sub, randn(g, 4100, 2, dtype=dtype), None)  # default 0..4099
     with on_meta():  # meta tensors have shapes but no data
         c = Call("apply_rope", torch.empty(2, 5, 8, device="meta"))
         expect_meta(c.run(sub), c, (2, 5, 8), torch.float32)
 
 
-def _expect_far_positions(sub, x) -> None:
+def _expect_far_positions(sub, x, positions) -> None:
     """Half inputs at positions past 2048, where float16 holds no longer every integer: angles
     p·θ computed in x.dtype are off by radians, while float32 angles give the exact rotation to
-    the output's own rounding. Named when the same call in float32 is right."""
-    positions = torch.tensor([2049, 3001, 4095, 5003])
-    c = Call("apply_rope", x, positions=positions)
+    the output's own rounding. Named when the same call in float32 is right. ``positions`` None:
+    the default positions of a long x, created in x.dtype they are as far off."""
+    kw = {} if positions is None else {"positions": positions}
+    c = Call("apply_rope", x, **kw)
     try:
         out = c.run(sub, mutants=DTYPE_PROMOTED)
         expect_close(out, rope(x, positions), c, dtype=x.dtype, mutants=DTYPE_PROMOTED)
@@ -286,7 +314,7 @@ def _expect_far_positions(sub, x) -> None:
             wide = x.float()
             try:
                 right = same(
-                    Call("apply_rope", wide, positions=positions).run(sub),
+                    Call("apply_rope", wide, **kw).run(sub),
                     rope(wide, positions),
                     tolerance(torch.float32),
                 )
@@ -296,10 +324,31 @@ def _expect_far_positions(sub, x) -> None:
         raise
 
 
+def _expect_no_padding_row(obj, label) -> None:
+    """Every position trains: a table built with padding_idx (copied from a token embedding)
+    keeps that row at zero, with no gradient."""
+    try:
+        pad = obj.attr("embedding.padding_idx")
+    except LearnerError:
+        return
+    if isinstance(pad, int):
+        raise fail(
+            _(
+                "{module}.embedding has padding_idx={pad}: row {pad} of the table, position "
+                "{pad}'s embedding, stays zero and gets no gradient, so it cannot train. Build "
+                "it without padding_idx."
+            ).format(module=label, pad=pad),
+            "breaks-autograd",
+        )
+
+
 def _rules_learned(sub) -> None:
+    g = generator(113)
     obj, label = construct(sub, "LearnedPositionalEmbedding", 4, 3)
-    c = Call(label, randn(generator(113), 1, 1, 3), params="forward")
+    c = Call(label, randn(g, 1, 1, 3), params="forward")
     expect_contract_rules(obj, c, (1, 1, 3), output=None)
+    _expect_no_padding_row(obj, label)
+    expect_module_calls(sub, "LearnedPositionalEmbedding", (6, 4), (2, 4, 4))
 
 
 def _rules_rope(sub) -> None:

@@ -14,7 +14,7 @@ MISTAKES = (
         ("sinusoidal_positional_encoding", "apply_rope"),
         "Frequency exponent uses i instead of 2i (or doubles it)",
         "Pair i (columns 2i, 2i+1) has frequency base^(-2i/d): with torch.arange(0, d, 2) "
-        "that is already 2i, don't multiply by 2 again.",
+        "that is already 2i, don't multiply by 2 again, and divide by d, not d - 2.",
     ),
     Mistake(
         "sinusoid-concatenated",
@@ -110,9 +110,9 @@ MISTAKES = (
     ),
     Mistake(
         "rope-angles-in-half",
-        ("apply_rope",),
-        "RoPE's angles computed in float16/bfloat16",
-        "Compute p·θ in float32 (or float64) and cast cos and sin to x.dtype: float16 holds whole "
+        ("apply_rope", "sinusoidal_positional_encoding"),
+        "The angles p·θ computed in float16/bfloat16",
+        "Compute p·θ in float32 (or float64) and cast cos and sin afterwards: float16 holds whole "
         "numbers exactly only up to 2048, so at position 4095 an angle is off by radians.",
     ),
     Mistake(

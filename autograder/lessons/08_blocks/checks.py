@@ -37,6 +37,7 @@ from autograder.kit.expected import block, feed_forward
 from autograder.kit.gradients import expect_contract_rules, with_rules
 from autograder.kit.lm import expect_copies, expect_order_seen, expect_scores_used
 from autograder.kit.lm_layout import block_names, expect_gpt2_layout
+from autograder.kit.module_calls import expect_module_calls
 from autograder.kit.modules import not_a_module
 
 # ---- FeedForward --------------------------------------------------------------------------------
@@ -377,6 +378,7 @@ def _rules_feed_forward(sub) -> None:
     obj, label = construct(sub, "FeedForward", 4, 8)
     c = Call(label, randn(generator(115), 1, 1, 4), params="forward")
     expect_contract_rules(obj, c, (1, 1, 4), output=None)
+    expect_module_calls(sub, "FeedForward", (4, 8), (2, 4, 4))
 
 
 def _rules_block(sub) -> None:
@@ -384,6 +386,7 @@ def _rules_block(sub) -> None:
     obj.eval()
     c = Call(label, randn(generator(116), 1, 1, 4), params="forward")
     expect_contract_rules(obj, c, (1, 1, 4), output=None)
+    expect_module_calls(sub, "TransformerBlock", (4, 2, 8), (2, 4, 4), masked=True)
 
 
 def _rules_tiny(sub) -> None:
@@ -392,6 +395,8 @@ def _rules_tiny(sub) -> None:
     c = Call(label, torch.zeros(1, 1, dtype=torch.long), params="lm.forward")
     expect_scores_used(obj, c)
     expect_contract_rules(obj, c, (1, 1, 5), output=None)
+    tokens = torch.arange(8).view(2, 4) % 5
+    expect_module_calls(sub, "TinyTransformer", (5, 8, 2, 1, 16, 4), tokens, params="lm.forward")
 
 
 check_feed_forward = with_rules(check_feed_forward, _rules_feed_forward)
