@@ -39,6 +39,8 @@ from autograder.kit.lm import expect_copies, expect_order_seen, expect_scores_us
 from autograder.kit.lm_layout import block_names, expect_gpt2_layout
 from autograder.kit.modules import not_a_module
 
+from .training import expect_block_in_training, expect_lm_in_training
+
 # ---- FeedForward --------------------------------------------------------------------------------
 
 
@@ -73,7 +75,7 @@ def expect_deterministic(obj, c, first, want):
 @exercise("FeedForward")
 def check_feed_forward(sub) -> None:
     g = generator(14)
-    for d, d_ff, dropout, shape in ((4, 8, None, (2, 3, 4)), (6, 5, 0.5, (3, 6))):
+    for d, d_ff, dropout, shape in ((4, 8, None, (2, 3, 4)), (6, 5, 0.25, (3, 6))):
         args = (d, d_ff) if dropout is None else (d, d_ff, dropout)
         obj, label = construct(sub, "FeedForward", *args)
         layers = {
@@ -216,7 +218,9 @@ def check_transformer_block(sub) -> None:
             if failure.mistake is None:  # its attention may not be attention at all
                 expect_scores_used(obj, c)
             raise
-    expect_block_dropout(sub, g, block_state(g, d, d_ff), h, 0.5)
+    fresh = block_state(g, d, d_ff)
+    expect_block_in_training(sub, g, fresh, h, d_ff, block_mutants(fresh, h, True))
+    expect_block_dropout(sub, g, block_state(g, d, d_ff), h, 0.25)  # p and 1 - p differ
     for dtype in low_precision_dtypes():
         obj.to(dtype)
         x = randn(g, 2, 3, d, dtype=dtype)
@@ -301,6 +305,7 @@ def check_tiny_transformer(sub) -> None:
             _(sentences.LM_POSITIONS_MISSING).format(call=c3),
             "positions-missing",
         )
+    expect_lm_in_training(sub, g, (vocab, d, h, layers, d_ff, max_len))
     expect_order_seen(sub, (vocab, d, h, 1, d_ff, max_len), tokens)
     start = torch.randint(0, vocab, (16, 1), generator=g)
     counting = (start + torch.arange(max_len)) % vocab  # (16, max_len): each token is the last + 1

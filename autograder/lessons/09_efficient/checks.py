@@ -227,7 +227,33 @@ def _expect_appends(sub, steps, label_extra=""):
             if failure.mistake is None and out[0] is None:  # self.k never set (on the class?)
                 failure.mistake = "kv-cache-not-stored"
             raise
+        _expect_len(obj, label, history)
     return obj, label
+
+
+def _expect_len(obj, label, history) -> None:
+    """The notebook's __len__ (given) reads self.k: len(cache) is the number of cached positions,
+    which decoding uses to number the new ones. A cache without __len__ is not judged on it."""
+    try:
+        got = obj.method("__len__")
+    except LearnerError as err:
+        if err.kind in ("AttributeError", "TypeError"):
+            return
+        raise learner_failed(Call(f"len({label})"), err) from None
+    want = sum(k.shape[-2] for k, _v in history)
+    if got != want:
+        raise fail(
+            _(
+                "len({cache}) is {got} after appending {lengths} positions; expected {want}: the "
+                "given __len__ reads self.k, so keep all the keys so far in self.k."
+            ).format(
+                cache=label,
+                got=got,
+                lengths=" + ".join(str(k.shape[-2]) for k, _v in history),
+                want=want,
+            ),
+            "kv-cache-len-wrong",
+        )
 
 
 def _keeps(obj, shape) -> bool:

@@ -180,4 +180,11 @@ MISTAKES = (
         "l holds one sum per query: add p.sum(dim=-1, keepdim=True), the block's weights summed "
         "over its keys, never summed or averaged over the queries (dim=-2).",
     ),
+    Mistake(
+        "kv-cache-len-wrong",
+        ("KVCache",),
+        "len(cache) is not the number of cached positions",
+        "__len__ is given and reads self.k: keep all the keys so far in self.k (and the values in "
+        "self.v); TinyTransformer numbers the new positions with len(cache).",
+    ),
 )
