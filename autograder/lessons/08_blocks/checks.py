@@ -39,7 +39,7 @@ from autograder.kit.lm import expect_copies, expect_order_seen, expect_scores_us
 from autograder.kit.lm_layout import block_names, expect_gpt2_layout
 from autograder.kit.modules import not_a_module
 
-from .training import expect_block_in_training, expect_lm_in_training
+from .training import expect_affine_norms, expect_block_in_training, expect_lm_in_training
 
 # ---- FeedForward --------------------------------------------------------------------------------
 
@@ -54,6 +54,7 @@ def ff_mutants(state):
     return (
         ("ffn-missing-activation", lambda x: feed_forward(state, x, act="none")),
         ("ffn-activation-after-output", lambda x: feed_forward(state, x, act_after=True)),
+        ("ffn-relu-on-input", lambda x: feed_forward(state, F.relu(x), act="none")),
         *(
             ("ffn-wrong-activation", lambda x, a=a: feed_forward(state, x, act=a))
             for a in ("gelu", "gelu-tanh", "silu", "tanh", "leaky-relu", "relu6")
@@ -187,7 +188,7 @@ def check_transformer_block(sub) -> None:
             "norm1": {"type": "LayerNorm", "normalized_shape": (d,)},
             "norm2": {"type": "LayerNorm", "normalized_shape": (d,)},
         }
-        expect_layers(obj, label, layers)
+        expect_affine_norms(expect_layers(obj, label, layers), label)
         state = block_state(g, d, d_ff)
         load_weights(obj, state, label, lacks_bias="block-attn-no-bias")
         obj.eval()

@@ -311,4 +311,18 @@ MISTAKES = (
         "Build the mask with causal_mask(L): position i attends to every j <= i, not only to a "
         "window of recent tokens.",
     ),
+    Mistake(
+        "layernorm-no-affine",
+        ("TransformerBlock",),
+        "LayerNorm built without its weight and bias",
+        "Build norm1 and norm2 as nn.LayerNorm(d_model): elementwise_affine=True (the default) "
+        "gives each a learned scale and shift, as in nn.TransformerEncoderLayer.",
+    ),
+    Mistake(
+        "ffn-relu-on-input",
+        ("FeedForward",),
+        "ReLU applied to the input instead of between the two layers",
+        "The ReLU acts on linear1's output: linear2(relu(linear1(x))), not "
+        "linear2(linear1(relu(x))).",
+    ),
 )

@@ -24,6 +24,21 @@ from autograder.kit.modules import load_weights
 TRAIN_MODE_DIFFERS = "train-mode-differs"
 
 
+def expect_affine_norms(info, label) -> None:
+    """norm1 and norm2 are nn.LayerNorm(d_model) with their weight and bias (the encoder layer's,
+    which the checks load): elementwise_affine=False leaves nothing to load."""
+    params = info.get("parameters", {})
+    for norm in ("norm1", "norm2"):
+        if f"{norm}.weight" not in params:
+            raise fail(
+                _(
+                    "{layer} has no weight or bias (elementwise_affine=False?): the block's "
+                    "LayerNorms learn a scale and a shift, as nn.TransformerEncoderLayer's do."
+                ).format(layer=f"{label}.{norm}"),
+                "layernorm-no-affine",
+            )
+
+
 def expect_block_in_training(sub, g, state, h, d_ff, mutants) -> None:
     """A new TransformerBlock (training mode, dropout=0) under a causal mask computes what the
     contract's block computes: a mask honoured in eval mode only is named by the mutants."""

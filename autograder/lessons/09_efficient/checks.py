@@ -56,6 +56,8 @@ WINDOW_MUTANTS = (
     ("window-no-lower-bound", lambda n, w: torch.ones(n, n, dtype=torch.bool).tril()),
     ("window-looks-ahead", lambda n, w: window_mask(n, w).T),
     ("window-clamped-to-length", lambda n, w: window_mask(n, min(w, n - 1))),
+    ("window-wraps-around", lambda n, w: (torch.arange(n)[:, None] - torch.arange(n)) % n < w),
+    ("window-always-sees-first", lambda n, w: window_mask(n, w) | (torch.arange(n) == 0)),
 )
 
 
@@ -188,6 +190,7 @@ def cache_mutants(history, k, v):
             ),
         ),
         ("kv-cache-prepends", cat_all(-2, reverse=True)),
+        ("kv-cache-prepends", lambda *_: (cat_all(-2)()[0], cat_all(-2, reverse=True)()[1])),
         ("kv-cache-values-not-stored", lambda *_: (torch.cat(ks, -2).double(), v.double())),
         ("kv-cache-values-not-stored", lambda *_: (torch.cat(ks, -2).double(), vs[0].double())),
         (
