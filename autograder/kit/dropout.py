@@ -33,6 +33,63 @@ def dropout_problem(out: torch.Tensor, clean: torch.Tensor, p: float) -> str | N
     return None
 
 
+def _near(fraction: float, rate: float, n: int) -> bool:
+    """Whether ``fraction`` of ``n`` independent draws is within the binomial spread of ``rate``."""
+    return abs(fraction - rate) <= 5 * (rate * (1 - rate) / max(n, 1)) ** 0.5 + 1 / max(n, 1)
+
+
+def wrong_dropout(out: torch.Tensor, clean: torch.Tensor, p: float, c, what: str):
+    """The failure naming dropout that acts with the wrong mask, rate or scale (tell-tale at a p
+    other than 0.5, where p and 1 - p coincide), else None. ``out`` (..., F): ``clean`` under the
+    learner's dropout; ``what``: the values it acts on, in words."""
+    out, clean = out.double(), clean.double()
+    live = clean != 0
+    n = int(live.sum())
+    dropped = (out == 0) & live
+    zero = int(dropped.sum()) / max(n, 1)
+    columns = dropped.reshape(-1, out.shape[-1]).double().mean(0)
+    if columns.numel() and out.numel() // out.shape[-1] >= 8 and bool(dropped.any()):
+        if bool(((columns == 0) | (columns == 1)).all()):
+            return fail(
+                _(
+                    "{call}: {what} are dropped by whole features ({count} of {width} columns are "
+                    "0 in every row): dropout draws one mask for each value, not one per feature."
+                ).format(call=c, what=what, count=int((columns == 1).sum()), width=out.shape[-1]),
+                "dropout-mask-per-feature",
+            )
+    if p != 0.5 and _near(zero, 1 - p, n):
+        return fail(
+            _(
+                "{call}: {zero:.0%} of {what} are 0, where dropout={p} drops {p:.0%}: p is "
+                "used as the probability of keeping a value, not of dropping it."
+            ).format(call=c, what=what, zero=zero, p=p),
+            "dropout-keep-drop-swapped",
+        )
+    kept = ~dropped & live
+    ratio = out[kept] / clean[kept]  # 1 / (1 - p) for the contract's dropout
+    if not bool(kept.any()) or not torch.allclose(ratio, ratio.mean().expand_as(ratio), rtol=1e-3):
+        return None
+    scale = float(ratio.mean())
+    if p != 0.5 and abs(scale * p - 1) < 1e-3 and _near(zero, p, n):
+        return fail(
+            _(
+                "{call}: {zero:.0%} of {what} are 0 and the others are multiplied by "
+                "{scale:.3g} = 1/{p}: the kept values are scaled by 1/(1 - p) = {want:.3g}."
+            ).format(call=c, what=what, zero=zero, scale=scale, p=p, want=1 / (1 - p)),
+            "dropout-wrong-scale",
+        )
+    q = 1 - 1 / scale
+    if 0 < q < 1 and abs(q - p) > 0.01 and _near(zero, q, n):
+        return fail(
+            _(
+                "{call}: {zero:.0%} of {what} are 0 and the others are the eval values / "
+                "(1 - {q:.2g}): dropout acts with p={q:.2g}, not the dropout={p} it was given."
+            ).format(call=c, what=what, zero=zero, q=q, p=p),
+            "ffn-dropout-rate-ignored",
+        )
+    return None
+
+
 def unscaled(out: torch.Tensor, clean: torch.Tensor) -> bool:
     """Some values dropped, and the others exactly the clean ones: no 1 / (1 - p) rescaling."""
     kept, dropped = out != 0, (out == 0) & (clean != 0)
@@ -71,8 +128,11 @@ def expect_ffn_dropout(sub, g, p, mutants=lambda state: ()) -> None:
     c = Call(label2 + ".train()", x, params="forward")
     out = expect_tensor(c.run(obj2), c, shape=x.shape, dtype=x.dtype)
     problem = dropout_problem(out, clean, p)
-    if problem is None:
+    named = wrong_dropout(out, clean, p, c, _("the values")) if problem is None else None
+    if problem is None and named is None:
         return
+    if named is not None:  # the right rate and scale on average, drawn per feature
+        raise named
     zero = fraction_zero(out, clean)
     if problem == "ignored":
         raise fail(
@@ -108,17 +168,9 @@ def expect_ffn_dropout(sub, g, p, mutants=lambda state: ()) -> None:
             _(sentences.DROPOUT_NOT_RESCALED).format(call=c, what=_("the values"), zero=zero, p=p),
             "dropout-not-rescaled",
         )
-    ratio = out.double()[kept] / clean.double()[kept]  # 1 / (1 - q) for dropout of rate q
-    if bool(kept.any()) and torch.allclose(ratio, ratio.mean().expand_as(ratio), rtol=1e-3):
-        q = 1 - 1 / float(ratio.mean())
-        if 0 < q < 1 and abs(q - p) > 0.01:
-            raise fail(
-                _(
-                    "{call}: {zero:.0%} of the values are 0 and the others are the eval values / "
-                    "(1 - {q:.2g}): dropout acts with p={q:.2g}, not the dropout={p} it was given."
-                ).format(call=c, zero=zero, q=q, p=p),
-                "ffn-dropout-rate-ignored",
-            )
+    named = wrong_dropout(out, clean, p, c, _("the values"))
+    if named is not None:
+        raise named
     raise fail(
         _(
             "{call}: {zero:.0%} of the hidden values are 0 in training mode, and the others are "
@@ -157,6 +209,7 @@ def expect_block_dropout(sub, g, known, h, p) -> None:
             )
         moved = out.double() - x.double()
         problem = dropout_problem(moved, clean, p)
+        what = _("the {sublayer} sublayer's outputs").format(sublayer=_(sublayer))
         if problem == "ignored":
             raise fail(
                 _(
@@ -169,11 +222,22 @@ def expect_block_dropout(sub, g, known, h, p) -> None:
             raise fail(
                 _(sentences.DROPOUT_NOT_RESCALED).format(
                     call=c,
-                    what=_("the {sublayer} sublayer's outputs").format(sublayer=_(sublayer)),
+                    what=what,
                     zero=fraction_zero(moved, clean),
                     p=p,
                 ),
                 "dropout-not-rescaled",
+            )
+        named = wrong_dropout(moved, clean, p, c, what) if sublayer == "attention" else None
+        if named is not None:
+            raise named
+        if problem is not None and sublayer == "attention" and not bool((moved == 0).any()):
+            raise fail(
+                _(
+                    "{call}: none of the attention sublayer's outputs is 0, yet they are not its "
+                    "eval values: dropout acts on the sublayer's input; drop its output instead."
+                ).format(call=c),
+                "block-dropout-on-sublayer-input",
             )
         if problem is not None and sublayer == "attention":
             raise fail(
@@ -183,3 +247,16 @@ def expect_block_dropout(sub, g, known, h, p) -> None:
                     "before the residual add."
                 ).format(call=c, zero=fraction_zero(moved, clean), p=p)
             )
+    obj, label = construct(sub, "TransformerBlock", d, h, d_ff, dropout=p, norm_first=False)
+    load_weights(obj, known, label)
+    obj.train()
+    c = Call(label + ".train()", x, params="forward")
+    out = expect_tensor(c.run(obj), c, shape=x.shape, dtype=x.dtype)
+    if bool((out == 0).any()):  # Post-LN: norm(x + dropout(sublayer)), never dropout(norm(...))
+        raise fail(
+            _(
+                "{call}: {zeros} of the {count} outputs are exactly 0: dropout acts after the "
+                "LayerNorm, on the residual stream; drop each sublayer's output before the add."
+            ).format(call=c, zeros=int((out == 0).sum()), count=out.numel()),
+            "block-dropout-on-residual",
+        )

@@ -40,6 +40,8 @@ from autograder.kit.lm_layout import block_names, expect_gpt2_layout
 from autograder.kit.module_calls import expect_module_calls
 from autograder.kit.modules import not_a_module
 
+from .training import expect_affine_norms, expect_block_in_training, expect_lm_in_training
+
 # ---- FeedForward --------------------------------------------------------------------------------
 
 
@@ -53,6 +55,7 @@ def ff_mutants(state):
     return (
         ("ffn-missing-activation", lambda x: feed_forward(state, x, act="none")),
         ("ffn-activation-after-output", lambda x: feed_forward(state, x, act_after=True)),
+        ("ffn-relu-on-input", lambda x: feed_forward(state, F.relu(x), act="none")),
         *(
             ("ffn-wrong-activation", lambda x, a=a: feed_forward(state, x, act=a))
             for a in ("gelu", "gelu-tanh", "silu", "tanh", "leaky-relu", "relu6")
@@ -74,7 +77,7 @@ def expect_deterministic(obj, c, first, want):
 @exercise("FeedForward")
 def check_feed_forward(sub) -> None:
     g = generator(14)
-    for d, d_ff, dropout, shape in ((4, 8, None, (2, 3, 4)), (6, 5, 0.5, (3, 6))):
+    for d, d_ff, dropout, shape in ((4, 8, None, (2, 3, 4)), (6, 5, 0.25, (3, 6))):
         args = (d, d_ff) if dropout is None else (d, d_ff, dropout)
         obj, label = construct(sub, "FeedForward", *args)
         layers = {
@@ -186,7 +189,7 @@ def check_transformer_block(sub) -> None:
             "norm1": {"type": "LayerNorm", "normalized_shape": (d,)},
             "norm2": {"type": "LayerNorm", "normalized_shape": (d,)},
         }
-        expect_layers(obj, label, layers)
+        expect_affine_norms(expect_layers(obj, label, layers), label)
         state = block_state(g, d, d_ff)
         load_weights(obj, state, label, lacks_bias="block-attn-no-bias")
         obj.eval()
@@ -217,7 +220,9 @@ def check_transformer_block(sub) -> None:
             if failure.mistake is None:  # its attention may not be attention at all
                 expect_scores_used(obj, c)
             raise
-    expect_block_dropout(sub, g, block_state(g, d, d_ff), h, 0.5)
+    fresh = block_state(g, d, d_ff)
+    expect_block_in_training(sub, g, fresh, h, d_ff, block_mutants(fresh, h, True))
+    expect_block_dropout(sub, g, block_state(g, d, d_ff), h, 0.25)  # p and 1 - p differ
     for dtype in low_precision_dtypes():
         obj.to(dtype)
         x = randn(g, 2, 3, d, dtype=dtype)
@@ -302,6 +307,7 @@ def check_tiny_transformer(sub) -> None:
             _(sentences.LM_POSITIONS_MISSING).format(call=c3),
             "positions-missing",
         )
+    expect_lm_in_training(sub, g, (vocab, d, h, layers, d_ff, max_len))
     expect_order_seen(sub, (vocab, d, h, 1, d_ff, max_len), tokens)
     start = torch.randint(0, vocab, (16, 1), generator=g)
     counting = (start + torch.arange(max_len)) % vocab  # (16, max_len): each token is the last + 1

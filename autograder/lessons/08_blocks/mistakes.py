@@ -59,7 +59,7 @@ MISTAKES = (
     ),
     Mistake(
         "ffn-dropout-rate-ignored",
-        ("FeedForward",),
+        ("FeedForward", "TransformerBlock"),
         "Dropout with a rate of its own, not the dropout argument",
         "Build the layer from the constructor's argument, self.dropout = nn.Dropout(dropout): a "
         "hard-coded nn.Dropout(0.1) ignores what the caller asked for.",
@@ -267,5 +267,62 @@ MISTAKES = (
         "The sequence length read from the batch dimension, tokens.size(0)",
         "tokens is (B, L): the causal mask and the positions take L = tokens.size(1), as in "
         "causal_mask(L, device=tokens.device).",
+    ),
+    Mistake(
+        "dropout-keep-drop-swapped",
+        ("FeedForward", "TransformerBlock"),
+        "Dropout keeps each value with probability p instead of dropping it",
+        "p is the probability of dropping: nn.Dropout(p), or by hand keep = torch.rand_like(h) "
+        ">= p, then h * keep / (1 - p); never nn.Dropout(1 - p).",
+    ),
+    Mistake(
+        "dropout-wrong-scale",
+        ("FeedForward", "TransformerBlock"),
+        "Dropout scales the kept values by 1/p instead of 1/(1-p)",
+        "Divide what is kept by the probability of keeping it, 1 - p: h * keep / (1 - p) (the two "
+        "agree only at p = 0.5).",
+    ),
+    Mistake(
+        "dropout-mask-per-feature",
+        ("FeedForward", "TransformerBlock"),
+        "One dropout mask per feature, shared by every token",
+        "Draw one keep/drop for each value, with the shape of h (torch.rand_like(h)), as "
+        "nn.Dropout does; a mask of shape (d_ff,) drops whole features for the whole batch.",
+    ),
+    Mistake(
+        "block-dropout-on-sublayer-input",
+        ("TransformerBlock",),
+        "Dropout applied to a sublayer's input instead of its output",
+        "Drop what the sublayer returns, then add: x = x + self.dropout1(self.attn(self.norm1(x), "
+        "mask=mask)), not self.attn(self.dropout1(self.norm1(x)), ...).",
+    ),
+    Mistake(
+        "train-mode-differs",
+        ("TransformerBlock", "TinyTransformer"),
+        "With dropout=0, training mode computes something else than eval mode",
+        "A new module is in training mode, and the notebook trains it there: apply the mask, the "
+        "causal mask and the final LayerNorm in both modes; only dropout may depend on "
+        "self.training.",
+    ),
+    Mistake(
+        "lm-sees-window-only",
+        ("TinyTransformer",),
+        "The model sees only the last few tokens, not all of its past",
+        "Build the mask with causal_mask(L): position i attends to every j <= i, not only to a "
+        "window of recent tokens.",
+    ),
+    Mistake(
+        "layernorm-no-affine",
+        ("TransformerBlock",),
+        "LayerNorm built without its weight and bias",
+        "Build norm1 and norm2 as nn.LayerNorm(d_model): elementwise_affine=True (the default) "
+        "gives each a learned scale and shift, as in nn.TransformerEncoderLayer.",
+    ),
+    Mistake(
+        "ffn-relu-on-input",
+        ("FeedForward",),
+        "ReLU applied to the input instead of between the two layers",
+        "The ReLU acts on linear1's output: linear2(relu(linear1(x))), not "
+        "linear2(linear1(relu(x))).",
     ),
 )

@@ -56,6 +56,8 @@ WINDOW_MUTANTS = (
     ("window-no-lower-bound", lambda n, w: torch.ones(n, n, dtype=torch.bool).tril()),
     ("window-looks-ahead", lambda n, w: window_mask(n, w).T),
     ("window-clamped-to-length", lambda n, w: window_mask(n, min(w, n - 1))),
+    ("window-wraps-around", lambda n, w: (torch.arange(n)[:, None] - torch.arange(n)) % n < w),
+    ("window-always-sees-first", lambda n, w: window_mask(n, w) | (torch.arange(n) == 0)),
 )
 
 
@@ -189,6 +191,7 @@ def cache_mutants(history, k, v):
             ),
         ),
         ("kv-cache-prepends", cat_all(-2, reverse=True)),
+        ("kv-cache-prepends", lambda *_: (cat_all(-2)()[0], cat_all(-2, reverse=True)()[1])),
         ("kv-cache-values-not-stored", lambda *_: (torch.cat(ks, -2).double(), v.double())),
         ("kv-cache-values-not-stored", lambda *_: (torch.cat(ks, -2).double(), vs[0].double())),
         (
@@ -228,7 +231,33 @@ def _expect_appends(sub, steps, label_extra=""):
             if failure.mistake is None and out[0] is None:  # self.k never set (on the class?)
                 failure.mistake = "kv-cache-not-stored"
             raise
+        _expect_len(obj, label, history)
     return obj, label
+
+
+def _expect_len(obj, label, history) -> None:
+    """The notebook's __len__ (given) reads self.k: len(cache) is the number of cached positions,
+    which decoding uses to number the new ones. A cache without __len__ is not judged on it."""
+    try:
+        got = obj.method("__len__")
+    except LearnerError as err:
+        if err.kind in ("AttributeError", "TypeError"):
+            return
+        raise learner_failed(Call(f"len({label})"), err) from None
+    want = sum(k.shape[-2] for k, _v in history)
+    if got != want:
+        raise fail(
+            _(
+                "len({cache}) is {got} after appending {lengths} positions; expected {want}: the "
+                "given __len__ reads self.k, so keep all the keys so far in self.k."
+            ).format(
+                cache=label,
+                got=got,
+                lengths=" + ".join(str(k.shape[-2]) for k, _v in history),
+                want=want,
+            ),
+            "kv-cache-len-wrong",
+        )
 
 
 def _keeps(obj, shape) -> bool:

@@ -180,4 +180,25 @@ MISTAKES = (
         "l holds one sum per query: add p.sum(dim=-1, keepdim=True), the block's weights summed "
         "over its keys, never summed or averaged over the queries (dim=-2).",
     ),
+    Mistake(
+        "kv-cache-len-wrong",
+        ("KVCache",),
+        "len(cache) is not the number of cached positions",
+        "__len__ is given and reads self.k: keep all the keys so far in self.k (and the values in "
+        "self.v); TinyTransformer numbers the new positions with len(cache).",
+    ),
+    Mistake(
+        "window-wraps-around",
+        ("sliding_window_mask",),
+        "The window wraps around: the first queries see the last keys",
+        "Compare i - j itself, without a modulo: True where 0 <= i - j < window; (i - j) % L "
+        "turns the future keys at the end into recent ones.",
+    ),
+    Mistake(
+        "window-always-sees-first",
+        ("sliding_window_mask",),
+        "Every query also sees token 0",
+        "The mask is the window only, True where 0 <= i - j < window; an extra 'sink' column for "
+        "token 0 is not part of it.",
+    ),
 )
