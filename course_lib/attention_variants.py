@@ -32,6 +32,9 @@ import torch
 from matplotlib.figure import Figure
 
 from course_lib.labels import tr
+from course_lib.viz_figures import use_matplotlib  # (its import teaches IPython a Figure)
+
+use_matplotlib()  # a CJK fallback font for Chinese labels (see viz_figures)
 
 
 def dilated_window_mask(seq_len: int, window: int, dilation: int) -> torch.Tensor:

@@ -19,6 +19,9 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from course_lib.labels import tr
+from course_lib.viz_figures import use_matplotlib  # (its import teaches IPython a Figure)
+
+use_matplotlib()  # a CJK fallback font for Chinese labels (see viz_figures)
 
 __all__ = ["plot_block_loop", "plot_masks"]
 

@@ -3,13 +3,16 @@ change."""
 
 from __future__ import annotations
 
+import ast
 import io
+from pathlib import Path
 
 import matplotlib
 import pytest
 from matplotlib import font_manager
 from matplotlib.figure import Figure
 
+import course_lib
 from course_lib import fonts
 
 
@@ -116,3 +119,31 @@ def test_course_lib_chooses_the_language_as_the_grader_does(monkeypatch, tmp_pat
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     assert language.language() == i18n.language() == expected
+
+
+def _top_level_calls_and_imports(path: Path) -> tuple[set[str], set[str]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    imported, called = set(), set()
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module:
+            imported.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Import):
+            imported.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            func = node.value.func
+            called.add(getattr(func, "id", getattr(func, "attr", "")))
+    return imported, called
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(Path(course_lib.__file__).parent.glob("*.py")),
+    ids=lambda p: p.name,
+)
+def test_a_module_that_loads_matplotlib_sets_up_the_chinese_fallback(path):
+    """Loading matplotlib without :func:`use_matplotlib` leaves a Chinese notebook's figures
+    without the CJK fallback and its glyph warnings on stderr (zh-CN lesson 09, whose plot module
+    built its figures directly, once matplotlib stopped loading in the import cell)."""
+    imported, called = _top_level_calls_and_imports(path)
+    if "matplotlib" in imported and path.name != "viz_figures.py":
+        assert "use_matplotlib" in called, f"{path.name} imports matplotlib: call use_matplotlib()"
