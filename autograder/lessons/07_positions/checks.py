@@ -13,6 +13,7 @@ from autograder.i18n import _
 from autograder.kit import (
     DTYPE_PROMOTED,
     Call,
+    LearnerError,
     construct,
     diagnose,
     exercise,
@@ -36,7 +37,6 @@ from autograder.kit.expected import frequencies, rope, sinusoid
 from autograder.kit.gradients import expect_contract_rules, with_rules
 from autograder.kit.module_calls import expect_module_calls
 from autograder.kit.repeat import paused
-from autograder.sandbox.host.replies import LearnerError
 
 # ---- sinusoidal_positional_encoding -------------------------------------------------------------
 
