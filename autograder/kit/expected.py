@@ -302,9 +302,9 @@ def block(state, h, x, mask=None, norm_first=True, knobs=()):
         w, b = state[f"{n}.weight"].to(t.dtype), state[f"{n}.bias"].to(t.dtype)
         return F.layer_norm(t, t.shape[-1:], w, b, eps=1e-5)
 
-    def attn(t):
+    def attn(t, kv=None):  # kv: the keys' and values' input, when it is not t
         m = None if "mask-ignored" in knobs else (~mask if "mask-inverted" in knobs else mask)
-        return mha(attn_state, h, t, mask=m)[0]
+        return mha(attn_state, h, t, kv, kv, mask=m)[0]
 
     def ff(t):
         return feed_forward(state, t, "ff.", "none" if "no-activation" in knobs else "relu")
@@ -331,7 +331,7 @@ def block(state, h, x, mask=None, norm_first=True, knobs=()):
             return x + ff(x)
         if "ffn-block-input" in knobs:  # ff given the block's input x, not x + attn(...)
             return x + attn(ln(x, norms[0])) + ff(ln(x, norms[1]))
-        x = keep1 * x + attn(ln(x, norms[0]))
+        x = keep1 * x + attn(ln(x, norms[0]), x if "kv-unnormed" in knobs else None)
         x = keep2 * x + ff(ln(x, norms[1]))
         return ln(x, norms[1]) if "output-normed" in knobs else x
     if "norm-inside-residual" in knobs:  # x + norm(sublayer(x)): the sum never normalised
@@ -343,8 +343,8 @@ def block(state, h, x, mask=None, norm_first=True, knobs=()):
     if "norm-then-add" in knobs:  # the residual added after the norm: norm(x) + sublayer(x)
         x = ln(x, norms[0]) + attn(x)
         return ln(x, norms[1]) + ff(x)
-    x = ln(keep1 * x + attn(x), norms[0])  # Post-LN
-    return ln(keep2 * x + ff(x), norms[1])
+    x = ln(keep1 * x + attn(ln(x, norms[0]) if "post-ln-normed-1" in knobs else x), norms[0])
+    return ln(keep2 * x + ff(ln(x, norms[1]) if "post-ln-normed-2" in knobs else x), norms[1])
 
 
 # ---- 09_efficient: efficient attention ---------------------------------------------------------

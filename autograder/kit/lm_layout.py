@@ -120,9 +120,21 @@ def _check_final_norm_last(obj, label, info, tokens) -> None:
         return
     moved = float((scaled - plain).abs().max())
     if moved > FINAL_NORM_RTOL * max(float(plain.abs().max()), 1e-6):
+        _check_no_path_around_blocks(obj, c, tokens)
         raise fail(
             _(sentences.LM_FINAL_NORM_NOT_LAST).format(
                 call=c, scale=fmt_num(LAST_BLOCK_SCALE), moved=fmt_num(moved)
             ),
             "lm-no-final-norm",
         )
+
+
+def _check_no_path_around_blocks(obj, c, tokens) -> None:
+    """With the last block's output set to 0, the logits are the same at every position (the
+    final LayerNorm of 0 is its bias), unless something reaches them around the blocks."""
+    _plain, zeroed = obj.apply("last_block_scaled", tokens, 0.0)
+    if not isinstance(zeroed, torch.Tensor) or zeroed.dim() != 3:
+        return
+    spread = float((zeroed - zeroed[:1, :1]).abs().max())
+    if spread > FINAL_NORM_RTOL * max(float(zeroed.abs().max()), 1e-6):
+        raise fail(_(sentences.LM_PATH_AROUND_BLOCKS).format(call=c), "lm-skips-blocks")

@@ -10,10 +10,12 @@ from functools import partial
 import torch
 
 from autograder.i18n import _
+from autograder.kit import sentences
 from autograder.kit.calling import Call, fail
 from autograder.kit.compare import diagnose, expect_close
+from autograder.kit.exercise import CheckFailure
 from autograder.kit.expected import INF, tiled_reference
-from autograder.kit.inputs import randn
+from autograder.kit.inputs import generator, randn
 
 
 def online(
@@ -28,6 +30,9 @@ def online(
     rescale_sum=True,
     normalise=True,
     drop_last=False,
+    first_only=False,
+    drop_last_queries=False,
+    sum_no_keepdim=False,
     local=None,
     offset=0,
     strict=False,
@@ -49,6 +54,7 @@ def online(
         s_sum = torch.zeros_like(m)  # running sum of exp                          (..., Tq, 1)
         acc = torch.zeros(*qb.shape[:-1], v.shape[-1], dtype=q.dtype)  # weighted v (..., Tq, V)
         stop = lk - lk % block_size if drop_last else lk
+        stop = min(block_size, lk) if first_only else stop  # k[..., start:block_size, :]
         for ks in range(0, stop, block_size):
             ke = min(ks + block_size, lk)
             s = qb @ k[..., ks:ke, :].transpose(-2, -1) * scale  # (..., Tq, Tk)
@@ -70,9 +76,13 @@ def online(
                 v[..., ks:ke] if v_features else v[..., ks:ke, :]
             )
             m = m_new if update_max else m
+        if sum_no_keepdim:  # l of shape (..., Lq): acc / l divides feature j by query j's sum
+            s_sum = s_sum.squeeze(-1)
         out[..., qs:qe, :] = acc / s_sum if normalise else acc
         if normalise and not strict:  # a fully masked row (bottom-right alignment) is zeros
             out[..., qs:qe, :] = out[..., qs:qe, :].nan_to_num(0.0)
+    if drop_last_queries:  # query tiles range(0, Lq - block_size + 1, block_size): the last lost
+        out[..., lq - lq % block_size :, :] = 0.0
     return out
 
 
@@ -99,6 +109,9 @@ TILED_MUTANTS = (  # tiled_attention's known mistakes: the online softmax with a
     ("online-softmax-no-rescale", _online_mutant(rescale_sum=False)),
     ("forgot-final-normalisation", _online_mutant(normalise=False)),
     ("partial-block-dropped", _online_mutant(drop_last=True)),
+    ("partial-block-dropped", _online_mutant(drop_last_queries=True)),
+    ("tiled-keys-first-block-only", _online_mutant(first_only=True)),
+    ("online-sum-no-keepdim", _online_mutant(sum_no_keepdim=True)),
     ("causal-block-offset", _online_mutant(local="keys")),
     ("causal-block-offset", _online_mutant(local="both")),
     ("no-scaling", _online_mutant(scale=1.0)),
@@ -125,36 +138,62 @@ TILED_MUTANTS = (  # tiled_attention's known mistakes: the online softmax with a
 SCORE = 200.0  # |q·k| / sqrt(d_k) for every key: exp(200) is inf in float32, exp(-200) is 0
 
 
-def expect_large_scores(sub, g) -> None:
-    """Query 0 scores every key near +SCORE, query 1 near -SCORE (the keys lie along one
-    direction, q along it or against it): SDPA is exact for both. Named by which query is wrong."""
-    d = 4
+def _large_scores_call(g, signs, d=4) -> Call:
+    """Query i scores every key near signs[i] * SCORE: the keys lie along one direction, each
+    query along it or against it."""
     u = randn(g, d)
     u = u / u.norm()
-    k = (2 * SCORE) ** 0.5 * u + 0.3 * randn(g, 6, d)  # q·k / 2 = SCORE for q = ±(2 SCORE)^½ u
-    q = torch.stack(((2 * SCORE) ** 0.5 * u, -((2 * SCORE) ** 0.5) * u))
-    v = randn(g, 6, 3)
-    c = Call("tiled_attention", q, k, v, block_size=2)
+    r = (SCORE * d**0.5) ** 0.5  # q·k / sqrt(d) = r² / sqrt(d) = SCORE
+    k = r * u + 0.3 * randn(g, 6, d)
+    q = torch.stack([s * r * u for s in signs])
+    return Call("tiled_attention", q, k, randn(g, 6, 3), block_size=2)
+
+
+def _right(sub, c) -> bool:
+    try:
+        out = c.run(sub)
+    except CheckFailure:
+        return False
+    want = tiled_reference(*c.args, 2)
+    return isinstance(out, torch.Tensor) and out.shape == want.shape and _close(out, want)
+
+
+def _close(out, want) -> bool:
+    return torch.allclose(out.double(), want, atol=1e-4, rtol=1e-4)
+
+
+def expect_large_scores(sub, g) -> None:
+    """Query 0 scores every key near +SCORE, query 1 near -SCORE: SDPA is exact for both. Named
+    by which query is wrong, and by that query alone and at d_k = 1 (where scaling is 1)."""
+    c = _large_scores_call(g, (1.0, -1.0))
     out = c.run(sub)
-    want = tiled_reference(q, k, v, 2)
+    want = tiled_reference(q := c.args[0], c.args[1], c.args[2], 2)
     if isinstance(out, torch.Tensor) and out.shape == want.shape:
-        wrong = [not torch.allclose(out[i].double(), want[i], atol=1e-4, rtol=1e-4) for i in (0, 1)]
-        if wrong[0]:
-            raise fail(
-                _(
-                    "{call}: query 0 scores every key near +{score:.0f}, and its output is "
-                    "{shown}: exp({score:.0f}) overflows in float32; subtract the running max "
-                    "before exponentiating."
-                ).format(call=c, score=SCORE, shown=_shown(out[0])),
-                "online-softmax-no-max",
-            )
-        if wrong[1]:
+        wrong = [i for i in (0, 1) if not _close(out[i], want[i])]
+        if wrong:
+            i, sign = wrong[0], "+-"[wrong[0]]
+            facts = dict(call=c, score=SCORE, shown=_shown(out[i]), i=i, sign=sign)
+            if _right(sub, _large_scores_call(generator(i), (1.0 - 2 * i,))):
+                mistake = "online-max-over-queries"
+                raise fail(_(sentences.TILED_MAX_OVER_QUERIES).format(**facts), mistake)
+            if _right(sub, _large_scores_call(generator(i), (1.0, -1.0), d=1)):
+                mistake = "online-max-before-scaling"
+                raise fail(_(sentences.TILED_MAX_BEFORE_SCALING).format(**facts), mistake)
+            if i == 0:
+                raise fail(
+                    _(
+                        "{call}: query 0 scores every key near +{score:.0f}, and its output is "
+                        "{shown}: exp({score:.0f}) overflows in float32; subtract the running max "
+                        "before exponentiating."
+                    ).format(**facts),
+                    "online-softmax-no-max",
+                )
             raise fail(
                 _(
                     "{call}: query 1 scores every key near -{score:.0f}, and its output is "
                     "{shown}: exp(-{score:.0f}) is 0 in float32, so a running max that starts at "
                     "0 sums nothing; start it at -inf."
-                ).format(call=c, score=SCORE, shown=_shown(out[1])),
+                ).format(**facts),
                 "online-max-starts-at-zero",
             )
     expect_close(out, want, c, dtype=q.dtype)

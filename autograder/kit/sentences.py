@@ -95,3 +95,18 @@ LM_BLOCK_UNUSED = N_(
     "{call}: no gradient reaches any weight of {blocks}: that block's output never reaches the "
     "logits; each block must read the previous block's output."
 )
+TILED_MAX_OVER_QUERIES = N_(
+    "{call}: query {i} scores every key near {sign}{score:.0f}, and its output is {shown}, yet "
+    "alone it is right: its running max is shared with the other query's, so every exp(s - m) "
+    "of it is 0 in float32; keep one max per query, s.amax(dim=-1, keepdim=True)."
+)
+TILED_MAX_BEFORE_SCALING = N_(
+    "{call}: query {i} scores every key near {sign}{score:.0f}, and its output is {shown}, yet "
+    "at d_k = 1, where the scale is 1, it is right: the running max must be taken of the scaled "
+    "scores, the ones you exponentiate."
+)
+LM_PATH_AROUND_BLOCKS = N_(
+    "{call}: with the last block's output set to 0 the logits still differ from token to token: "
+    "something reaches them around the blocks (the embeddings added again after the last "
+    "block?); the logits read only the last block's output, head(norm(x))."
+)

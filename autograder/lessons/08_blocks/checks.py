@@ -144,6 +144,8 @@ BLOCK_KNOBS = (
     ("norms-swapped", {"norms-swapped"}),
     ("post-ln-norm-inside-residual", {"norm-inside-residual"}),
     ("ffn-reads-block-input", {"ffn-block-input"}),
+    *(("post-ln-sublayer-input-normed", {f"post-ln-normed-{i}"}) for i in (1, 2)),
+    ("pre-ln-kv-unnormed", {"kv-unnormed"}),
 )
 
 
@@ -217,6 +219,8 @@ def check_transformer_block(sub) -> None:
         try:
             expect_close(out, want, c, dtype=x.dtype, mutants=mutants)
         except CheckFailure as failure:
+            if failure.mistake is None and isinstance(out, (tuple, list)):
+                failure.mistake = "block-returns-tuple"
             if failure.mistake is None:  # its attention may not be attention at all
                 expect_scores_used(obj, c)
             raise
@@ -270,8 +274,9 @@ def check_tiny_transformer(sub) -> None:
         out = c.run(obj, devices=False)
         logits = expect_tensor(out, c, shape=(2, 7, vocab), dtype=torch.float32, what="logits")
     except CheckFailure as failure:
-        if failure.mistake is None and getattr(out, "shape", None) == (2, vocab):
-            failure.mistake = "lm-last-position-only"
+        shape = getattr(out, "shape", None)
+        if failure.mistake is None and shape in ((2, vocab), (2, 6, vocab)):  # L - 1: shifted
+            failure.mistake = "lm-last-position-only" if len(shape) == 2 else "lm-shifts-targets"
         if failure.mistake is None and _runs_on_square_tokens(obj, label, vocab):
             failure.mistake = "seq-len-from-batch-dim"
         raise

@@ -325,4 +325,39 @@ MISTAKES = (
         "The ReLU acts on linear1's output: linear2(relu(linear1(x))), not "
         "linear2(linear1(relu(x))).",
     ),
+    Mistake(
+        "post-ln-sublayer-input-normed",
+        ("TransformerBlock",),
+        "Post-LN sublayer reads a normalised input: norm(x + f(norm(x)))",
+        "With norm_first=False each sublayer reads x itself and only the sum is normalised, "
+        "x = norm2(x + ff(x)); norm2(x) as the sublayer's input is the Pre-LN habit mixed in.",
+    ),
+    Mistake(
+        "pre-ln-kv-unnormed",
+        ("TransformerBlock",),
+        "Pre-LN attention takes its keys and values from the un-normalised x",
+        "Normalise once and attend with that for all three, h = self.norm1(x); self.attn(h, "
+        "mask=mask): self.attn(h, x, x) reads the keys and values before the LayerNorm.",
+    ),
+    Mistake(
+        "block-returns-tuple",
+        ("TransformerBlock",),
+        "forward returns a tuple instead of the output tensor",
+        "A block returns one tensor of x's shape, return x, so that blocks chain: only the "
+        "attention returns (output, weights); take its [0] inside the block.",
+    ),
+    Mistake(
+        "lm-shifts-targets",
+        ("TinyTransformer",),
+        "The model shifts the targets itself: logits for L - 1 positions",
+        "forward returns logits at every position, (B, L, vocab_size): logits[:, t] predicts "
+        "token t + 1, and the training loop, not the model, pairs them with tokens[:, 1:].",
+    ),
+    Mistake(
+        "lm-skips-blocks",
+        ("TinyTransformer",),
+        "The logits also read the embeddings directly, around the blocks",
+        "The blocks' residual stream already carries the embeddings: logits = head(norm(x)) of "
+        "the last block's output x; adding the embeddings again opens a path around every block.",
+    ),
 )

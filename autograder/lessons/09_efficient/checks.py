@@ -65,8 +65,22 @@ WINDOW_MUTANTS = (
 def check_sliding_window_mask(sub) -> None:
     for n, window in ((5, 2), (6, 3), (4, 1), (3, 5), (4, 0)):  # 0 <= i - j < 0: no key at all
         c = Call("sliding_window_mask", n, window)
-        out = c.run(sub, mutants=WINDOW_MUTANTS)
-        expect_mask(out, window_mask(n, window), c, mutants=WINDOW_MUTANTS)
+        try:
+            out = c.run(sub, mutants=WINDOW_MUTANTS)
+            expect_mask(out, window_mask(n, window), c, mutants=WINDOW_MUTANTS)
+        except CheckFailure as failure:  # a window longer than the sequence fails, n keys do not
+            if failure.mistake is None and window > n and _window_right(sub, n, n):
+                failure.mistake = "window-clamped-to-length"
+            raise
+
+
+def _window_right(sub, n, window) -> bool:
+    c = Call("sliding_window_mask", n, window)
+    try:
+        expect_mask(c.run(sub), window_mask(n, window), c)
+    except CheckFailure:
+        return False
+    return True
 
 
 # ---- tiled_attention ---------------------------------------------------------------------------
@@ -89,11 +103,13 @@ def check_tiled_attention(sub) -> None:
     for qs, ks, vs, kwargs in cases:
         q, k, v = randn(g, *qs) * 2, randn(g, *ks) * 2, randn(g, *vs)
         c = Call(name, q, k, v, **kwargs)
-        out = c.run(sub, mutants=TILED_MUTANTS)
-        want = tiled_reference(q, k, v, kwargs.get("block_size", 64), kwargs.get("causal", False))
+        out = None
         try:
-            expect_close(out, want, c, dtype=q.dtype, mutants=TILED_MUTANTS)
+            out = c.run(sub, mutants=TILED_MUTANTS)
+            expect_close(out, _reference(c), c, dtype=q.dtype, mutants=TILED_MUTANTS)
         except CheckFailure as failure:  # saying which running quantity was not rescaled
+            if failure.mistake is None and vs[-1] != qs[-1] and _right_with_v_as_q(sub, c):
+                failure.mistake = "tiled-output-width-d-k"
             raise fail(failure.message + not_rescaled(out, c, failure), failure.mistake) from None
     expect_large_scores(sub, g)
     for dtype in low_precision_dtypes():
@@ -130,6 +146,22 @@ def check_tiled_attention(sub) -> None:
                 "tiled-block-size-ignored",
             )
     check_row_trace(sub, g)  # few queries, many keys: a row of scores is two tiles
+
+
+def _reference(c):
+    return tiled_reference(*c.args, c.kwargs.get("block_size", 64), c.kwargs.get("causal", False))
+
+
+def _right_with_v_as_q(sub, c) -> bool:
+    """Wrong (or failing) with d_v != d_k, right with v as wide as q: the output or its
+    accumulator is shaped like q (torch.zeros_like(q))."""
+    q, k, v = c.args
+    wide = Call(c.name, q, k, torch.cat([v] * q.shape[-1], -1)[..., : q.shape[-1]], **c.kwargs)
+    try:
+        expect_close(wide.run(sub), _reference(wide), wide, dtype=q.dtype)
+    except CheckFailure:
+        return False
+    return True
 
 
 def _check_float32_accumulation(sub, g, dtype) -> None:

@@ -18,10 +18,10 @@ MISTAKES = (
     Mistake(
         "window-clamped-to-length",
         ("sliding_window_mask",),
-        "A window longer than the sequence is clamped to seq_len - 1 keys",
+        "A window longer than the sequence is clamped, or fails",
         "Window w lets query i see keys i - w + 1 .. i: a window of seq_len or more lets every "
-        "query see all its earlier keys, so nothing needs clamping (min(window, seq_len - 1) "
-        "hides key 0 from the last query).",
+        "query see all its earlier keys, with no clamping (min(window, seq_len - 1) hides key 0 "
+        "from the last query) and no error.",
     ),
     Mistake(
         "tiled-block-size-ignored",
@@ -58,9 +58,9 @@ MISTAKES = (
     Mistake(
         "partial-block-dropped",
         ("tiled_attention",),
-        "The last, shorter key block is skipped",
-        "When Lk is not a multiple of block_size the last block is shorter: loop with "
-        "range(0, Lk, block_size) and slice to min(start + block_size, Lk).",
+        "The last, shorter block of keys (or of queries) is skipped",
+        "When Lk (or Lq, if you tile the queries) is not a multiple of block_size the last block "
+        "is shorter: loop with range(0, Lk, block_size) and slice to min(start + block_size, Lk).",
     ),
     Mistake(
         "kv-cache-wrong-dim",
@@ -200,5 +200,40 @@ MISTAKES = (
         "Every query also sees token 0",
         "The mask is the window only, True where 0 <= i - j < window; an extra 'sink' column for "
         "token 0 is not part of it.",
+    ),
+    Mistake(
+        "online-max-over-queries",
+        ("tiled_attention",),
+        "One running max for the whole block instead of one per query",
+        "Take the max over the keys only, s.amax(dim=-1, keepdim=True): a query whose scores "
+        "are far below another query's max gets exp(s - m) = 0 for every key.",
+    ),
+    Mistake(
+        "online-max-before-scaling",
+        ("tiled_attention",),
+        "The running max is taken of the scores before scaling",
+        "Scale first, s = q @ k.T * scale, and keep the max of that s: the max of the unscaled "
+        "scores is off by the factor sqrt(d_k), so exp(s - m) underflows or overflows.",
+    ),
+    Mistake(
+        "tiled-keys-first-block-only",
+        ("tiled_attention",),
+        "Only the first key block is used: k sliced as k[..., start:block_size, :]",
+        "End each slice at start + block_size, k[..., start:start + block_size, :]: an end of "
+        "block_size leaves every block after the first empty.",
+    ),
+    Mistake(
+        "online-sum-no-keepdim",
+        ("tiled_attention",),
+        "The running sum l has no last dim (no keepdim), so acc / l divides by the wrong sums",
+        "Keep l as (..., Lq, 1), p.sum(dim=-1, keepdim=True): an l of shape (..., Lq) divides "
+        "feature j of every query by query j's sum.",
+    ),
+    Mistake(
+        "tiled-output-width-d-k",
+        ("tiled_attention",),
+        "The accumulator or output is shaped like q, so d_v != d_k fails",
+        "The output has v's width, (..., Lq, d_v): make the accumulator "
+        "torch.zeros(*q.shape[:-1], v.shape[-1], device=q.device), not torch.zeros_like(q).",
     ),
 )
