@@ -43,7 +43,13 @@ from autograder.kit.module_calls import expect_module_calls
 from autograder.kit.mutants import causal_if_none, projections_mixed_up
 from autograder.kit.repeat import expect_deterministic, paused
 
-from .sdpa_mutants import FLOAT_MASK_MUTANTS, SDPA_IDS, SDPA_MUTANTS
+from .sdpa_mutants import (
+    FLOAT_MASK_MUTANTS,
+    SDPA_IDS,
+    SDPA_MUTANTS,
+    added_before_scaling,
+    transposed,
+)
 
 
 @exercise("scaled_dot_product_attention", forbid=ATTENTION_FORBID)
@@ -234,6 +240,13 @@ def self_attention_mutants(state):
         (
             "mask-default-causal",
             lambda x, mask=None: self_attention(state, x, causal_if_none(x, mask)),
+        ),
+        ("mask-transposed", lambda x, mask=None: self_attention(state, x, transposed(mask))),
+        (
+            "mask-added-before-scaling",
+            lambda x, mask=None: self_attention(
+                state, x, None, {"scores": added_before_scaling(mask)}
+            ),
         ),
     )
 
