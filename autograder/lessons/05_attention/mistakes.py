@@ -66,8 +66,9 @@ MISTAKES = (
     Mistake(
         "mask-after-softmax",
         ("scaled_dot_product_attention",),
-        "Mask applied after the softmax: weights no longer sum to 1",
-        "Mask the scores before the softmax, so the remaining weights are renormalised.",
+        "Mask applied after the softmax, not to the scores",
+        "Mask the scores before the softmax, so the remaining weights are renormalised (a "
+        "blocked key with a high score otherwise leaves the others 0, even renormalised).",
     ),
     Mistake(
         "weights-before-masking",
