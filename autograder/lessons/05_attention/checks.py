@@ -43,7 +43,13 @@ from autograder.kit.module_calls import expect_module_calls
 from autograder.kit.mutants import causal_if_none, projections_mixed_up
 from autograder.kit.repeat import expect_deterministic, paused
 
-from .sdpa_mutants import FLOAT_MASK_MUTANTS, SDPA_IDS, SDPA_MUTANTS
+from .sdpa_mutants import (
+    FLOAT_MASK_MUTANTS,
+    SDPA_IDS,
+    SDPA_MUTANTS,
+    added_before_scaling,
+    transposed,
+)
 
 
 @exercise("scaled_dot_product_attention", forbid=ATTENTION_FORBID)
@@ -87,6 +93,7 @@ def check_scaled_dot_product_attention(sub) -> None:
         c = Call(name, *args)
         out = c.run(sub, mutants=SDPA_MUTANTS)
         expect_attention(out, ref_attention64(*args), c, dtype, DTYPE_PROMOTED)
+    check_blocked_key_dominates(name, sub)
     q, k, v = randn(g, 4, 4), randn(g, 5, 4), randn(g, 5, 3)
     args = (q, k, v, fully_masked(4, 5))
     c = Call(name, *args)
@@ -100,6 +107,26 @@ def check_scaled_dot_product_attention(sub) -> None:
         expect_meta(out[0], c, (2, 3, 6), torch.float32, what="output")
         expect_meta(out[1], c, (2, 3, 5), torch.float32, what="weights")
     check_additive_masks(g, name, sub)  # last: bool-only mistakes are named by the cases above
+
+
+def check_blocked_key_dominates(name, sub) -> None:
+    """A blocked key scoring 200 above the allowed one: masked before the softmax it is simply
+    gone; masked after it (softmax(s) * mask, renormalised or not), the allowed key's weight
+    has underflowed to 0 in float32, and 0 / 0 is NaN."""
+    q, k = torch.full((1, 4), 10.0), torch.tensor([[0.0] * 4, [10.0] * 4])
+    args = (
+        q,
+        k,
+        torch.tensor([[1.0, -2.0, 3.0], [-4.0, 5.0, -6.0]]),
+        torch.tensor([[True, False]]),
+    )
+    c = Call(name, *args)
+    try:
+        out = c.run(sub, mutants=SDPA_MUTANTS)
+        expect_attention(out, ref_attention64(*args), c, q.dtype, SDPA_MUTANTS)
+    except CheckFailure as failure:  # every masked case before passed: the mask acts too late
+        failure.mistake = failure.mistake or "mask-after-softmax"
+        raise
 
 
 @contextmanager
@@ -234,6 +261,13 @@ def self_attention_mutants(state):
         (
             "mask-default-causal",
             lambda x, mask=None: self_attention(state, x, causal_if_none(x, mask)),
+        ),
+        ("mask-transposed", lambda x, mask=None: self_attention(state, x, transposed(mask))),
+        (
+            "mask-added-before-scaling",
+            lambda x, mask=None: self_attention(
+                state, x, None, {"scores": added_before_scaling(mask)}
+            ),
         ),
     )
 

@@ -66,14 +66,15 @@ MISTAKES = (
     Mistake(
         "mask-after-softmax",
         ("scaled_dot_product_attention",),
-        "Mask applied after the softmax: weights no longer sum to 1",
-        "Mask the scores before the softmax, so the remaining weights are renormalised.",
+        "Mask applied after the softmax, not to the scores",
+        "Mask the scores before the softmax, so the remaining weights are renormalised (a "
+        "blocked key with a high score otherwise leaves the others 0, even renormalised).",
     ),
     Mistake(
         "weights-before-masking",
         ("scaled_dot_product_attention",),
-        "Returns the weights computed before masking",
-        "Return the same weights you multiply v with, computed from the masked scores.",
+        "The output or the returned weights computed before masking",
+        "Multiply v with the weights you return, both computed from the masked scores.",
     ),
     Mistake(
         "mask-ignored",
@@ -161,5 +162,20 @@ MISTAKES = (
         "mask=None is taken as a causal mask",
         "No mask means every query may attend to every key: apply a mask only when one is given "
         "(a decoder passes causal_mask(L) itself).",
+    ),
+    Mistake(
+        "mask-transposed",
+        _ATTN,
+        "The mask transposed: (keys, queries) instead of (queries, keys)",
+        "mask[i, j] says whether query i may attend to key j, the layout of the scores "
+        "(..., Lq, Lk): pass it as given; transposed, a causal mask lets every query see the "
+        "future instead.",
+    ),
+    Mistake(
+        "mask-added-before-scaling",
+        ("scaled_dot_product_attention", "SelfAttention"),
+        "A float mask added before the scores are divided by sqrt(d_k)",
+        "Scale first, then add the mask: q @ k^T / sqrt(d_k) + mask, as "
+        "F.scaled_dot_product_attention does; added before, a finite bias is divided too.",
     ),
 )

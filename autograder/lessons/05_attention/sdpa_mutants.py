@@ -65,6 +65,12 @@ SDPA_MUTANTS = (
         lambda q, k, v, mask=None: _values_transposed(ref_attention64(q, k, v, mask)[1], v),
     ),
     ("finite-fill-value", lambda q, k, v, mask=None: _clamped(q, k, v, mask)),
+    ("weights-before-masking", lambda q, k, v, mask=None: _output_unmasked(q, k, v, mask)),
+    ("mask-transposed", lambda q, k, v, mask=None: ref_attention64(q, k, v, transposed(mask))),
+    (
+        "mask-added-before-scaling",
+        lambda q, k, v, mask=None: attend(q, k, v, scores=added_before_scaling(mask)),
+    ),
     *(
         (
             "mask-reshaped-in-sdpa",
@@ -82,6 +88,28 @@ def _unsqueezed(q, k, v, mask, dim, ndim):
     if mask is None or (ndim is not None and mask.dim() != ndim):
         raise ValueError("a mistake of masks with a batch dim")
     return ref_attention64(q, k, v, mask.unsqueeze(dim))
+
+
+def _output_unmasked(q, k, v, mask):
+    """The output computed from the weights before masking; the weights returned masked."""
+    if mask is None:
+        raise ValueError("a mistake of masks")
+    return ref_attention64(q, k, v)[0], ref_attention64(q, k, v, mask)[1]
+
+
+def transposed(mask):
+    """The mask read as (keys, queries): mask.transpose(-2, -1)."""
+    if mask is None:
+        raise ValueError("a mistake of masks")
+    return mask.transpose(-2, -1)
+
+
+def added_before_scaling(mask):
+    """:func:`attend`'s ``scores``: a float mask added to q @ k^T before the scale, which then
+    divides its biases too."""
+    if mask is None or mask.dtype == torch.bool:
+        raise ValueError("a mistake of float masks only")
+    return lambda q, k: q @ k.transpose(-2, -1) + mask.to(q.dtype)
 
 
 def _clamped(q, k, v, mask):

@@ -13,7 +13,6 @@ from autograder.kit import (
     DTYPE_PROMOTED,
     MHA_FORBID,
     Call,
-    attention_mutants,
     construct,
     exercise,
     expect_attention,
@@ -39,28 +38,45 @@ from autograder.kit import (
 from autograder.kit.expected import num_parameters
 from autograder.kit.gradients import expect_contract_rules, naming_randomness, with_rules
 from autograder.kit.module_calls import expect_module_calls
-from autograder.kit.mutants import causal_if_none, projections_mixed_up
+
+from .mha_mutants import HOW, mha_mutants
 
 # ---- split_heads / merge_heads ------------------------------------------------------------------
 
 
-HOW = {
-    "split-heads-no-transpose": "no-transpose",
-    "wrong-head-order": "wrong-order",
-    "heads-reversed": "reversed",
-}
 SPLIT_MUTANTS = (
     *((m, lambda x, h, how=how: split(x, h, how)) for m, how in HOW.items()),
     # (B, L, H, E): the heads split off but never moved before the positions
     ("split-heads-no-transpose", lambda x, h: x.reshape(*x.shape[:-1], h, x.shape[-1] // h)),
     ("split-by-head-dim", lambda x, h: split(x, x.shape[-1] // h)),  # num_heads used as d_head
+    # (B, L, H, E).transpose(1, 3) is (B, E, H, L): reshaped to (B, H, L, E), positions mixed in
+    ("split-heads-no-transpose", lambda x, h: _split_transposed_1_3(x, h)),
 )
+
+
+def _split_transposed_1_3(x, h):
+    b, n, d = x.shape
+    return x.reshape(b, n, h, d // h).transpose(1, 3).reshape(b, h, n, d // h)
+
+
+def _heads_summed(x, reduce, tiled):
+    """The heads summed (or averaged) instead of set side by side: (B, L, E), or tiled back to
+    (B, L, H·E) with repeat."""
+    out = reduce(x, 1)
+    return out.repeat(1, 1, x.shape[1]) if tiled else out
+
+
 MERGE_MUTANTS = (
     ("merge-heads-no-transpose", lambda x: merge(x, "no-transpose")),
     ("wrong-head-order", lambda x: merge(x, "wrong-order")),
     ("heads-reversed", lambda x: merge(x, "reversed")),
     # B, L, h, dh = x.shape on a (B, H, L, E) tensor: reshaped to (B, H, L * E)
     ("merge-heads-dims-mislabelled", lambda x: x.transpose(1, 2).reshape(*x.shape[:2], -1)),
+    *(
+        ("heads-summed", lambda x, r=r, t=t: _heads_summed(x, r, t))
+        for r in (torch.sum, torch.mean)
+        for t in (True, False)
+    ),
 )
 
 
@@ -99,76 +115,6 @@ def check_merge_heads(sub) -> None:
 
 
 # ---- MultiHeadAttention ------------------------------------------------------------------------
-
-
-MHA_IDS = {
-    "no-scaling",
-    "scaled-by-dk",
-    "softmax-wrong-dim",
-    "fully-masked-nan",
-    "softmax-unstable",
-    "mask-polarity-inverted",
-    "mask-ignored",
-    "fill-overflows-fp16",
-    "finite-fill-value",
-}
-
-
-def mha_mutants(state, h):
-    def run(query, key=None, value=None, mask=None, knobs=None):
-        return mha(state, h, query, key, value, mask, knobs)
-
-    layouts = [(m, how, merge_how) for m, how in HOW.items() for merge_how in (how, "ok")]
-    return (
-        *attention_mutants(run, MHA_IDS),
-        *(
-            (m, lambda *a, kn=kn, **kw: run(*a, knobs=kn, **kw))
-            for m, kn in (
-                ("scaled-by-d-model", {"d_model_scale": True}),
-                ("missing-output-projection", {"skip_wo": True}),
-                ("output-projection-misplaced", {"wo_on_values": True}),
-                ("weights-averaged-over-heads", {"average": True}),
-                ("cross-attention-ignores-kv", {"ignore_kv": True}),
-                ("value-defaults-to-query", {"value_query": True}),
-                *(("mask-unsqueezed-in-mha", {"unsqueeze_mask": dim}) for dim in (1, 2)),
-                *(
-                    ("kv-split-with-query-length", {"kv_query_length": shape})
-                    for shape in (("h", -1), ("h", "e"), (-1, "e"))
-                ),
-                *((m, {"split": s, "merge": mg}) for m, s, mg in layouts),
-                ("merge-heads-no-transpose", {"merge": "no-transpose"}),
-                ("wrong-head-order", {"merge": "wrong-order"}),
-                ("heads-reversed", {"merge": "reversed"}),
-            )
-        ),
-        *(
-            ("qkv-order-swapped", lambda *a, st=st, **kw: mha(st, h, *a, **kw))
-            for st in projections_mixed_up(state)
-        ),  # split_heads(x, d_head): d_head heads of num_heads features
-        ("split-by-head-dim", lambda *a, **kw: mha(state, len(state["w_q.weight"]) // h, *a, **kw)),
-        ("weights-averaged-over-heads", lambda *a, **kw: _head0(run(*a, **kw))),
-        ("value-defaults-to-query", _value_left_none),
-        (
-            "mask-default-causal",
-            lambda query, key=None, value=None, mask=None: run(
-                query, key, value, causal_if_none(query, mask)
-            ),
-        ),
-    )
-
-
-def _head0(result):
-    """Only head 0's weights returned: (B, Lq, Lk)."""
-    out, weights = result
-    return out, weights[:, 0]
-
-
-def _value_left_none(query, key=None, value=None, mask=None):
-    """``if key is None: key = value = query``: given a key alone, value stays None and the
-    value projection raises as the learner's does."""
-    if key is None or value is not None:
-        raise ValueError("a mistake of a key given alone")
-    return torch.nn.functional.linear(value, torch.zeros(1, 1))
 
 
 @exercise("MultiHeadAttention", forbid=MHA_FORBID)
@@ -280,6 +226,7 @@ PARAM_MUTANTS = (
     ("params-one-head", lambda d, h, bias=False: num_parameters(d, h, bias) // h),
     ("params-forgot-biases", lambda d, h, bias=False: num_parameters(d, h) + 4 * bias),
     ("params-forgot-biases", lambda d, h, bias=False: num_parameters(d, h) + 3 * d * bias),
+    ("params-forgot-biases", lambda d, h, bias=False: num_parameters(d, h) + 4 * (d // h) * bias),
     (
         "params-bias-times-heads",
         lambda d, h, bias=False: num_parameters(d, h, False) + 4 * d * h * bias,
@@ -293,6 +240,14 @@ PARAM_MUTANTS = (
 )
 
 
+PARAM_ERRORS = (  # MultiHeadAttention(d_model, bias): bias lands in num_heads, 0 when False
+    (
+        "params-bias-as-num-heads",
+        lambda d, h, bias=False: d % int(bias) or num_parameters(d, 1, bias),
+    ),
+)
+
+
 @exercise("mha_num_parameters")
 def check_mha_num_parameters(sub) -> None:
     for d, h, bias in ((8, 2, None), (8, 2, True), (12, 3, False), (512, 8, True)):
@@ -301,7 +256,7 @@ def check_mha_num_parameters(sub) -> None:
             if bias is None
             else Call("mha_num_parameters", d, h, bias=bias)
         )
-        value = c.run(sub)
+        value = c.run(sub, mutants=PARAM_ERRORS)
         want = num_parameters(d, h, bool(bias))
         if isinstance(value, torch.Tensor):
             raise fail(

@@ -6,9 +6,9 @@ MISTAKES = (
     Mistake(
         "split-heads-no-transpose",
         ("split_heads", "MultiHeadAttention"),
-        "Heads split with view/reshape straight to (B, h, L, d_head), without a transpose",
-        "Reshape to (B, L, h, d_head) first, then transpose(1, 2); a single reshape mixes "
-        "positions into the heads.",
+        "Heads split without transpose(1, 2): one reshape, or a transpose of other dims",
+        "Reshape to (B, L, h, d_head) first, then transpose(1, 2); a single reshape, or "
+        "transpose(1, 3) and a reshape, mixes positions into the heads.",
     ),
     Mistake(
         "wrong-head-order",
@@ -166,5 +166,26 @@ MISTAKES = (
         "merge_heads unpacks x.shape in the wrong order",
         "merge_heads gets (B, num_heads, L, d_head): unpack B, h, L, dh = x.shape, then "
         "x.transpose(1, 2).reshape(B, L, h * dh).",
+    ),
+    Mistake(
+        "heads-summed",
+        ("merge_heads",),
+        "The heads summed or averaged instead of set side by side",
+        "merge_heads keeps every head's features: (B, h, L, d_head) becomes (B, L, h·d_head) by "
+        "x.transpose(1, 2).reshape(B, L, h * dh); a sum or mean over the heads loses them.",
+    ),
+    Mistake(
+        "projection-not-applied",
+        ("MultiHeadAttention",),
+        "w_q, w_k or w_v is created but not applied",
+        "Project each input with its own layer before splitting the heads: "
+        "split_heads(self.w_q(query), h), and the same with self.w_k(key) and self.w_v(value).",
+    ),
+    Mistake(
+        "params-bias-as-num-heads",
+        ("mha_num_parameters",),
+        "bias passed to MultiHeadAttention in num_heads' place",
+        "MultiHeadAttention's second argument is num_heads: build it as "
+        "MultiHeadAttention(d_model, num_heads, bias=bias), or count the weights directly.",
     ),
 )

@@ -38,6 +38,8 @@ from autograder.kit.gradients import expect_contract_rules, with_rules
 from autograder.kit.module_calls import expect_module_calls
 from autograder.kit.repeat import paused
 
+from .probes import rows_or_scale
+
 # ---- sinusoidal_positional_encoding -------------------------------------------------------------
 
 
@@ -54,6 +56,7 @@ SINUSOID_MUTANTS = (
         for t in (torch.float16, torch.bfloat16)
         for each in (True, False)
     ),
+    ("pe-table-batch-dim", lambda n, d: sinusoid(n, d)[None]),  # pe.unsqueeze(0), as a buffer
 )
 
 
@@ -112,7 +115,8 @@ def check_learned_positional_embedding(sub) -> None:
     max_len, d = 6, 4
     obj, label = construct(sub, "LearnedPositionalEmbedding", max_len, d)
     layers = {"embedding": {"type": "Embedding", "num_embeddings": max_len, "embedding_dim": d}}
-    expect_layers(obj, label, layers)
+    known = {("embedding", "num_embeddings", max_len + 1): "max-len-refused"}
+    expect_layers(obj, label, layers, known=known)
     table = randn(g, max_len, d)
     load_weights(obj, {"embedding.weight": table}, label)
     obj.eval()
@@ -125,6 +129,9 @@ def check_learned_positional_embedding(sub) -> None:
             ("positions-not-added", lambda x, n=n: table[:n].double().expand(x.shape)),
             # L = x.size(0): as many positions as sequences in the batch
             ("positions-from-batch-dim", lambda x: x.double() + table[: x.shape[0]].double()),
+            # L = x.size(-1): as many positions as features (a broadcast error unless L == d)
+            ("positions-from-batch-dim", lambda x: x.double() + table[: x.shape[-1]].double()),
+            ("positions-from-batch-dim", lambda x: table[: x.shape[-1]].double() + x.double()),
             ("positions-by-batch-index", lambda x: x + table[: x.shape[0], None].double()),
             ("positions-start-at-one", lambda x, n=n: x + table[1 : n + 1].double()),
             # position max_len - 1 + 1 is past the table: nn.Embedding's IndexError
@@ -137,7 +144,13 @@ def check_learned_positional_embedding(sub) -> None:
             if n == max_len and " ValueError: " in failure.message:  # in any language
                 failure.mistake = "max-len-refused"
             raise
-        expect_close(out, x.double() + table[:n].double(), c, dtype=x.dtype, mutants=mutants)
+        try:
+            expect_close(out, x.double() + table[:n].double(), c, dtype=x.dtype, mutants=mutants)
+        except CheckFailure as failure:
+            if failure.mistake is None:
+                with paused():  # a probe to name it: the failing call stays the last one made
+                    failure.mistake = rows_or_scale(obj, label, table, x, out)
+            raise
     c = Call(label, randn(g, 1, max_len + 1, d), params="forward")
     c.expect_error(
         obj,
@@ -240,7 +253,11 @@ def _expect_rope(sub, x, kwargs) -> None:
     except CheckFailure as failure:
         if failure.mistake is None:
             with paused():  # probes to name it: the failing call stays the last one made
-                failure.mistake = _not_rotated(x, out) or _length_from_wrong_dim(sub, x, kwargs)
+                failure.mistake = (
+                    _not_rotated(x, out)
+                    or _length_from_wrong_dim(sub, x, kwargs)
+                    or _other_frequencies(sub)
+                )
         raise
 
 
@@ -253,6 +270,26 @@ def _not_rotated(x, out) -> str | None:
     length = x[..., 0::2] ** 2 + x[..., 1::2] ** 2
     kept = torch.allclose(out[..., 0::2] ** 2 + out[..., 1::2] ** 2, length, rtol=1e-3, atol=1e-4)
     return None if kept else "rope-not-a-rotation"
+
+
+def _other_frequencies(sub) -> str | None:
+    """A rotation by p·w_i with other frequencies w_i than base^(-2i/d) (an exponent in integer
+    division, another base): pairs (1, 0) at positions 0..7 come out as (cos p·w_i, sin p·w_i)."""
+    x = torch.zeros(8, 8)
+    x[:, 0::2] = 1.0
+    try:
+        out = Call("apply_rope", x).run(sub)
+    except CheckFailure:
+        return None
+    if not isinstance(out, torch.Tensor) or out.shape != x.shape:
+        return None
+    cos, sin = out.double()[:, 0::2], out.double()[:, 1::2]
+    w = torch.atan2(sin[1], cos[1])  # each pair's angle per position
+    p = torch.arange(8, dtype=torch.float64)[:, None]
+    rotated = torch.allclose(cos, (p * w).cos(), atol=1e-4) and torch.allclose(
+        sin, (p * w).sin(), atol=1e-4
+    )
+    return "pe-wrong-frequencies" if rotated else None
 
 
 def _length_from_wrong_dim(sub, x, kwargs) -> str | None:

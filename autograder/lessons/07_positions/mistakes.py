@@ -26,9 +26,9 @@ MISTAKES = (
     Mistake(
         "positions-from-batch-dim",
         ("LearnedPositionalEmbedding",),
-        "The number of positions read from the batch dim, x.size(0)",
-        "x is (B, L, d_model): the sequence length is x.size(1) (or x.shape[-2]); embed positions "
-        "0..L-1.",
+        "The number of positions read from the wrong dim, x.size(0) or x.size(-1)",
+        "x is (B, L, d_model): the sequence length is x.size(1) (or x.shape[-2]), not the batch "
+        "x.size(0) or the features x.size(-1); embed positions 0..L-1.",
     ),
     Mistake(
         "positions-not-added",
@@ -77,10 +77,11 @@ MISTAKES = (
     ),
     Mistake(
         "pe-wrong-frequencies",
-        ("sinusoidal_positional_encoding",),
+        ("sinusoidal_positional_encoding", "apply_rope"),
         "The sinusoids' frequencies are wrong: base, exponent, or a pair split",
-        "Columns 2i and 2i+1 share one frequency, 1 / 10000^(2i/d_model): sin in column 2i, cos "
-        "in column 2i+1, with the base 10000 and the exponent 2i/d_model.",
+        "Columns 2i and 2i+1 share one frequency, 1 / base^(2i/d) (base 10000 for the table, "
+        "apply_rope's base argument for RoPE), with the exponent computed in floats "
+        "(torch.arange(0, d, 2) / d, not // d); in the table, sin in column 2i, cos in 2i+1.",
     ),
     Mistake(
         "rope-output-concatenated",
@@ -105,8 +106,9 @@ MISTAKES = (
     Mistake(
         "max-len-refused",
         ("LearnedPositionalEmbedding",),
-        "A sequence of exactly max_len tokens raises",
-        "The table has rows 0..max_len-1, enough for max_len tokens: raise only when L > max_len.",
+        "Off by one at max_len: the table's size, or a sequence of exactly max_len tokens refused",
+        "The table has exactly max_len rows, 0..max_len-1, enough for max_len tokens: "
+        "nn.Embedding(max_len, d_model), and raise only when L > max_len.",
     ),
     Mistake(
         "rope-angles-in-half",
@@ -128,5 +130,26 @@ MISTAKES = (
         "Positions scaled into [0, 1] instead of 0, 1, ..., max_len - 1",
         "Row p uses the position p itself, torch.arange(max_len): scaled positions "
         "(linspace(0, 1, max_len), p / max_len) make every row's angles depend on max_len.",
+    ),
+    Mistake(
+        "pe-table-batch-dim",
+        ("sinusoidal_positional_encoding",),
+        "The table returned with a batch dim: (1, max_len, d_model)",
+        "Return the table itself, (max_len, d_model): adding it to x of shape (B, L, d_model) "
+        "broadcasts over the batch without a leading 1 (pe.unsqueeze(0) is for a buffer).",
+    ),
+    Mistake(
+        "positions-wrong-rows",
+        ("LearnedPositionalEmbedding",),
+        "Positions look up the wrong rows: reversed, shifted or aligned to the table's end",
+        "Token p of the sequence gets row p of the table, for p = 0..L-1: "
+        "self.embedding(torch.arange(L)), whatever max_len is.",
+    ),
+    Mistake(
+        "lpe-input-scaled",
+        ("LearnedPositionalEmbedding",),
+        "x scaled before the positions are added",
+        "Return x + self.embedding(positions) with x as given: the sqrt(d_model) scale of the "
+        "Transformer paper multiplies the token embeddings, not this module's input.",
     ),
 )
