@@ -154,6 +154,11 @@ def _warm_up_steps() -> list:
 
 
 def serve(control: socket.socket) -> None:
+    from autograder.sandbox.host.pool import default_server  # imports no torch
+
+    # The sandbox first: its server loads torch while this process imports the judge (on two
+    # cores at once), where one after the other made a cold grader's first check wait for both.
+    default_server(wait=False)
     import autograder.check.cli  # noqa: F401
     import autograder.check.report  # noqa: F401
     import autograder.cli  # noqa: F401  (what a request needs, loaded before it comes)
@@ -161,7 +166,6 @@ def serve(control: socket.socket) -> None:
     import autograder.grade.cli  # noqa: F401
     import autograder.progress  # noqa: F401
     from autograder.core.registry import all_exercises
-    from autograder.sandbox.host.pool import default_server
 
     client.INSIDE = True  # a request run here never asks the service again
     all_exercises()
