@@ -18,6 +18,7 @@ same table. ``students``/``assignments`` regrade a subset and update the existin
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -267,13 +268,38 @@ def _delay(delta) -> str:
 
 
 def run_here(tasks: list[tuple], workers: int) -> list[Graded]:
-    """``grade_one(*task)`` for every task, in order, ``workers`` at once on this machine."""
+    """``grade_one(*task)`` for every task, in order, ``workers`` at once on this machine.
+
+    Once the first submission is graded (the sandboxes are warm), what writing the outputs will
+    load (matplotlib, the course's citations: ``warm_up_steps``) is loaded in a thread of its own
+    while the rest are graded, using what the cores leave free then, where it held up the end of
+    the run; it has finished before this returns, so that the outputs are written as before."""
+    preparing = threading.Thread(target=_prepare_outputs, name="outputs-warm-up", daemon=True)
     try:
         with ThreadPoolExecutor(max_workers=workers) as pool:
             futures = [pool.submit(grade_one, *task) for task in tasks]
-            return [f.result() for f in tqdm(futures, desc="grading", unit="submission")]
+            rows = []
+            for f in tqdm(futures, desc="grading", unit="submission"):
+                rows.append(f.result())
+                if len(rows) == 1 and len(tasks) > 1:
+                    preparing.start()
+            return rows
     finally:
+        if preparing.is_alive():
+            preparing.join()
         close_kept()
+
+
+def _prepare_outputs() -> None:
+    """Load what writing the outputs needs; each step only fills a cache the writing would fill
+    (the outputs are the same with or without it), and one that fails is left to the writing."""
+    from autograder.grade.outputs.write import warm_up_steps
+
+    for step in warm_up_steps():
+        try:
+            step()
+        except Exception:  # the writing itself says what is wrong
+            pass
 
 
 def grade_class(

@@ -142,6 +142,9 @@ def _watch(conn: socket.socket, done: threading.Event) -> None:
                 return
 
 
+FIRST_REQUEST_S = 0.5  # after "ready", how long a request may take to come before warming up
+
+
 def _warm_up_steps() -> list:
     """What a first ``grade`` would load (see ``warm_up_steps``), done between requests one step
     at a time, so that a request waits at most for the step under way."""
@@ -154,6 +157,11 @@ def _warm_up_steps() -> list:
 
 
 def serve(control: socket.socket) -> None:
+    from autograder.sandbox.host.pool import default_server  # imports no torch
+
+    # The sandbox first: its server loads torch while this process imports the judge (on two
+    # cores at once), where one after the other made a cold grader's first check wait for both.
+    default_server(wait=False)
     import autograder.check.cli  # noqa: F401
     import autograder.check.report  # noqa: F401
     import autograder.cli  # noqa: F401  (what a request needs, loaded before it comes)
@@ -161,7 +169,6 @@ def serve(control: socket.socket) -> None:
     import autograder.grade.cli  # noqa: F401
     import autograder.progress  # noqa: F401
     from autograder.core.registry import all_exercises
-    from autograder.sandbox.host.pool import default_server
 
     client.INSIDE = True  # a request run here never asks the service again
     all_exercises()
@@ -169,10 +176,16 @@ def serve(control: socket.socket) -> None:
     server.wait_ready(300)
     runtime.send(control, {"state": "ready"})
     idle = _warm_up_steps()
+    # A check that started the grader is waiting in the supervisor's queue, sent on as soon as
+    # it hears "ready": give it a moment to arrive before the first step, which it would wait for
+    # (a step takes up to a second).
+    first = FIRST_REQUEST_S
     while True:
-        while idle and not select.select([control], [], [], 0)[0]:
+        while idle and not select.select([control], [], [], first)[0]:
+            first = 0
             with contextlib.suppress(Exception):
                 idle.pop(0)()  # no request waiting: load what a first `grade` would
+        first = 0
         try:
             message, fds = runtime.receive(control, with_fds=True)
         except (OSError, ValueError):

@@ -117,13 +117,19 @@ def isolated(*, allow_weak: bool = False, fresh: bool = True):
 def start_ahead(count: int, *, allow_weak: bool = False) -> None:
     """Start ``count`` sandboxes now, in the background, for the next :func:`isolated` blocks to
     take: their servers load torch while the judge is still starting up (``grade``, before it
-    imports the checks). Each is new and unused when taken, like one started by the block."""
+    imports the checks). Each is new and unused when taken, like one started by the block.
+
+    Where bubblewrap is installed but not yet probed, they start in it without the probe (a
+    sandboxed Python run first, which held them back while the judge's imports held the
+    interpreter): one that cannot start there dies, and a block never takes a dead one; the
+    grader probes before it judges anything (``grade_class``), and refuses without bubblewrap."""
     strong = None if allow_weak else True
 
     def start() -> None:
+        probe = not (strong and bwrap.unprobed())
         for _ in range(count):
             try:
-                server = Server(strong=strong)
+                server = Server(strong=strong, probe=probe)
             except Exception:  # no sandbox here: the grader says so when it needs one
                 return
             with _server_lock:
