@@ -23,7 +23,7 @@ import pytest
 
 from autograder.core.judge import judge_source
 from autograder.sandbox.host import bwrap
-from autograder.sandbox.host.submission import Submission
+from autograder.sandbox.host.submission import Submission, Tampered
 from tests.sandbox.test_round4 import GOOD_MASK, field, kept
 
 HOSTILE = Path(__file__).parent / "hostile"
@@ -96,10 +96,8 @@ def test_a_helper_process_holding_a_shared_pool_fails_the_measured_call():
     with Submission([("forks.py", FORKS)], {}) as sub:
         sub.begin(Exercise)
         sub.call("pool", 96)
-        with pytest.raises(Exception) as caught:
-            _, grew = sub.peak_memory("f", 1)
-            assert grew >= 60 * 2**20, grew  # if measured at all: 96 MiB held
-    assert "memory" in str(caught.value), caught.value
+        with pytest.raises(Tampered, match="could not measure the memory"):
+            sub.peak_memory("f", 1)  # the helper, killed first, is left a zombie: not waited for
 
 
 # -- 2. kernel buffers outside every process's memory -------------------------------------------

@@ -1,3 +1,6 @@
+# Red team round 8 (notes/redteam8, socket_park.py): the whole score matrix parked in the buffers
+# of Unix socketpairs with a large SO_SNDBUF (kernel memory, in no process's RSS), read back for a
+# two-pass softmax. Was 2/2 (10/10 under grade).
 import math
 import torch
 

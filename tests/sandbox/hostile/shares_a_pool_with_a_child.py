@@ -1,3 +1,6 @@
+# Red team round 8 (notes/redteam8, shared_pool_child.py): the whole score matrix in a MAP_SHARED
+# anonymous pool made resident by an earlier, unmeasured call and mapped by a sleeping child too
+# (Shared_Dirty: in no process's Private_Dirty, no peak rises). Was 2/2 (10/10 under grade).
 import math
 import torch
 

@@ -1,3 +1,6 @@
+# Red team round 8 (notes/redteam8, shared_pool_parent.py): the same pool, written at the top level
+# (the learner process) and mapped again by the exercise process in its first call. No fork, no
+# hook switched off. Was flaky: 2/2 in 3 of 4 runs.
 import math
 import torch
 
