@@ -48,7 +48,8 @@ def _held(pid: int) -> tuple[int, int] | None:
     call, not at each look."""
     try:
         fields = dict(line.split(":", 1) for line in _proc(pid, "smaps_rollup").splitlines()[1:])
-        return int(fields["Private_Dirty"].split()[0]), int(fields["Pss_Shmem"].split()[0])
+        shared = fields.get("Pss_Shmem", "0")  # (an older kernel's has none: SECURITY.md)
+        return int(fields["Private_Dirty"].split()[0]), int(shared.split()[0])
     except (OSError, ValueError, IndexError, KeyError):
         return None
 
