@@ -144,9 +144,14 @@ def test_the_reference_the_checks_and_the_judge_cannot_be_read():
 def test_learner_code_runs_as_nobody_without_network_or_inherited_files():
     source = (
         "import os, socket, torch\n"
+        "def interfaces():\n"
+        "    try:\n"
+        "        return [name for _, name in socket.if_nameindex()]\n"
+        "    except OSError:  # it opens a socket: the seccomp filter refuses any\n"
+        "        return 'no socket'\n"
         "def attention_scores(q, k):\n"
         "    facts = [os.getuid(), os.getgid(), sorted(os.listdir('/proc/self/fd')),\n"
-        f"             os.path.exists({str(ROOT)!r}), socket.if_nameindex()]\n"
+        f"             os.path.exists({str(ROOT)!r}), interfaces()]\n"
         "    raise RuntimeError(f'facts: {facts}')\n"
     )
     [r] = judge_source(source)
@@ -155,7 +160,7 @@ def test_learner_code_runs_as_nobody_without_network_or_inherited_files():
     assert (uid, gid) == (65534, 65534)
     assert len(fds) <= 5  # stdin, stdout, stderr, the channel (and listdir's own)
     assert not checkout_visible
-    assert [name for _, name in interfaces] in ([], ["lo"])
+    assert interfaces in ([], ["lo"], "no socket")
 
 
 def test_renaming_classmates_notebooks_in_grade_changes_nothing(tmp_path):

@@ -28,6 +28,11 @@ import struct
 # (ptrace, process_vm_readv, process_vm_writev: refused outright; learner code has no use for them).
 # And mmap with MAP_HUGETLB is refused: memory in huge pages (where the host has reserved some,
 # vm.nr_hugepages > 0) is not in VmRSS/VmHWM, the peak the server measures (red team round 6).
+# Kernel buffers that no process's memory shows (red team round 8): socket and socketpair are
+# refused (a socket's buffers hold up to 2 x net.core.wmem_max each; learner code needs none, the
+# sandbox's own sockets come from the judge, made outside), vmsplice (a pipe that pins a page of a
+# transparent huge page keeps all 2 MiB of it, mapped by no process) and fcntl F_SETPIPE_SZ (a
+# pipe stays at its default 64 KiB).
 _SYSCALLS = {
     "x86_64": {
         "arch": 0xC000003E,
@@ -38,7 +43,9 @@ _SYSCALLS = {
             *(425, 426, 427),  # io_uring_setup, io_uring_enter, io_uring_register
             *(319, 447, 308),  # memfd_create, memfd_secret, setns
             *(101, 310, 311),  # ptrace, process_vm_readv, process_vm_writev
+            *(41, 53, 278),  # socket, socketpair, vmsplice
         ),
+        "fcntl": 72,
         "ioprio_set": 251,
         "mmap": 9,
         "unshare": 272,
@@ -58,7 +65,9 @@ _SYSCALLS = {
             *(425, 426, 427),  # io_uring_setup, io_uring_enter, io_uring_register
             *(279, 447, 268),  # memfd_create, memfd_secret, setns
             *(117, 270, 271),  # ptrace, process_vm_readv, process_vm_writev
+            *(198, 199, 75),  # socket, socketpair, vmsplice
         ),
+        "fcntl": 25,
         "ioprio_set": 30,
         "mmap": 222,
         "unshare": 97,
@@ -73,13 +82,15 @@ _SYSCALLS = {
 _CLONE_NEW = 0x00020000 | 0x7E000000
 _UNSHARE_NEW = _CLONE_NEW | 0x00000080
 _MAP_HUGETLB = 0x40000  # the same on x86_64 and aarch64
+_F_SETPIPE_SZ = 1031
 _STOP_SIGNALS = (19, 23)  # SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU: 19 <= sig < 23
 
 
 def program() -> bytes | None:
     """A classic BPF program (``struct sock_filter[]``) for bubblewrap's ``--seccomp``: what
-    :data:`_SYSCALLS` refuses, and any foreign syscall ABI, refused; a stop signal, and a change
-    to another process's priority, scheduling or limits, refused; everything else allowed.
+    :data:`_SYSCALLS` refuses, and any foreign syscall ABI, refused; a stop signal, a change
+    to another process's priority, scheduling or limits, huge pages and a pipe's resizing,
+    refused; everything else allowed.
     None on another CPU."""
     calls = _SYSCALLS.get(platform.machine())
     if calls is None:
@@ -102,6 +113,7 @@ def program() -> bytes | None:
     prog += [
         (jeq, "ioprio", 0, calls["ioprio_set"]),
         (jeq, "mmap", 0, calls["mmap"]),
+        (jeq, "fcntl", 0, calls["fcntl"]),
         (jeq, "nosys", 0, calls["clone3"]),
         (jeq, "unshare", 0, calls["unshare"]),
         (jeq, "clone", 0, calls["clone"]),
@@ -117,6 +129,9 @@ def program() -> bytes | None:
         ("mmap",),
         arg(3),  # the flags
         (jset, "deny", "allow", _MAP_HUGETLB),
+        ("fcntl",),
+        arg(1),  # the command
+        (jeq, "deny", "allow", _F_SETPIPE_SZ),
     ]
     for i in sorted(set(calls["signal"].values())):
         low, high = _STOP_SIGNALS

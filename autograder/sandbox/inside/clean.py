@@ -18,6 +18,7 @@ import resource
 import signal
 import stat
 import time
+from collections.abc import Collection
 
 from autograder.sandbox.protocol import TMPFS
 
@@ -48,12 +49,12 @@ def init() -> tuple | None:
         return None
 
 
-def kill_others(reap, spare: int = 0, wait: float = 5.0) -> bool:
-    """Kill every process of the sandbox but this server (its pid 1) and ``spare``, again
+def kill_others(reap, spare: Collection[int] = (), wait: float = 5.0) -> bool:
+    """Kill every process of the sandbox but this server (its pid 1) and those in ``spare``, again
     until none is left (one may fork meanwhile), ``reap``-ing this server's children; whether
     none was left within ``wait`` s (with ``spare``, a zombie it has not waited for counts as
     gone)."""
-    keep = {os.getpid(), spare}
+    keep = {os.getpid(), *spare}
     deadline = time.monotonic() + wait
     while True:
         reap()  # (this server is the init: every orphan is its child)

@@ -28,6 +28,7 @@ FILE_SIZE_LIMIT = 16 * 2**20
 OPEN_FILES_LIMIT = 64
 _libc = ctypes.CDLL(None, use_errno=True)  # loaded now: learner code may not load ctypes
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE = 1, 4
+F_SETPIPE_SZ = 1031
 
 _FILE_EVENTS = (
     "os.remove",
@@ -207,6 +208,8 @@ class Lockdown:
                     self.refuse(f"{event.replace('os.', '')} on {os.fsdecode(p)}")
         elif event in _REFUSED_EVENTS or event.startswith(_REFUSED_PREFIXES):
             self.refuse(event)
+        elif event == "fcntl.fcntl" and args[1] == F_SETPIPE_SZ:  # (the seccomp filter's too)
+            self.refuse("resizing a pipe (fcntl F_SETPIPE_SZ): its buffer is memory no cap counts")
 
     def set_profile(self, fn) -> None:
         """``sys.setprofile(fn)`` by the harness itself (the hook lets this one through)."""

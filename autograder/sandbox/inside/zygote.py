@@ -28,6 +28,15 @@ import sys
 import time
 
 from autograder.sandbox.inside import clean
+from autograder.sandbox.inside.procfs import (
+    _ended,
+    _exercise_processes,
+    _held,
+    _last_pid,
+    _learner_pids,
+    _memory,
+    _tmpfs_used,
+)
 from autograder.sandbox.protocol import (
     COMMAND,
     PEAK_ENDED,
@@ -102,83 +111,6 @@ def _reset(ctrl: socket.socket, active: set[int], state: tuple) -> bool:
     return clean.reset(state, lambda: _reap(ctrl, active)) is None
 
 
-def _proc(pid: int, name: str) -> str:
-    with open(f"/proc/{pid}/{name}") as f:
-        return f.read()
-
-
-def _ended(pid: int) -> bool:
-    """Whether a process (or thread) has ended: gone, or a zombie (ended, not yet waited for:
-    its memory is gone, but its /proc entry stays until its parent waits for it)."""
-    try:
-        return _proc(pid, "stat").rsplit(")", 1)[1].split()[0] in ("Z", "X", "x")
-    except (OSError, IndexError):
-        return True
-
-
-def _memory(pid: int) -> tuple[int, int, int] | None:
-    """A process's start time (which process this pid is), resident memory and its peak since
-    the last reset (VmRSS, VmHWM), in KiB; None once it has ended (a zombie has no memory), so
-    that a learner process whose memory cannot be read counts as ended, never as nothing."""
-    try:
-        start = int(_proc(pid, "stat").rsplit(")", 1)[1].split()[19])
-        fields = dict(line.split(":", 1) for line in _proc(pid, "status").splitlines())
-    except (OSError, ValueError, IndexError):
-        return None
-    if "VmHWM" not in fields:
-        return None
-    return start, int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
-
-
-def _private(pid: int) -> int | None:
-    """KiB of memory a process has written and no other process maps (``Private_Dirty`` of
-    ``/proc/<pid>/smaps_rollup``): what it wrote since it was forked (copies made on write
-    included), not what it shares with the process it was forked from; a page that a process it
-    shares with copies on write becomes private to it too. Reading it walks the process's page
-    tables (tens of ms): done at the start and the end of a measured call, not at each look."""
-    try:
-        fields = dict(line.split(":", 1) for line in _proc(pid, "smaps_rollup").splitlines()[1:])
-        return int(fields["Private_Dirty"].split()[0])
-    except (OSError, ValueError, IndexError, KeyError):
-        return None
-
-
-def _tmpfs_used(contained: bool) -> int:
-    """KiB stored in the sandbox's writable places (files are memory there, in no process's RSS);
-    0 outside a sandbox (its /tmp is the machine's)."""
-    used = 0
-    for place in TMPFS if contained else ():
-        with contextlib.suppress(OSError):
-            st = os.statvfs(place)
-            used += (st.f_blocks - st.f_bfree) * st.f_frsize // 1024
-    return used
-
-
-def _learner_pids(contained: bool) -> set[int]:
-    """Every process that may run learner code: in the sandbox, all but this server (its pid 1:
-    the pid namespace holds nothing else); without one, this server's descendants."""
-    me = os.getpid()
-    pids = {int(p) for p in os.listdir("/proc") if p.isdigit()} - {me}
-    if contained:
-        return pids
-    parent = {}
-    for pid in pids:
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            parent[pid] = int(_proc(pid, "stat").rsplit(")", 1)[1].split()[1])
-    ours, new = set(), {me}
-    while new:
-        new = {p for p, pp in parent.items() if pp in new} - ours
-        ours |= new
-    return ours
-
-
-def _last_pid() -> int | None:
-    try:
-        return int(_proc("sys/kernel", "ns_last_pid"))
-    except (OSError, ValueError):
-        return None
-
-
 SAMPLE_EVERY = 0.002  # seconds between two looks at the learner processes during a measured call
 # How far a process's VmHWM may fall between two looks before it counts as reset (KiB). Only a
 # write to clear_refs lowers it; the kernel's per-CPU memory counters (Linux 6.2 and later) and
@@ -191,12 +123,15 @@ RESET_SLACK = 16 * 1024
 # go unseen. Learner code cannot stop this server (the seccomp filter refuses stop signals and
 # changes to its priority); only a machine too busy to wake it in time makes a gap.
 GAP_LIMIT = 0.1
-# What one learner process may hold written, and alone (``_private``), at the start of a measured
-# call before the rest counts as memory of the call (KiB): a buffer kept from an earlier call is
-# reused without raising any peak. A learner process's definitions are shared with the exercise
-# process forked from it and count nothing here. Lesson 09's solution notebook graded whole holds
-# 11, 24 and 27 MiB at its three measured calls; with the 32 MiB of growth the check allows, a
-# call can use under 64 MiB unseen: less than the full (4096, 4096) matrix.
+# What the learner's processes may hold at the start of a measured call before the rest counts
+# as memory of the call (KiB): memory kept from an earlier call is reused without raising any
+# peak. Held: the most one process alone holds written (``Private_Dirty``), plus the shared memory
+# they map (``Pss_Shmem``, summed: a pool mapped by two processes is in neither's private memory,
+# red team round 8), plus the files already in the sandbox's tmpfs (rewritten in place, they grow
+# nothing). A learner process's definitions are shared with the exercise process forked from it
+# and count nothing here. Lesson 09's solution notebook graded whole holds 11, 24 and 27 MiB at
+# its three measured calls; with the 32 MiB of growth the check allows, a call can use under
+# 64 MiB unseen: less than the full (4096, 4096) matrix.
 HELD_ALLOWANCE = 32 * 1024
 
 
@@ -204,24 +139,24 @@ class PeakMemory:
     """The peak memory of one learner call, measured here, where learner code never runs.
 
     ``start`` (the exercise process has said it is ready for the call, and has not yet been sent its
-    inputs): every learner process's peak resident memory is reset to what it holds now
-    (``/proc/<pid>/clear_refs``), and noted. Then, until the reply, ``sample`` looks at every
-    learner process's peak every :data:`SAMPLE_EVERY` seconds: learner processes are dumpable (so
-    that this server may reset them), so learner code can reset its own peak too, and only this
+    inputs; the server has just killed every process but the learner processes and their newest
+    children, the exercise processes): every learner process's peak resident memory is reset to what
+    it holds now (``/proc/<pid>/clear_refs``), and noted. Then, until the reply, ``sample`` looks at
+    every learner process's peak every :data:`SAMPLE_EVERY` seconds: learner processes are dumpable
+    (so that this server may reset them), so learner code can reset its own peak too, and only this
     server may. ``end`` (its reply has come): by how much the processes' peaks rose above what
     ``start`` noted, summed, in KiB (the highest seen, whether looked at during the call or at its
     end); a process started meanwhile counts whole. Memory resident before the call is reused
-    without raising a peak (copies made on write replace the pages they copy), so added to it:
-    the most any one process alone held written at the start (``_private``) beyond
-    :data:`HELD_ALLOWANCE`, the most any one process's private memory rose by the end beyond its
-    resident memory (copies made on write of pages shared with the process it was forked from),
-    and how far the files in the sandbox's tmpfs grew (sampled as the peaks are). Fails closed
-    (a negative code, ``protocol.PEAK_*``) where a process cannot be measured: its memory
-    unreadable (it made itself non-dumpable), a process ended during the call (its peak gone with
-    it; a zombie, whose memory is gone but whose /proc entry stays until it is waited for, has
-    ended too), or a process's peak fell between two looks by more than :data:`RESET_SLACK`
-    (someone reset it); inconclusive (``PEAK_UNMEASURED``, measured again) where two looks were
-    more than :data:`GAP_LIMIT` apart."""
+    without raising a peak (copies made on write replace the pages they copy), so added to it: what
+    the processes held at the start beyond :data:`HELD_ALLOWANCE`, the most any one process's
+    private memory rose by the end beyond its resident memory (copies made on write of pages shared
+    with the process it was forked from), and how far the files in the sandbox's tmpfs grew (sampled
+    as the peaks are). Fails closed (a negative code, ``protocol.PEAK_*``) where a process cannot be
+    measured: its memory unreadable (it made itself non-dumpable), a process ended during the call
+    (its peak gone with it; a zombie, whose memory is gone but whose /proc entry stays until it is
+    waited for, has ended too), or a process's peak fell between two looks by more than
+    :data:`RESET_SLACK` (someone reset it); inconclusive (``PEAK_UNMEASURED``, measured again) where
+    two looks were more than :data:`GAP_LIMIT` apart."""
 
     def __init__(self, contained: bool):
         self.contained = contained
@@ -232,6 +167,7 @@ class PeakMemory:
         self.reset = self.ended = False
         self.looked = self.gap = 0.0  # when it last looked; the longest time between two looks
         self.private: dict[int, int] = {}  # pid: KiB it alone held at the start (written)
+        self.shared = 0  # KiB of shared memory the learner's processes mapped at the start
         self.stored = self.stored_peak = 0  # KiB in the sandbox's tmpfs: at the start, highest
 
     @property
@@ -247,7 +183,7 @@ class PeakMemory:
             return PEAK_UNAVAILABLE
         self.before, failed = {}, 0
         self.seen, self.reset, self.ended = {}, False, False
-        self.private, self.stored = {}, _tmpfs_used(self.contained)
+        self.private, self.shared, self.stored = {}, 0, _tmpfs_used(self.contained)
         self.stored_peak = self.stored
         self.looked, self.gap = time.monotonic(), 0.0
         self.last = self.scanned = _last_pid() if self.contained else None
@@ -269,8 +205,10 @@ class PeakMemory:
             if held is not None and after is not None and after[0] == held[0]:
                 self.before[pid] = (held[0], min(held[1], after[2]))
                 self.seen[pid] = (after[0], after[2])
-                self.private[pid] = _private(pid) or 0
-        self.looked = time.monotonic()  # (reading _private takes a while: the call starts now)
+                private, shared = _held(pid) or (0, 0)
+                self.private[pid] = private
+                self.shared += shared
+        self.looked = time.monotonic()  # (reading _held takes a while: the call starts now)
         if failed:
             self.forget()
         return failed
@@ -309,7 +247,7 @@ class PeakMemory:
         self.sample()
         before, seen = self.before, self.seen
         private, copied = self.private, 0
-        held = max(private.values(), default=0)
+        held = max(private.values(), default=0) + self.shared + self.stored
         grew = max(0, held - HELD_ALLOWANCE) + self.stored_peak - self.stored
         self.forget()
         if self.reset:
@@ -327,7 +265,7 @@ class PeakMemory:
                 peak = max(peak, seen[pid][1])
             grew += max(0, peak - before[pid][1]) if pid in before else peak
             if pid in private:  # its private memory rose, its resident memory did not: copies
-                wrote = (_private(pid) or 0) - private[pid]
+                wrote = (_held(pid) or (0, 0))[0] - private[pid]
                 copied = max(copied, wrote - max(0, rss - before[pid][1]))
         last = _last_pid() if self.contained else None
         if self.last is not None and last is not None:
@@ -383,9 +321,12 @@ def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
             continue
         if command == b"trim":  # an exercise has ended: nothing it started runs on
             if contained:
-                clean.kill_others(lambda: _reap(ctrl, active), spare=pid)
+                clean.kill_others(lambda: _reap(ctrl, active), spare={pid})
             ctrl.sendall(RECORD.pack(b"C", os.getpid(), 0))
             continue
+        if command == b"peak" and contained:  # only the learner processes and their exercise
+            spare = active | _exercise_processes(active)  # processes run into a measured call
+            clean.kill_others(lambda: _reap(ctrl, active), spare=spare)
         if command in (b"peak", b"high"):  # a measured call: its start, its end
             measured = peak.start() if command == b"peak" else peak.end()
             ctrl.sendall(RECORD.pack(b"M", 0, measured))

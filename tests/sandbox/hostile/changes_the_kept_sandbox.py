@@ -6,7 +6,7 @@
 # (which every later learner process inherits). Each one it reports as its name (done) or its name and errno (refused).
 import ctypes
 import os
-import socket
+import stat
 import sys
 import time
 
@@ -51,8 +51,8 @@ def causal_mask(seq_len, device=None):
         t = place[1]  # t, d
         _try(done, f"{t}note", lambda p=place: open(f"{p}/note-from-A", "w").write("A"))
         _try(done, f"{t}fifo", lambda p=place: os.mkfifo(f"{p}/fifo"))
-        s = socket.socket(socket.AF_UNIX)
-        _try(done, f"{t}sock", lambda p=place, s=s: s.bind(f"{p}/sock"))
+        # a socket file (socket() itself is refused by the seccomp filter: red team round 8)
+        _try(done, f"{t}sock", lambda p=place: os.mknod(f"{p}/sock", stat.S_IFSOCK | 0o600))
         _try(done, f"{t}xattr", lambda p=place: os.setxattr(p, "user.note", b"A"))
         _try(done, f"{t}acl", lambda p=place: os.setxattr(p, "system.posix_acl_default", ACL))
         _try(done, f"{t}chmod", lambda p=place: os.chmod(p, 0o555))
