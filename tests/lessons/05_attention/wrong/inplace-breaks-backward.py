@@ -4,8 +4,10 @@ import torch
 
 def scaled_dot_product_attention(q, k, v, mask=None):
     scores = scaled_attention_scores(q, k)
-    if mask is not None:
+    if mask is not None and mask.dtype == torch.bool:
         scores = masked_scores(scores, mask)
+    elif mask is not None:
+        scores = scores + mask.to(scores.dtype)
     m = scores.amax(-1, keepdim=True)
     m = torch.where(torch.isfinite(m), m, torch.zeros_like(m))
     weights = torch.exp(scores - m)
