@@ -96,11 +96,15 @@ ATEN_OPS = sorted(
 
 
 def test_forbidden_names_exist():
-    """A dotted name resolves; an ATen name is an op, or a pattern that matches some."""
+    """A dotted name resolves; an ATen name is an op, or a pattern that matches some; a torch
+    pattern matches some torch function."""
+    functions = ["torch." + n for n in dir(torch) + dir(torch.nn.functional)]
     for ex in all_exercises().values():
         for name in ex.forbid:
             if name.startswith("aten."):
                 assert fnmatch.filter(ATEN_OPS, name), name
+            elif any(c in name for c in "*?["):
+                assert fnmatch.filter(functions, name), name
             else:
                 assert pkgutil.resolve_name(name) is not None, name
 

@@ -15,7 +15,8 @@ resolved in the sandbox: a Python function or class (every method of a class cou
 callable such as ``torch.softmax`` or ``torch.Tensor.softmax`` (caught through torch's function
 mode, however it is reached), or an ATen op such as ``aten._softmax`` (caught at dispatch, or when
 Python calls ``torch.ops.aten._softmax``, however it is looked up). An ATen name may be a
-shell-style pattern: ``aten.*attention*`` is every op whose name contains "attention".
+shell-style pattern: ``aten.*attention*`` is every op whose name contains "attention"; so may a
+torch name: ``torch.*attention*`` is every torch function whose name contains it.
 ``course_lib``'s own reference of the exercise is always forbidden.
 """
 
@@ -84,12 +85,15 @@ def rules_of(obj: Any) -> ExerciseMark | None:
 
 # What attention exercises may not call: torch's own attention, however it is reached. The ATen
 # pattern is every op with "attention" in its name (SDPA's math, flash, efficient and cuDNN
-# kernels, native multi-head attention...), called as torch.ops.aten.<name> or reached below.
+# kernels, native multi-head attention...), called as torch.ops.aten.<name> or reached below; the
+# torch pattern every torch function with it in its name, private ones included
+# (torch._scaled_dot_product_attention_math, which autograd decomposes before ATen sees it).
 ATTENTION_FORBID = (
     "torch.nn.functional.scaled_dot_product_attention",
     "torch.nn.functional.multi_head_attention_forward",
     "torch.nn.MultiheadAttention",
     "torch.nn.attention.flex_attention.flex_attention",
     "aten.*attention*",
+    "torch.*attention*",
 )
 MHA_FORBID = ATTENTION_FORBID  # aten._native_multi_head_attention is in the pattern

@@ -10,6 +10,8 @@ import torch
 from autograder.i18n import _
 from autograder.kit.calling import Call, fail, learner_failed
 from autograder.kit.exercise import CheckFailure
+from autograder.kit.inputs import generator, randn
+from autograder.kit.modules import construct
 from autograder.kit.repeat import watching
 from autograder.sandbox.host.remote_object import RemoteObject
 from autograder.sandbox.host.replies import LearnerError
@@ -55,7 +57,7 @@ def expect_gradients(target: Any, c: Call, *, output: int | None = None) -> None
     try:
         missing = missing_gradients(target, c, output=output)
     except LearnerError as err:
-        raise learner_failed(c, err) from None
+        raise backward_failed(c, err) from None
     if not missing:
         return
     if missing == ["<output>"]:
@@ -73,6 +75,66 @@ def expect_gradients(target: Any, c: Call, *, output: int | None = None) -> None
         ),
         "breaks-autograd",
     )
+
+
+def backward_failed(c: Call, err: LearnerError) -> CheckFailure:
+    """What to report when a call made for its gradients raised: backward() meeting a tensor
+    changed in place after the forward used it, named; anything else as the call's error."""
+    if "modified by an inplace operation" not in err.message:
+        return learner_failed(c, err)
+    return fail(
+        _(
+            "{call} runs, but backward() through it raised {error}: a tensor the gradient needs "
+            "was changed in place after it was used."
+        ).format(call=c, error=err.kind),
+        "inplace-breaks-backward",
+    )
+
+
+def expect_true_gradients(target: Any, c: Call, *, output: int | None = None) -> None:
+    """The gradients ``c`` gives on ``target`` agree with its values (float64): along a random
+    direction, backward()'s derivative for each float input and parameter equals the centred
+    difference of the output. A .detach() on one of several paths from an input leaves a
+    gradient that arrives but is wrong, which :func:`expect_gradients` cannot see."""
+    try:
+        rows = remote_function(target, c.name).apply(
+            "derivatives", tuple(c.args), dict(c.kwargs), output
+        )
+    except LearnerError as err:
+        raise backward_failed(c, err) from None
+    names = tuple(c.params)
+    for kind, key, auto, *steps, size in rows if isinstance(rows, list) else ():
+        auto = auto or 0.0
+        if any(abs(auto - d) <= 1e-4 * (1 + size) + 1e-3 * (abs(d) + abs(auto)) for d in steps):
+            continue
+        if kind == "arg":
+            key = names[key] if key < len(names) else f"arg{key}"
+        raise fail(
+            _(
+                "{call}: the gradient of {name} is not the derivative of the output: a "
+                ".detach(), .data or no_grad cuts one of the paths from {name} to the output."
+            ).format(call=c, name=key),
+            "gradient-path-detached",
+        )
+
+
+def wide_call(name: str, g: Any, *shapes: tuple, params: Any = None, **kwargs: Any) -> Call:
+    """A call of ``name`` on random inputs of ``shapes`` (``g``: a generator or its seed), for
+    :func:`expect_true_gradients` (sizes over 1: with one position, attention mixes nothing);
+    ``params``: a Call whose parameter names to show."""
+    g = generator(g) if isinstance(g, int) else g
+    c = Call(name, *(randn(g, *s) for s in shapes), **kwargs)
+    c.params = params.params if isinstance(params, Call) else c.params
+    return c
+
+
+def train_with_dropout(sub: Any, name: str, *args: Any) -> tuple[Any, Call]:
+    """The module ``name(*args, dropout=0.5)`` in training mode and a call on (2, 3, d_model):
+    dropout draws the same masks on each of :func:`expect_true_gradients`' calls, so its
+    gradients must agree with its values too (COURSE_SPEC: the model trains with dropout)."""
+    obj, label = construct(sub, name, *args, dropout=0.5)
+    c = Call(label + ".train()", randn(generator(125), 2, 3, args[0]), params="forward")
+    return obj, c
 
 
 def expect_kept_dims(out: Any, c: Call, shapes: tuple) -> None:
@@ -102,7 +164,8 @@ def _numel(shape) -> int:
 
 def expect_contract_rules(target: Any, c: Call, shapes: tuple, *, output: int | None = 0) -> None:
     """Run ``c`` (inputs with sizes of 1) on ``target``: its output keeps every dimension
-    (``shapes``), then a gradient reaches every float input and parameter."""
+    (``shapes``), then a gradient reaches every float input and parameter (a lesson adds
+    :func:`expect_true_gradients` with sizes over 1, after its own named gradient checks)."""
     expect_kept_dims(c.run(target), c, shapes)
     expect_gradients(target, c, output=output)
 

@@ -106,6 +106,20 @@ MISTAKES = (
         "and weights to the output: the model must be able to train.",
     ),
     Mistake(
+        "gradient-path-detached",
+        _DIFFERENTIABLE,
+        "The output is right but a gradient is not: one path from an input is detached",
+        "Drop the .detach(), .data or torch.no_grad() on the way from that input or weight: a "
+        "gradient must flow along every path by which it reaches the output.",
+    ),
+    Mistake(
+        "inplace-breaks-backward",
+        _DIFFERENTIABLE,
+        "An in-place edit of a tensor the gradient needs makes backward() fail",
+        "Make a new tensor instead (replace x /= s by x = x / s, x += y by x = x + y, "
+        "Dropout(inplace=True) by Dropout()): autograd needs the value from before the edit.",
+    ),
+    Mistake(
         "squeezed-output",
         _DIFFERENTIABLE + ("KVCache",),
         "A dimension of size 1 is dropped from the output",

@@ -38,7 +38,13 @@ from autograder.kit import (
 )
 from autograder.kit.exercise import CheckFailure
 from autograder.kit.expected import ref_attention64, self_attention
-from autograder.kit.gradients import expect_contract_rules, naming_randomness, with_rules
+from autograder.kit.gradients import (
+    expect_contract_rules,
+    expect_true_gradients,
+    naming_randomness,
+    wide_call,
+    with_rules,
+)
 from autograder.kit.module_calls import expect_module_calls
 from autograder.kit.mutants import causal_if_none, projections_mixed_up
 from autograder.kit.repeat import expect_deterministic, paused
@@ -353,12 +359,14 @@ def _rules_sdpa(sub) -> None:
     q, k, v = randn(g, 1, 1, 1, 4), randn(g, 1, 1, 1, 4), randn(g, 1, 1, 1, 3)
     c = Call("scaled_dot_product_attention", q, k, v)
     expect_contract_rules(sub, c, ((1, 1, 1, 3), (1, 1, 1, 1)))
+    expect_true_gradients(sub, wide_call(c.name, g, (1, 3, 4), (1, 3, 4), (1, 3, 2)))
 
 
 def _rules_self_attention(sub) -> None:
     obj, label = construct(sub, "SelfAttention", 4, 3, 2)
     c = Call(label, randn(generator(109), 1, 1, 4), params="forward")
     expect_contract_rules(obj, c, ((1, 1, 2), (1, 1, 1)))
+    expect_true_gradients(obj, wide_call(label, 122, (1, 3, 4), params=c))
     expect_module_calls(sub, "SelfAttention", (4, 3, 2), (2, 4, 4), masked=True)
 
 

@@ -36,7 +36,13 @@ from autograder.kit import (
     split,
 )
 from autograder.kit.expected import num_parameters
-from autograder.kit.gradients import expect_contract_rules, naming_randomness, with_rules
+from autograder.kit.gradients import (
+    expect_contract_rules,
+    expect_true_gradients,
+    naming_randomness,
+    wide_call,
+    with_rules,
+)
 from autograder.kit.module_calls import expect_module_calls
 
 from .mha_mutants import HOW, mha_mutants
@@ -302,6 +308,7 @@ def _rules_mha(sub) -> None:
     obj, label = construct(sub, "MultiHeadAttention", 4, 1, bias=True)
     c = Call(label, randn(generator(112), 1, 1, 4), params="mha.forward")
     expect_contract_rules(obj, c, ((1, 1, 4), (1, 1, 1, 1)))
+    expect_true_gradients(obj, wide_call(label, 123, (1, 3, 4), (1, 2, 4), (1, 2, 4), params=c))
     expect_module_calls(
         sub, "MultiHeadAttention", (4, 2), (2, 4, 4), masked=True, params="mha.forward"
     )

@@ -34,7 +34,12 @@ from autograder.kit import (
 )
 from autograder.kit.exercise import CheckFailure
 from autograder.kit.expected import frequencies, rope, sinusoid
-from autograder.kit.gradients import expect_contract_rules, with_rules
+from autograder.kit.gradients import (
+    expect_contract_rules,
+    expect_true_gradients,
+    wide_call,
+    with_rules,
+)
 from autograder.kit.module_calls import expect_module_calls
 from autograder.kit.repeat import paused
 
@@ -391,6 +396,7 @@ def _rules_learned(sub) -> None:
 def _rules_rope(sub) -> None:
     c = Call("apply_rope", randn(generator(114), 1, 1, 1, 4))
     expect_contract_rules(sub, c, (1, 1, 1, 4), output=None)
+    expect_true_gradients(sub, wide_call("apply_rope", 124, (1, 1, 3, 4)))
 
 
 check_learned_positional_embedding = with_rules(check_learned_positional_embedding, _rules_learned)

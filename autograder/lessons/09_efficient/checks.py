@@ -37,6 +37,8 @@ from autograder.kit.expected import tiled_reference, window_mask
 from autograder.kit.gradients import (
     expect_contract_rules,
     expect_kept_dims,
+    expect_true_gradients,
+    wide_call,
     with_rules,
 )
 from autograder.kit.online import TILED_MUTANTS, expect_large_scores, not_rescaled
@@ -385,6 +387,9 @@ def _rules_tiled(sub) -> None:
     g = generator(117)
     q, k, v = randn(g, 1, 1, 1, 4), randn(g, 1, 1, 1, 4), randn(g, 1, 1, 1, 3)
     expect_contract_rules(sub, Call("tiled_attention", q, k, v), (1, 1, 1, 3), output=None)
+    expect_true_gradients(
+        sub, wide_call("tiled_attention", g, (1, 5, 4), (1, 5, 4), (1, 5, 3), block_size=2)
+    )
 
 
 def _rules_kv_cache(sub) -> None:

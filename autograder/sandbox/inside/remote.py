@@ -173,6 +173,65 @@ def gradients(fn, args: tuple, kwargs: dict, weights=None, output: int | None = 
     return found
 
 
+def _weighted_sum(fn, args, kwargs, output):
+    torch.manual_seed(0)  # the same dropout masks on every call
+    out = fn(*args, **kwargs)
+    if output is not None and isinstance(out, (list, tuple)):
+        out = out[output]
+    leaves = list(_float_leaves(out))
+    return sum(
+        (t * torch.linspace(0.5, 1.5, t.numel(), dtype=t.dtype).reshape(t.shape)).sum()
+        for t in leaves
+    )
+
+
+def derivatives(fn, args: tuple, kwargs: dict, output: int | None = None) -> list:
+    """Whether backward() agrees with the values, in float64: for each float input and
+    parameter t, the derivative of the output's weighted sum (as :func:`gradients`) along a
+    random direction u, by backward() (<t.grad, u>; None: no gradient) and by centred
+    differences (f(t + eps u) - f(t - eps u)) / 2 eps, eps 1e-3 (code that computes in float32
+    inside) and 1e-6 (a ReLU's kink within 1e-3). Returns ``[[kind, key, autograd, difference,
+    difference, |f|], ...]``, kind "arg" (key: position), "kwarg" or "param"."""
+    is_module = isinstance(fn, torch.nn.Module)
+    dtype = next((p.dtype for p in fn.parameters()), None) if is_module else None
+    wide = [a.double() if _is_float(a) else a for a in args]
+    args = [_graded(a) for a in wide]
+    kwargs = {k: _graded(v.double() if _is_float(v) else v) for k, v in kwargs.items()}
+    try:
+        if is_module:
+            fn.double().zero_grad(set_to_none=True)
+        total = _weighted_sum(fn, args, kwargs, output)
+        if not isinstance(total, torch.Tensor) or not total.requires_grad:
+            return []
+        total.backward()
+        found = [("arg", i, a) for i, a in enumerate(args) if _is_float(a)]
+        found += [("kwarg", k, v) for k, v in kwargs.items() if _is_float(v)]
+        found += [("param", n, p) for n, p in fn.named_parameters()] if is_module else []
+        g, rows = torch.Generator().manual_seed(1), []
+        with torch.no_grad():
+            for kind, key, t in found:
+                u = torch.randn(t.shape, generator=g, dtype=t.dtype)
+                row = [kind, key, None if t.grad is None else float((t.grad * u).sum())]
+                for eps in (1e-3, 1e-6):
+                    t.add_(u, alpha=eps)
+                    plus = float(_weighted_sum(fn, args, kwargs, output))
+                    t.sub_(u, alpha=2 * eps)
+                    minus = float(_weighted_sum(fn, args, kwargs, output))
+                    t.add_(u, alpha=eps)
+                    row.append((plus - minus) / (2 * eps))
+                rows.append(row + [abs(plus + minus) / 2])
+        return rows
+    finally:
+        if is_module:
+            fn.zero_grad(set_to_none=True)
+            if dtype is not None:
+                fn.to(dtype)
+
+
+def _is_float(value) -> bool:
+    return isinstance(value, torch.Tensor) and value.is_floating_point()
+
+
 def _blocks(model) -> list:
     """The model's TransformerBlocks, as (name, module): instances of a class the learner named
     ``TransformerBlock``, or any module whose ``attn`` holds a ``w_o`` layer (the contract's

@@ -27,14 +27,23 @@ def code_key(code):
     return (code.co_filename, code.co_firstlineno, code.co_name)
 
 
+def is_pattern(name: str) -> bool:
+    return any(c in name for c in "*?[")
+
+
 class Ops:
     """The ATen ops an exercise forbids: names (``aten._softmax``) and shell-style patterns
     (``aten.*attention*``: every op whose name matches, so a family of ops, such as every fused
-    attention kernel, is one entry however many variants a torch release adds)."""
+    attention kernel, is one entry however many variants a torch release adds); and patterns of
+    torch functions (``torch.*attention*``: every function :class:`Guard` sees whose name
+    matches, public or private, however it was looked up)."""
 
     def __init__(self, dotted=()):
-        self.names, self.patterns, self.seen = {}, [], {}
+        self.names, self.patterns, self.seen, self.functions = {}, [], {}, []
         for name in dotted:
+            if name.startswith("torch."):
+                self.functions.append(name)
+                continue
             op = "aten::" + name.removeprefix("aten.")
             if any(c in op for c in "*?["):
                 self.patterns.append(op)
@@ -42,7 +51,12 @@ class Ops:
                 self.names[op] = name
 
     def __bool__(self):
-        return bool(self.names or self.patterns)
+        return bool(self.names or self.patterns or self.functions)
+
+    def function(self, func):
+        """``torch.name`` when the torch function ``func`` matches a forbidden pattern."""
+        name = "torch." + str(getattr(func, "__name__", ""))
+        return name if any(fnmatchcase(name, p) for p in self.functions) else None
 
     def get(self, op):
         """What to report for the op ``aten::name``: its forbid entry, the op itself when a
@@ -71,9 +85,9 @@ class Rules:
 
     def _resolve(self, names):
         objects, codes = {}, {}
-        ops = Ops(n for n in names if n.startswith("aten."))
+        ops = Ops(n for n in names if n.startswith("aten.") or is_pattern(n))
         for dotted in names:
-            if dotted.startswith("aten."):
+            if dotted.startswith("aten.") or is_pattern(dotted):
                 continue
             if dotted.split(".")[0] in ABSENT:
                 continue  # not in the sandbox: nothing to watch
@@ -182,7 +196,7 @@ class Guard(TorchFunctionMode):
         name = self.objects.get(id(func))
         if name is None and self.ops:
             op = op_name(func)
-            name = None if op is None else self.ops.get(op)
+            name = self.ops.function(func) if op is None else self.ops.get(op)
         if name is not None:
             self.seen.append(name)
             report("forbidden", name)
