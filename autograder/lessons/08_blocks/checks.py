@@ -34,13 +34,24 @@ from autograder.kit import (
 from autograder.kit.dropout import expect_block_dropout, expect_ffn_dropout
 from autograder.kit.exercise import CheckFailure
 from autograder.kit.expected import block, feed_forward
-from autograder.kit.gradients import expect_contract_rules, with_rules
+from autograder.kit.gradients import (
+    expect_contract_rules,
+    expect_true_gradients,
+    train_with_dropout,
+    wide_call,
+    with_rules,
+)
 from autograder.kit.lm import expect_copies, expect_order_seen, expect_scores_used
 from autograder.kit.lm_layout import block_names, expect_gpt2_layout
 from autograder.kit.module_calls import expect_module_calls
 from autograder.kit.modules import not_a_module
 
-from .training import expect_affine_norms, expect_block_in_training, expect_lm_in_training
+from .training import (
+    expect_affine_norms,
+    expect_block_in_training,
+    expect_deterministic,
+    expect_lm_in_training,
+)
 
 # ---- FeedForward --------------------------------------------------------------------------------
 
@@ -61,17 +72,6 @@ def ff_mutants(state):
             for a in ("gelu", "gelu-tanh", "silu", "tanh", "leaky-relu", "relu6")
         ),
     )
-
-
-def expect_deterministic(obj, c, first, want):
-    """In eval mode dropout is off: a wrong output that changes from call to call is dropout."""
-    again = c.run(obj)
-    if isinstance(again, torch.Tensor) and isinstance(first, torch.Tensor):
-        if first.shape == again.shape and not torch.equal(first, again):
-            raise fail(
-                _(sentences.EVAL_NOT_DETERMINISTIC).format(call=c),
-                "dropout-always-on",
-            )
 
 
 @exercise("FeedForward")
@@ -389,6 +389,7 @@ def _rules_feed_forward(sub) -> None:
     obj, label = construct(sub, "FeedForward", 4, 8)
     c = Call(label, randn(generator(115), 1, 1, 4), params="forward")
     expect_contract_rules(obj, c, (1, 1, 4), output=None)
+    expect_true_gradients(*train_with_dropout(sub, "FeedForward", 4, 8))
     expect_module_calls(sub, "FeedForward", (4, 8), (2, 4, 4))
 
 
@@ -397,6 +398,8 @@ def _rules_block(sub) -> None:
     obj.eval()
     c = Call(label, randn(generator(116), 1, 1, 4), params="forward")
     expect_contract_rules(obj, c, (1, 1, 4), output=None)
+    expect_true_gradients(obj, wide_call(label, 126, (1, 3, 4), params=c))
+    expect_true_gradients(*train_with_dropout(sub, "TransformerBlock", 4, 2, 8))
     expect_module_calls(sub, "TransformerBlock", (4, 2, 8), (2, 4, 4), masked=True)
 
 

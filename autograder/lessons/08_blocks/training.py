@@ -118,3 +118,14 @@ def expect_lm_in_training(sub, g, args) -> None:
             ).format(model=model, diff=fmt_num(diff)),
             TRAIN_MODE_DIFFERS,
         )
+
+
+def expect_deterministic(obj, c, first, want):
+    """In eval mode dropout is off: a wrong output that changes from call to call is dropout."""
+    again = c.run(obj)
+    if isinstance(again, torch.Tensor) and isinstance(first, torch.Tensor):
+        if first.shape == again.shape and not torch.equal(first, again):
+            raise fail(
+                _(sentences.EVAL_NOT_DETERMINISTIC).format(call=c),
+                "dropout-always-on",
+            )
