@@ -243,6 +243,8 @@ PARAM_MUTANTS = (
             num_parameters(d, h, bias, per_head=True, with_bias=False) + 4 * d * bias
         ),
     ),
+    # counted in floats and cut by int(): int(4 * 34**2 * (1 + 1 / 34)) is one short
+    ("params-not-int", lambda d, h, bias=False: num_parameters(d, h, bias) - 1),
 )
 
 
@@ -256,7 +258,7 @@ PARAM_ERRORS = (  # MultiHeadAttention(d_model, bias): bias lands in num_heads, 
 
 @exercise("mha_num_parameters")
 def check_mha_num_parameters(sub) -> None:
-    for d, h, bias in ((8, 2, None), (8, 2, True), (12, 3, False), (512, 8, True)):
+    for d, h, bias in ((8, 2, None), (8, 2, True), (12, 3, False), (34, 2, True), (512, 8, True)):
         c = (
             Call("mha_num_parameters", d, h)
             if bias is None
