@@ -328,6 +328,9 @@ def check_apply_rope(sub) -> None:
     )
     for shape, kwargs in cases:
         _expect_rope(sub, randn(g, *shape), kwargs)
+    x, far = randn(g, 2, 2), torch.tensor([32768, 70001])  # past int16; θ = 1: exact in float32
+    c = Call("apply_rope", x, positions=far)
+    expect_close(c.run(sub), rope(x, far), c, dtype=x.dtype)
     for dtype in low_precision_dtypes():
         x = randn(g, 2, 4, 8, dtype=dtype)
         c = Call("apply_rope", x)
