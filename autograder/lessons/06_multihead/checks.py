@@ -170,6 +170,11 @@ def check_multi_head_attention(sub) -> None:
         want = mha(state, h, query, kv.get("key"), kv.get("value"), mask)
         expect_attention(out, want, c, torch.float32, mutants)
     obj, label, state = built[2, True]
+    query, causal = randn(generator(124), 3, 4, d), torch.ones(4, 4, dtype=torch.bool).tril()
+    c = Call(label, query, mask=causal, params="mha.forward")  # B != h: B stays off the heads
+    mutants = mha_mutants(state, 2)
+    out, want = c.run(obj, mutants=mutants), mha(state, 2, query, mask=causal)
+    expect_attention(out, want, c, torch.float32, mutants)
     _check_permutation_equivariance(obj, label, g, d)
     query = randn(g, 2, 3, d) * 30  # scores in the thousands: exp overflows without the max
     c = Call(label, query, params="mha.forward")
