@@ -101,11 +101,14 @@ def check_scaled_dot_product_attention(sub) -> None:
         expect_attention(out, ref_attention64(*args), c, dtype, DTYPE_PROMOTED)
     check_blocked_key_dominates(name, sub)
     q, k, v = randn(g, 4, 4), randn(g, 5, 4), randn(g, 5, 3)
-    args = (q, k, v, fully_masked(4, 5))
-    c = Call(name, *args)
-    expect_attention(
-        c.run(sub, mutants=SDPA_MUTANTS), ref_attention64(*args), c, None, SDPA_MUTANTS
-    )
+    # all False: inverted, or added as 0s, it acts as if ignored; the masked cases above ruled
+    # those two out
+    same = {"mask-polarity-inverted", "bool-mask-added"}
+    unblocked = tuple(m for m in SDPA_MUTANTS if m[0] not in same)
+    for mask, mutants in ((fully_masked(4, 5), SDPA_MUTANTS), (torch.zeros(1, 5) > 0, unblocked)):
+        args = (q, k, v, mask)
+        c = Call(name, *args)
+        expect_attention(c.run(sub, mutants=mutants), ref_attention64(*args), c, None, mutants)
     with on_meta():  # meta tensors have shapes but no data
         meta = [torch.empty(*s, device="meta") for s in ((2, 3, 4), (2, 5, 4), (2, 5, 6))]
         c = Call(name, *meta, torch.empty(3, 5, dtype=torch.bool, device="meta"))
