@@ -100,6 +100,7 @@ def check_scaled_dot_product_attention(sub) -> None:
         out = c.run(sub, mutants=SDPA_MUTANTS)
         expect_attention(out, ref_attention64(*args), c, dtype, DTYPE_PROMOTED)
     check_blocked_key_dominates(name, sub)
+    check_rows_apart(name, sub)
     q, k, v = randn(g, 4, 4), randn(g, 5, 4), randn(g, 5, 3)
     # all False: inverted, or added as 0s, it acts as if ignored; the masked cases above ruled
     # those two out
@@ -136,6 +137,17 @@ def check_blocked_key_dominates(name, sub) -> None:
     except CheckFailure as failure:  # every masked case before passed: the mask acts too late
         failure.mistake = failure.mistake or "mask-after-softmax"
         raise
+
+
+def check_rows_apart(name, sub) -> None:
+    """Two queries 1000x apart in scale: query 0's scores reach 212, query 1's stay near 0, so
+    a softmax shifted by one max for the whole tensor (not each row's) underflows query 1."""
+    g = generator(125)
+    q = randn(g, 2, 4) * torch.tensor([[100.0], [0.1]])
+    k, v = randn(g, 5, 4), randn(g, 5, 3)
+    c = Call(name, q, k, v)
+    out = c.run(sub, mutants=SDPA_MUTANTS)
+    expect_attention(out, ref_attention64(q, k, v), c, q.dtype, SDPA_MUTANTS)
 
 
 @contextmanager
