@@ -100,12 +100,16 @@ def check_scaled_dot_product_attention(sub) -> None:
         out = c.run(sub, mutants=SDPA_MUTANTS)
         expect_attention(out, ref_attention64(*args), c, dtype, DTYPE_PROMOTED)
     check_blocked_key_dominates(name, sub)
+    check_rows_apart(name, sub)
     q, k, v = randn(g, 4, 4), randn(g, 5, 4), randn(g, 5, 3)
-    args = (q, k, v, fully_masked(4, 5))
-    c = Call(name, *args)
-    expect_attention(
-        c.run(sub, mutants=SDPA_MUTANTS), ref_attention64(*args), c, None, SDPA_MUTANTS
-    )
+    # all False: inverted, or added as 0s, it acts as if ignored; the masked cases above ruled
+    # those two out
+    same = {"mask-polarity-inverted", "bool-mask-added"}
+    unblocked = tuple(m for m in SDPA_MUTANTS if m[0] not in same)
+    for mask, mutants in ((fully_masked(4, 5), SDPA_MUTANTS), (torch.zeros(1, 5) > 0, unblocked)):
+        args = (q, k, v, mask)
+        c = Call(name, *args)
+        expect_attention(c.run(sub, mutants=mutants), ref_attention64(*args), c, None, mutants)
     with on_meta():  # meta tensors have shapes but no data
         meta = [torch.empty(*s, device="meta") for s in ((2, 3, 4), (2, 5, 4), (2, 5, 6))]
         c = Call(name, *meta, torch.empty(3, 5, dtype=torch.bool, device="meta"))
@@ -133,6 +137,17 @@ def check_blocked_key_dominates(name, sub) -> None:
     except CheckFailure as failure:  # every masked case before passed: the mask acts too late
         failure.mistake = failure.mistake or "mask-after-softmax"
         raise
+
+
+def check_rows_apart(name, sub) -> None:
+    """Two queries 1000x apart in scale: query 0's scores reach 212, query 1's stay near 0, so
+    a softmax shifted by one max for the whole tensor (not each row's) underflows query 1."""
+    g = generator(125)
+    q = randn(g, 2, 4) * torch.tensor([[100.0], [0.1]])
+    k, v = randn(g, 5, 4), randn(g, 5, 3)
+    c = Call(name, q, k, v)
+    out = c.run(sub, mutants=SDPA_MUTANTS)
+    expect_attention(out, ref_attention64(q, k, v), c, q.dtype, SDPA_MUTANTS)
 
 
 @contextmanager

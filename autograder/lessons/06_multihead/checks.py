@@ -170,6 +170,11 @@ def check_multi_head_attention(sub) -> None:
         want = mha(state, h, query, kv.get("key"), kv.get("value"), mask)
         expect_attention(out, want, c, torch.float32, mutants)
     obj, label, state = built[2, True]
+    query, causal = randn(generator(124), 3, 4, d), torch.ones(4, 4, dtype=torch.bool).tril()
+    c = Call(label, query, mask=causal, params="mha.forward")  # B != h: B stays off the heads
+    mutants = mha_mutants(state, 2)
+    out, want = c.run(obj, mutants=mutants), mha(state, 2, query, mask=causal)
+    expect_attention(out, want, c, torch.float32, mutants)
     _check_permutation_equivariance(obj, label, g, d)
     query = randn(g, 2, 3, d) * 30  # scores in the thousands: exp overflows without the max
     c = Call(label, query, params="mha.forward")
@@ -243,6 +248,8 @@ PARAM_MUTANTS = (
             num_parameters(d, h, bias, per_head=True, with_bias=False) + 4 * d * bias
         ),
     ),
+    # counted in floats and cut by int(): int(4 * 34**2 * (1 + 1 / 34)) is one short
+    ("params-not-int", lambda d, h, bias=False: num_parameters(d, h, bias) - 1),
 )
 
 
@@ -256,7 +263,7 @@ PARAM_ERRORS = (  # MultiHeadAttention(d_model, bias): bias lands in num_heads, 
 
 @exercise("mha_num_parameters")
 def check_mha_num_parameters(sub) -> None:
-    for d, h, bias in ((8, 2, None), (8, 2, True), (12, 3, False), (512, 8, True)):
+    for d, h, bias in ((8, 2, None), (8, 2, True), (12, 3, False), (34, 2, True), (512, 8, True)):
         c = (
             Call("mha_num_parameters", d, h)
             if bias is None

@@ -71,6 +71,12 @@ def mha_mutants(state, h):
             ),
         ),
         (
+            "mask-unsqueezed-in-mha",
+            lambda query, key=None, value=None, mask=None: run(
+                query, key, value, _expanded_over_batch(mask, query)
+            ),
+        ),
+        (
             "mask-transposed",
             lambda query, key=None, value=None, mask=None: run(
                 query, key, value, _given(mask).transpose(-2, -1)
@@ -103,6 +109,13 @@ def _expanded_over_heads(mask, h, query, key):
         raise ValueError("a mistake of 3-D masks")
     b, lq, lk = len(query), query.shape[1], (query if key is None else key).shape[1]
     return mask.expand(h, b, lq, lk).transpose(0, 1)
+
+
+def _expanded_over_batch(mask, query):
+    """A 2-D mask expanded to (B, Lq, Lk) "for the batch": B then lines up with the heads."""
+    if mask is None or mask.dim() != 2:
+        raise ValueError("a mistake of 2-D masks")
+    return mask.expand(len(query), *mask.shape)
 
 
 def _projection_skipped(state):

@@ -125,7 +125,7 @@ def check_learned_positional_embedding(sub) -> None:
     table = randn(g, max_len, d)
     load_weights(obj, {"embedding.weight": table}, label)
     obj.eval()
-    for shape in ((2, 3, d), (1, max_len, d), (3, 1, d)):
+    for shape in ((5, 3, d), (1, max_len, d), (3, 1, d)):  # B·L = 15 > max_len: L is x.size(1)
         x = randn(g, *shape)
         n = shape[1]
         mutants = (
@@ -146,8 +146,8 @@ def check_learned_positional_embedding(sub) -> None:
         try:
             out = c.run(obj, mutants=mutants)
         except CheckFailure as failure:
-            if n == max_len and " ValueError: " in failure.message:  # in any language
-                failure.mistake = "max-len-refused"
+            if " ValueError: " in failure.message:  # in any language; L fits the table
+                failure.mistake = "max-len-refused" if n == max_len else "positions-from-batch-dim"
             raise
         try:
             expect_close(out, x.double() + table[:n].double(), c, dtype=x.dtype, mutants=mutants)
@@ -328,6 +328,9 @@ def check_apply_rope(sub) -> None:
     )
     for shape, kwargs in cases:
         _expect_rope(sub, randn(g, *shape), kwargs)
+    x, far = randn(g, 2, 2), torch.tensor([32768, 70001])  # past int16; θ = 1: exact in float32
+    c = Call("apply_rope", x, positions=far)
+    expect_close(c.run(sub), rope(x, far), c, dtype=x.dtype)
     for dtype in low_precision_dtypes():
         x = randn(g, 2, 4, 8, dtype=dtype)
         c = Call("apply_rope", x)
