@@ -46,6 +46,7 @@ from autograder.kit.lm_layout import block_names, expect_gpt2_layout
 from autograder.kit.module_calls import expect_module_calls
 from autograder.kit.modules import not_a_module
 
+from .arguments import expect_arguments_used
 from .training import (
     expect_affine_norms,
     expect_block_in_training,
@@ -321,6 +322,7 @@ def check_tiny_transformer(sub) -> None:
         shown = " → ".join(fmt_num(v) for v in (losses[:1] + losses[-1:]))
         raise fail(_(sentences.LM_DOES_NOT_COUNT).format(model=label, loss=shown))
     expect_copies(sub, g, (vocab, d, h, layers, d_ff, max_len))
+    expect_arguments_used(sub)
     try:
         expect_gpt2_layout(obj, label, info, g, tokens, d)  # the lesson's architecture, last
     except CheckFailure as failure:

@@ -360,4 +360,11 @@ MISTAKES = (
         "The blocks' residual stream already carries the embeddings: logits = head(norm(x)) of "
         "the last block's output x; adding the embeddings again opens a path around every block.",
     ),
+    Mistake(
+        "lm-ignores-arguments",
+        ("TinyTransformer",),
+        "TinyTransformer ignores num_layers, num_heads or d_ff",
+        "Build num_layers blocks, each TransformerBlock(d_model, num_heads, d_ff): a fixed number "
+        "of blocks, of heads or a width of 4 * d_model is another model than the one asked for.",
+    ),
 )

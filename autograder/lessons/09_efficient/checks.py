@@ -45,27 +45,14 @@ from autograder.kit.online import TILED_MUTANTS, expect_large_scores, not_rescal
 from autograder.kit.repeat import watched
 
 from .memory import check_process_memory, check_row_memory, check_row_trace
+from .window import WINDOW_CASES, WINDOW_MUTANTS, long_appends, truncated
 
 # ---- sliding_window_mask ------------------------------------------------------------------------
 
 
-WINDOW_MUTANTS = (
-    ("causal-mask-inverted", lambda n, w: ~window_mask(n, w)),
-    ("window-off-by-one", lambda n, w: window_mask(n, w, width=w + 1)),
-    ("window-off-by-one", lambda n, w: window_mask(n, w, width=w - 1)),
-    ("window-off-by-one", lambda n, w: window_mask(n, w, lo=1, width=w + 1)),
-    ("window-not-causal", lambda n, w: window_mask(n, w, both_ways=True)),
-    ("window-no-lower-bound", lambda n, w: torch.ones(n, n, dtype=torch.bool).tril()),
-    ("window-looks-ahead", lambda n, w: window_mask(n, w).T),
-    ("window-clamped-to-length", lambda n, w: window_mask(n, min(w, n - 1))),
-    ("window-wraps-around", lambda n, w: (torch.arange(n)[:, None] - torch.arange(n)) % n < w),
-    ("window-always-sees-first", lambda n, w: window_mask(n, w) | (torch.arange(n) == 0)),
-)
-
-
 @exercise("sliding_window_mask")
 def check_sliding_window_mask(sub) -> None:
-    for n, window in ((5, 2), (6, 3), (4, 1), (3, 5), (4, 0)):  # 0 <= i - j < 0: no key at all
+    for n, window in WINDOW_CASES:
         c = Call("sliding_window_mask", n, window)
         try:
             out = c.run(sub, mutants=WINDOW_MUTANTS)
@@ -264,6 +251,8 @@ def _expect_appends(sub, steps, label_extra=""):
                 failure.mistake = "kv-cache-returns-new-only"
             if failure.mistake is None and out[0] is None:  # self.k never set (on the class?)
                 failure.mistake = "kv-cache-not-stored"
+            if failure.mistake is None and truncated(out[0], want_k):
+                failure.mistake = "kv-cache-drops-oldest"
             raise
         _expect_len(obj, label, history)
     return obj, label
@@ -376,6 +365,7 @@ def check_kv_cache(sub) -> None:
     _expect_appends(sub, steps)
     _expect_appends(sub, [(randn(g, 2, 1, 4), randn(g, 2, 1, 4)) for _i in range(3)])  # (B, L, D)
     _decode(g, sub)
+    _expect_appends(sub, long_appends(g))
     for dtype in low_precision_dtypes():
         _expect_appends(sub, [(randn(g, 1, 2, 3, 4, dtype=dtype),) * 2 for _i in range(2)])
     with on_meta():  # meta tensors have shapes but no data

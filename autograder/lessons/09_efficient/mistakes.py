@@ -192,7 +192,16 @@ MISTAKES = (
         ("sliding_window_mask",),
         "The window wraps around: the first queries see the last keys",
         "Compare i - j itself, without a modulo: True where 0 <= i - j < window; (i - j) % L "
-        "turns the future keys at the end into recent ones.",
+        "turns the future keys at the end into recent ones, and so do positions in a small "
+        "integer type (int8 wraps past 127).",
+    ),
+    Mistake(
+        "kv-cache-drops-oldest",
+        ("KVCache",),
+        "The cache keeps only the latest positions",
+        "append concatenates every k and v so far along dim -2, however many: a cache cut to "
+        "the last N positions (a sliding window, a maximum length) loses the start of the "
+        "sequence once it grows past N.",
     ),
     Mistake(
         "window-always-sees-first",
