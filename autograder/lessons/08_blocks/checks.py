@@ -47,6 +47,7 @@ from autograder.kit.module_calls import expect_module_calls
 from autograder.kit.modules import not_a_module
 
 from .arguments import expect_arguments_used
+from .layout import expect_tiny_layout
 from .training import (
     expect_affine_norms,
     expect_block_in_training,
@@ -309,10 +310,7 @@ def check_tiny_transformer(sub) -> None:
     c3 = Call(label, same, params="lm.forward")
     logits3 = expect_tensor(c3.run(obj, devices=False), c3, shape=(1, 6, vocab), what="logits")
     if float((logits3 - logits3[:, :1]).abs().max()) < 1e-5:
-        raise fail(
-            _(sentences.LM_POSITIONS_MISSING).format(call=c3),
-            "positions-missing",
-        )
+        raise fail(_(sentences.LM_POSITIONS_MISSING).format(call=c3), "positions-missing")
     expect_lm_in_training(sub, g, (vocab, d, h, layers, d_ff, max_len))
     expect_order_seen(sub, (vocab, d, h, 1, d_ff, max_len), tokens)
     start = torch.randint(0, vocab, (16, 1), generator=g)
@@ -329,6 +327,7 @@ def check_tiny_transformer(sub) -> None:
         if failure.mistake == "lm-post-ln-blocks":
             _expect_pre_ln_block(sub, label, d, h, d_ff)  # or the blocks' own Pre-LN is wrong
         raise
+    expect_tiny_layout(sub, g, (vocab, d, h, layers, d_ff, max_len), tokens)
     c.run(obj)  # the tensors it makes must follow the tokens' device
     with on_meta():  # meta tensors have shapes but no data
         obj.to("meta")

@@ -367,4 +367,25 @@ MISTAKES = (
         "Build num_layers blocks, each TransformerBlock(d_model, num_heads, d_ff): a fixed number "
         "of blocks, of heads or a width of 4 * d_model is another model than the one asked for.",
     ),
+    Mistake(
+        "positions-every-block",
+        ("TinyTransformer",),
+        "The positions are added again before every block",
+        "Add the position embeddings once, to the token embeddings before the first block: "
+        "x = tok(tokens) + pos, then x = block(x, mask) for each block.",
+    ),
+    Mistake(
+        "lm-final-norm-every-block",
+        ("TinyTransformer",),
+        "The final LayerNorm is applied after every block",
+        "Apply the final norm once, after the loop over the blocks: for block in self.blocks: "
+        "x = block(x, mask), then logits = head(norm(x)).",
+    ),
+    Mistake(
+        "lm-token-0-is-padding",
+        ("TinyTransformer",),
+        "Token 0 is treated as padding",
+        "Token 0 is a token like any other: no padding_idx=0 on the embedding and no mask that "
+        "hides it; nn.Embedding(vocab_size, d_model) and the causal mask alone.",
+    ),
 )
