@@ -388,4 +388,39 @@ MISTAKES = (
         "Token 0 is a token like any other: no padding_idx=0 on the embedding and no mask that "
         "hides it; nn.Embedding(vocab_size, d_model) and the causal mask alone.",
     ),
+    Mistake(
+        "layernorm-over-tokens",
+        ("TransformerBlock",),
+        "The LayerNorm averages over the positions instead of the features",
+        "A LayerNorm normalises each token over its d_model features, the last dimension: "
+        "nn.LayerNorm(d_model) applied as self.norm1(x), or x.mean(-1, keepdim=True) by hand.",
+    ),
+    Mistake(
+        "norm-on-sublayer-output",
+        ("TransformerBlock",),
+        "A LayerNorm is applied to the attention's output before the residual add",
+        "In a Pre-LN block each norm acts on its sublayer's input only: x = x + attn(norm1(x)), "
+        "then x = x + ff(norm2(x)); norm2 is the FFN's, never the attention output's.",
+    ),
+    Mistake(
+        "post-ln-ffn-reads-unnormed",
+        ("TransformerBlock",),
+        "In Post-LN the FFN reads the sum before norm1",
+        "In Post-LN the FFN reads norm1's output, the same tensor its residual adds to: "
+        "x = norm1(x + attn(x)), then x = norm2(x + ff(x)).",
+    ),
+    Mistake(
+        "block-causal-by-default",
+        ("TransformerBlock",),
+        "mask=None is taken as a causal mask in the block",
+        "No mask means every position may attend to every other: pass mask on to self.attn as "
+        "given; TinyTransformer passes causal_mask(L) itself.",
+    ),
+    Mistake(
+        "block-ignores-d-ff",
+        ("TransformerBlock",),
+        "The block's FeedForward is not d_ff wide",
+        "Build the feed-forward network with the block's argument: FeedForward(d_model, d_ff, "
+        "dropout), not a width of its own such as 4 * d_model.",
+    ),
 )
