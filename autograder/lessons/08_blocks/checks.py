@@ -47,7 +47,7 @@ from autograder.kit.module_calls import expect_module_calls
 from autograder.kit.modules import not_a_module
 
 from .arguments import expect_arguments_used
-from .layout import expect_tiny_layout
+from .layout import expect_tiny_layout, naming_batch_mask
 from .mutants import block_mutants, load_block_weights
 from .training import (
     expect_affine_norms,
@@ -380,4 +380,4 @@ def _rules_tiny(sub) -> None:
 
 check_feed_forward = with_rules(check_feed_forward, _rules_feed_forward)
 check_transformer_block = with_rules(check_transformer_block, _rules_block)
-check_tiny_transformer = with_rules(check_tiny_transformer, _rules_tiny)
+check_tiny_transformer = with_rules(naming_batch_mask(check_tiny_transformer), _rules_tiny)

@@ -9,12 +9,18 @@ import re
 
 import torch
 
-from autograder.i18n import _
+from autograder.i18n import N_, _
 from autograder.kit import Call, LearnerError, construct, fail, fmt_num, randn
+from autograder.kit.exercise import CheckFailure
 from autograder.kit.gradients import remote_function
 from autograder.kit.lm_layout import BLOCK_PARAM, SUBLAYER_OUT, block_names
 from autograder.kit.repeat import paused
 
+BATCH_MASK = N_(
+    "TinyTransformer(5, 8, 2, 1, 16, 4) runs on 2 sequences (as many as its heads) but raises "
+    "on 3: the mask is (B, L, L), whose B lines up with the heads of the (B, h, L, L) scores; "
+    "pass the causal mask as (L, L)."
+)
 ATTN_QK = re.compile(r"(^|\.)attn\.w_[qk]\.weight$")
 
 
@@ -93,8 +99,7 @@ def expect_token_zero_used(obj, label, vocab, d) -> None:
     and so do the blocks' attn.w_q and attn.w_k (no mask that hides token 0 as a key)."""
     tokens = torch.zeros(2, 5, dtype=torch.long)
     c = Call(label, tokens, params="lm.forward")
-    got = remote_function(obj, c.name).apply("gradients", (tokens,), {}, None, None)
-    grads = got.get("params", {}) if isinstance(got, dict) and got.get("output_has_grad") else {}
+    grads = _gradients(obj, c, tokens)
     if not grads:
         return
     tables = [g for g in grads.values() if isinstance(g, torch.Tensor) and g.shape == (vocab, d)]
@@ -108,8 +113,7 @@ def expect_token_zero_used(obj, label, vocab, d) -> None:
             ).format(call=c),
             "lm-token-0-is-padding",
         )
-    qk = [g for n, g in grads.items() if ATTN_QK.search(n)]
-    if qk and all(g is None or float(g.abs().max()) == 0 for g in qk):
+    if _qk_blind(grads) and not _qk_blind(_gradients(obj, c, tokens + 1)):  # token 1 is seen
         raise fail(
             _(
                 "{call}: on tokens that are all 0, no gradient reaches any block's attn.w_q or "
@@ -118,3 +122,56 @@ def expect_token_zero_used(obj, label, vocab, d) -> None:
             ).format(call=c),
             "lm-token-0-is-padding",
         )
+
+
+def naming_batch_mask(check):
+    """The check ``check``; when it fails with no mistake named, a mask made per sequence: a new
+    TinyTransformer(5, 8, 2, 1, 16, 4) runs on as many sequences as it has heads but raises on
+    three (a (B, L, L) mask lines B up with the heads of (B, h, L, L) scores)."""
+
+    def named(sub) -> None:
+        try:
+            check(sub)
+        except CheckFailure as failure:
+            if failure.mistake is None and _fails_on_three_sequences(sub):
+                failure.message += "\n" + _(BATCH_MASK)
+                failure.mistake = "lm-mask-per-sequence"
+            raise
+        except LearnerError as err:  # raised in a sandbox helper (the training loop)
+            if not _fails_on_three_sequences(sub):
+                raise
+            where = f"\n{err.traceback}" if err.traceback else ""
+            said = _("{name} raised {problem}").format(name="TinyTransformer", problem=err)
+            raise fail(said + where + "\n" + _(BATCH_MASK), "lm-mask-per-sequence") from None
+
+    named.__exercise__ = check.__exercise__
+    named.__name__, named.__doc__ = check.__name__, check.__doc__
+    named.__module__ = check.__module__
+    return named
+
+
+def _fails_on_three_sequences(sub) -> bool:
+    with paused():
+        try:
+            obj, label = construct(sub, "TinyTransformer", 5, 8, 2, 1, 16, 4)
+            obj.eval()
+            Call(label, torch.zeros(2, 4, dtype=torch.long), params="lm.forward").run(obj)
+        except CheckFailure:
+            return False
+        try:
+            Call(label, torch.zeros(3, 4, dtype=torch.long), params="lm.forward").run(obj)
+        except CheckFailure:
+            return True
+    return False
+
+
+def _gradients(obj, c, tokens) -> dict:
+    """Each parameter's gradient of the model's weighted logits on ``tokens`` (None: none)."""
+    got = remote_function(obj, c.name).apply("gradients", (tokens,), {}, None, None)
+    return got.get("params", {}) if isinstance(got, dict) and got.get("output_has_grad") else {}
+
+
+def _qk_blind(grads) -> bool:
+    """No gradient reaches any block's attn.w_q or attn.w_k: the scores do not count."""
+    qk = [g for n, g in grads.items() if ATTN_QK.search(n)]
+    return bool(qk) and all(g is None or float(g.abs().max()) == 0 for g in qk)

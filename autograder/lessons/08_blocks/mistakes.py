@@ -423,4 +423,11 @@ MISTAKES = (
         "Build the feed-forward network with the block's argument: FeedForward(d_model, d_ff, "
         "dropout), not a width of its own such as 4 * d_model.",
     ),
+    Mistake(
+        "lm-mask-per-sequence",
+        ("TinyTransformer",),
+        "The causal mask is expanded to (B, L, L)",
+        "Pass the causal mask as (L, L): a (B, L, L) mask lines B up with the heads of the "
+        "(B, h, L, L) scores, and fails when B is not 1 or h.",
+    ),
 )
