@@ -380,4 +380,4 @@ def _rules_tiny(sub) -> None:
 
 check_feed_forward = with_rules(check_feed_forward, _rules_feed_forward)
 check_transformer_block = with_rules(check_transformer_block, _rules_block)
-check_tiny_transformer = with_rules(naming_batch_mask(check_tiny_transformer), _rules_tiny)
+check_tiny_transformer = naming_batch_mask(with_rules(check_tiny_transformer, _rules_tiny))

@@ -21,6 +21,15 @@ BATCH_MASK = N_(
     "on 3: the mask is (B, L, L), whose B lines up with the heads of the (B, h, L, L) scores; "
     "pass the causal mask as (L, L)."
 )
+LENGTH_FROM_BATCH = N_(
+    "TinyTransformer(5, 8, 2, 1, 16, 4) runs on 1 sequence but raises on 2: the length L is read "
+    "from something that grows with the batch (tokens.numel(), say); L is tokens.size(1)."
+)
+TOKEN_TABLE = N_(
+    "On tokens that are all 0, the token embedding's rows 1 to L - 1 get a gradient: the "
+    "positions are looked up in the token table, so position p is token p; positions need a "
+    "table (or encoding) of their own, max_len long."
+)
 ATTN_QK = re.compile(r"(^|\.)attn\.w_[qk]\.weight$")
 
 
@@ -133,20 +142,34 @@ def naming_batch_mask(check):
         try:
             check(sub)
         except CheckFailure as failure:
+            if failure.mistake in (None, "breaks-autograd"):
+                if _positions_from_token_table(sub):
+                    failure.message += "\n" + _(TOKEN_TABLE)
+                    failure.mistake = "positions-from-token-table"
             if failure.mistake is None and _fails_on_three_sequences(sub):
                 failure.message += "\n" + _(BATCH_MASK)
                 failure.mistake = "lm-mask-per-sequence"
+            if failure.mistake is None and _fails_on_two_sequences(sub):
+                failure.message += "\n" + _(LENGTH_FROM_BATCH)
+                failure.mistake = "seq-len-from-batch-dim"
             raise
         except LearnerError as err:  # raised in a sandbox helper (the training loop)
-            if not _fails_on_three_sequences(sub):
-                raise
-            where = f"\n{err.traceback}" if err.traceback else ""
             said = _("{name} raised {problem}").format(name="TinyTransformer", problem=err)
-            raise fail(said + where + "\n" + _(BATCH_MASK), "lm-mask-per-sequence") from None
+            said += f"\n{err.traceback}" if err.traceback else ""
+            for probe, line, mistake in (
+                (_positions_from_token_table, TOKEN_TABLE, "positions-from-token-table"),
+                (_fails_on_three_sequences, BATCH_MASK, "lm-mask-per-sequence"),
+                (_fails_on_two_sequences, LENGTH_FROM_BATCH, "seq-len-from-batch-dim"),
+            ):
+                if probe(sub):
+                    raise fail(said + "\n" + _(line), mistake) from None
+            raise
 
     named.__exercise__ = check.__exercise__
     named.__name__, named.__doc__ = check.__name__, check.__doc__
     named.__module__ = check.__module__
+    if hasattr(check, "contract_rules"):
+        named.contract_rules = check.contract_rules
     return named
 
 
@@ -175,3 +198,37 @@ def _qk_blind(grads) -> bool:
     """No gradient reaches any block's attn.w_q or attn.w_k: the scores do not count."""
     qk = [g for n, g in grads.items() if ATTN_QK.search(n)]
     return bool(qk) and all(g is None or float(g.abs().max()) == 0 for g in qk)
+
+
+def _fails_on_two_sequences(sub) -> bool:
+    with paused():
+        try:
+            obj, label = construct(sub, "TinyTransformer", 5, 8, 2, 1, 16, 4)
+            obj.eval()
+            Call(label, torch.zeros(1, 4, dtype=torch.long), params="lm.forward").run(obj)
+        except CheckFailure:
+            return False
+        try:
+            Call(label, torch.zeros(2, 4, dtype=torch.long), params="lm.forward").run(obj)
+        except CheckFailure:
+            return True
+    return False
+
+
+def _positions_from_token_table(sub) -> bool:
+    """Tokens that are all 0, L = 3, in a vocabulary of 7: a (vocab, d) table with a gradient
+    in rows 1..L-1 and none after them is read by position."""
+    with paused():
+        try:
+            obj, label = construct(sub, "TinyTransformer", 7, 8, 2, 1, 16, 4)
+            c = Call(label, torch.zeros(1, 3, dtype=torch.long), params="lm.forward")
+            grads = _gradients(obj, c, c.args[0])
+        except (CheckFailure, LearnerError):
+            return False
+    return any(
+        isinstance(g, torch.Tensor)
+        and g.shape == (7, 8)
+        and float(g[1:3].abs().amax(-1).min()) > 0
+        and float(g[3:].abs().max()) == 0
+        for g in grads.values()
+    )

@@ -430,4 +430,11 @@ MISTAKES = (
         "Pass the causal mask as (L, L): a (B, L, L) mask lines B up with the heads of the "
         "(B, h, L, L) scores, and fails when B is not 1 or h.",
     ),
+    Mistake(
+        "positions-from-token-table",
+        ("TinyTransformer",),
+        "The positions are looked up in the token embedding",
+        "Positions need a table of their own: LearnedPositionalEmbedding(max_len, d_model) (or "
+        "sinusoidal positions); self.tok(torch.arange(L)) makes position p token p.",
+    ),
 )
