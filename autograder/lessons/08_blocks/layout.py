@@ -144,18 +144,18 @@ def naming_batch_mask(check):
         except CheckFailure as failure:
             if failure.mistake in (None, "breaks-autograd"):
                 if _positions_from_token_table(sub):
-                    failure.message += "\n" + _(TOKEN_TABLE)
+                    failure.message = _first_line(failure) + _(TOKEN_TABLE)
                     failure.mistake = "positions-from-token-table"
             if failure.mistake is None and _fails_on_three_sequences(sub):
-                failure.message += "\n" + _(BATCH_MASK)
+                failure.message = _first_line(failure) + _(BATCH_MASK)
                 failure.mistake = "lm-mask-per-sequence"
             if failure.mistake is None and _fails_on_two_sequences(sub):
-                failure.message += "\n" + _(LENGTH_FROM_BATCH)
+                failure.message = _first_line(failure) + _(LENGTH_FROM_BATCH)
                 failure.mistake = "seq-len-from-batch-dim"
             raise
         except LearnerError as err:  # raised in a sandbox helper (the training loop)
             said = _("{name} raised {problem}").format(name="TinyTransformer", problem=err)
-            said += f"\n{err.traceback}" if err.traceback else ""
+            said += f"\n{err.traceback.splitlines()[-1]}" if err.traceback else ""
             for probe, line, mistake in (
                 (_positions_from_token_table, TOKEN_TABLE, "positions-from-token-table"),
                 (_fails_on_three_sequences, BATCH_MASK, "lm-mask-per-sequence"),
@@ -232,3 +232,9 @@ def _positions_from_token_table(sub) -> bool:
         and float(g[3:].abs().max()) == 0
         for g in grads.values()
     )
+
+
+def _first_line(failure) -> str:
+    """The failure's first lines (its traceback's last frame), before the line that names it."""
+    lines = failure.message.splitlines()
+    return "\n".join(lines[:1] + lines[-1:] if len(lines) > 1 else lines) + "\n"
