@@ -81,8 +81,15 @@ def pytest_sessionfinish(session):
     with open(Path(OUT) / "processes.jsonl", "a") as f:
         f.write(json.dumps({"worker": worker, "pid": os.getpid(), "cpu": cpu_log.cpu()}))
         f.write("\n")
+    if worker != "main":
+        return
+    import shutil
+
+    runtime = os.environ.get("AUTOGRADER_RUNTIME_DIR")  # removed when the session ends
+    for log in Path(runtime).glob("*.log") if runtime else ():
+        shutil.copy(log, Path(OUT) / f"session-{log.name}")  # why a grader's worker restarted
     base = os.environ.get(cpu_log.CGROUP_ENV)
-    if worker != "main" or not base:
+    if not base:
         return
     with open(Path(OUT) / "processes.jsonl", "a") as f:
         for cgroup in sorted(Path(base).iterdir()):
