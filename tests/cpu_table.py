@@ -98,6 +98,24 @@ def pytest_sessionfinish(session):
                 f.write(json.dumps({"worker": f"cgroup {cgroup.name}", "cpu": usage}) + "\n")
 
 
+@pytest.hookimpl(trylast=True)  # after conftest's, which stops the session's grader
+def pytest_unconfigure(config):
+    base = os.environ.get(cpu_log.CGROUP_ENV)
+    if not OUT or not base or os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    time.sleep(1)  # the workers and the grader's processes have exited meanwhile
+    try:  # this process back where it came from (the cgroup above the session's)
+        (Path(base).parent / "cgroup.procs").write_text(str(os.getpid()))
+    except OSError:
+        pass
+    folders = [p for p in Path(base).iterdir() if p.is_dir()] + [Path(base)]
+    for folder in folders:  # an empty cgroup is removed with rmdir; one still in use stays
+        try:
+            folder.rmdir()
+        except OSError:
+            pass
+
+
 def _read(path: Path) -> list[dict]:
     if not path.exists():
         return []
