@@ -102,7 +102,11 @@ def test_modules_stay_small_except_data_tables():
     ]
     sizes = {p.relative_to(ROOT).as_posix(): len(p.read_text().splitlines()) for p in owned}
     assert len(sizes) > 50, "the modules were not found"
-    assert not {p: n for p, n in sizes.items() if n > 420}, sizes
+    # Each lesson's catalogue of mistakes (lessons/<L>/mistakes.py) is a data table: one row per
+    # mistake, no logic; it may grow to twice the size before it must be split.
+    tables = {p for p in sizes if re.fullmatch(r"autograder/lessons/[^/]+/mistakes\.py", p)}
+    assert tables, "the catalogues were not found"
+    assert not {p: n for p, n in sizes.items() if n > (840 if p in tables else 420)}, sizes
 
 
 def _imports(path: Path, package: str) -> tuple[set[str], set[str]]:

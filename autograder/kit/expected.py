@@ -300,10 +300,15 @@ def block(state, h, x, mask=None, norm_first=True, knobs=()):
 
     def ln(t, n):
         w, b = state[f"{n}.weight"].to(t.dtype), state[f"{n}.bias"].to(t.dtype)
+        if "norm-over-tokens" in knobs:  # mean and variance over the positions (dim -2)
+            mu, var = t.mean(-2, keepdim=True), t.var(-2, unbiased=False, keepdim=True)
+            return (t - mu) / (var + 1e-5).sqrt() * w + b
         return F.layer_norm(t, t.shape[-1:], w, b, eps=1e-5)
 
     def attn(t, kv=None):  # kv: the keys' and values' input, when it is not t
         m = None if "mask-ignored" in knobs else (~mask if "mask-inverted" in knobs else mask)
+        if m is None and "default-causal" in knobs:  # no mask taken for a causal one
+            m = torch.ones(t.shape[-2], t.shape[-2], dtype=torch.bool).tril()
         return mha(attn_state, h, t, kv, kv, mask=m)[0]
 
     def ff(t):
@@ -331,6 +336,9 @@ def block(state, h, x, mask=None, norm_first=True, knobs=()):
             return x + ff(x)
         if "ffn-block-input" in knobs:  # ff given the block's input x, not x + attn(...)
             return x + attn(ln(x, norms[0])) + ff(ln(x, norms[1]))
+        if "norm2-on-attn" in knobs:  # x + norm2(attn(norm1(x))): norm2 on the sublayer output
+            x = x + ln(attn(ln(x, norms[0])), norms[1])
+            return x + ff(ln(x, norms[1]))
         x = keep1 * x + attn(ln(x, norms[0]), x if "kv-unnormed" in knobs else None)
         x = keep2 * x + ff(ln(x, norms[1]))
         return ln(x, norms[1]) if "output-normed" in knobs else x
@@ -340,6 +348,9 @@ def block(state, h, x, mask=None, norm_first=True, knobs=()):
     if "ffn-block-input" in knobs:
         h = ln(x + attn(x), norms[0])
         return ln(h + ff(x), norms[1])
+    if "post-ln-ffn-unnormed" in knobs:  # h = x + attn(x); norm2(norm1(h) + ff(h))
+        h = x + attn(x)
+        return ln(ln(h, norms[0]) + ff(h), norms[1])
     if "norm-then-add" in knobs:  # the residual added after the norm: norm(x) + sublayer(x)
         x = ln(x, norms[0]) + attn(x)
         return ln(x, norms[1]) + ff(x)

@@ -40,6 +40,11 @@ def online(
     update_max=True,
     v_features=False,
     over_queries=None,
+    sum_matrix=False,
+    reverse=False,
+    unguarded=False,
+    causal_skip=None,
+    max_block_only=False,
 ):
     """FlashAttention's online softmax over key blocks (queries tiled too when ``local`` is
     "both"), with knobs for the known mistakes."""
@@ -52,23 +57,29 @@ def online(
         qb = q[..., qs:qe, :]
         m = torch.full((*qb.shape[:-1], 1), -INF, dtype=q.dtype)  # running max   (..., Tq, 1)
         s_sum = torch.zeros_like(m)  # running sum of exp                          (..., Tq, 1)
+        if sum_matrix:  # l of shape (..., Tq): alpha * l broadcasts to (..., Tq, Tq)
+            s_sum = s_sum.squeeze(-1)
         acc = torch.zeros(*qb.shape[:-1], v.shape[-1], dtype=q.dtype)  # weighted v (..., Tq, V)
         stop = lk - lk % block_size if drop_last else lk
         stop = min(block_size, lk) if first_only else stop  # k[..., start:block_size, :]
-        for ks in range(0, stop, block_size):
+        starts = range(0, stop, block_size)
+        for ks in reversed(starts) if reverse else starts:
             ke = min(ks + block_size, lk)
+            if causal and causal_skip is not None and causal_skip(ks, ke, lq, block_size):
+                continue  # a key block skipped as if every query were before it
             s = qb @ k[..., ks:ke, :].transpose(-2, -1) * scale  # (..., Tq, Tk)
             if causal:
                 i = torch.arange(qs, qe)[:, None] - (qs if local == "both" else 0)
                 j = torch.arange(ks, ke)[None, :] - (ks if local else 0)
                 s = s.masked_fill((j >= i + offset) if strict else (j > i + offset), -INF)
             m_new = torch.maximum(m, s.amax(-1, keepdim=True))
-            safe = torch.where(m_new.isneginf(), 0.0, m_new)
+            m_new = s.amax(-1, keepdim=True) if max_block_only else m_new
+            safe = m_new if unguarded else torch.where(m_new.isneginf(), 0.0, m_new)
             p = (s - safe).exp()
             alpha = (m - safe).exp()  # rescales what was summed under the old max
             if inverted:  # exp(m_new - m): the correction upside down
                 alpha = torch.where(m.isneginf(), 0.0, (safe - m).exp())
-            row_sum = p.sum(-1, keepdim=True)
+            row_sum = p.sum(-1, keepdim=not sum_matrix)
             if over_queries:  # l's block sum also summed or averaged over the queries (dim -2)
                 row_sum = getattr(row_sum, over_queries)(-2, keepdim=True)
             s_sum = (alpha if rescale_sum else 1.0) * s_sum + row_sum
@@ -79,7 +90,8 @@ def online(
         if sum_no_keepdim:  # l of shape (..., Lq): acc / l divides feature j by query j's sum
             s_sum = s_sum.squeeze(-1)
         out[..., qs:qe, :] = acc / s_sum if normalise else acc
-        if normalise and not strict:  # a fully masked row (bottom-right alignment) is zeros
+        if normalise and not (strict or unguarded or max_block_only):  # NaN left where made
+            # a fully masked row (bottom-right alignment) is zeros
             out[..., qs:qe, :] = out[..., qs:qe, :].nan_to_num(0.0)
     if drop_last_queries:  # query tiles range(0, Lq - block_size + 1, block_size): the last lost
         out[..., lq - lq % block_size :, :] = 0.0
@@ -108,6 +120,13 @@ TILED_MUTANTS = (  # tiled_attention's known mistakes: the online softmax with a
     ("online-softmax-no-rescale", _online_mutant(rescale_acc=False, rescale_sum=False)),
     ("online-softmax-no-rescale", _online_mutant(rescale_sum=False)),
     ("forgot-final-normalisation", _online_mutant(normalise=False)),
+    *(  # before partial-block-dropped: with causal=True alone, the same outputs
+        ("tiled-causal-skips-visible-block", _online_mutant(causal_skip=skip))
+        for skip in (
+            lambda start, end, lq, bs: start + bs > lq,  # if start + block_size > Lq: break
+            lambda start, end, lq, bs: start >= lq - bs,  # a block too early
+        )
+    ),
     ("partial-block-dropped", _online_mutant(drop_last=True)),
     ("partial-block-dropped", _online_mutant(drop_last_queries=True)),
     ("tiled-keys-first-block-only", _online_mutant(first_only=True)),
@@ -131,6 +150,9 @@ TILED_MUTANTS = (  # tiled_attention's known mistakes: the online softmax with a
     ("online-max-not-updated", _online_mutant(update_max=False)),
     ("tiled-v-sliced-on-features", _online_mutant(v_features=True)),
     ("online-softmax-inverted-correction", _online_mutant(inverted=True)),
+    ("online-sum-no-keepdim", _online_mutant(sum_matrix=True)),
+    ("tiled-masked-block-nan", _online_mutant(reverse=True, unguarded=True)),
+    ("online-max-block-only", _online_mutant(max_block_only=True)),
     *(("online-sum-over-queries", _online_mutant(over_queries=how)) for how in ("sum", "mean")),
 )
 

@@ -156,9 +156,10 @@ def paused() -> Iterator[None]:
         _FIRST.reset(token)
 
 
-def expect_deterministic(target: Any, c: Any, what: str) -> None:
-    """A module without dropout (``what`` names it) agrees with itself in training mode."""
-    first, second = c.run(target), c.run(target)
+def expect_deterministic(target: Any, c: Any, what: str, mutants: Any = ()) -> None:
+    """A module without dropout (``what`` names it) agrees with itself in training mode
+    (``mutants`` name an error the call raises)."""
+    first, second = c.run(target, mutants=mutants), c.run(target)
     if not _same(first, second):
         get_mistake("dropout-always-on")
         raise CheckFailure(

@@ -28,7 +28,7 @@ import sys
 import threading
 import traceback
 
-from autograder.service import client, runtime
+from autograder.service import client, cpu_log, runtime
 
 
 def _stream(fd: int, spec: dict) -> io.TextIOWrapper:
@@ -159,6 +159,7 @@ def _warm_up_steps() -> list:
 def serve(control: socket.socket) -> None:
     from autograder.sandbox.host.pool import default_server  # imports no torch
 
+    cpu_log.enter_cgroup(f"service-{os.getpid()}")  # measuring only: AUTOGRADER_CPU_CGROUP
     # The sandbox first: its server loads torch while this process imports the judge (on two
     # cores at once), where one after the other made a cold grader's first check wait for both.
     default_server(wait=False)
@@ -192,6 +193,7 @@ def serve(control: socket.socket) -> None:
             return  # the supervisor is gone
         conn = socket.socket(fileno=fds[0])
         done = threading.Event()
+        accounted = cpu_log.Request(conn, message).begin()
         try:
             runtime.send(conn, {"started": True})
             threading.Thread(target=_watch, args=(conn, done), daemon=True).start()
@@ -216,6 +218,7 @@ def serve(control: socket.socket) -> None:
             default_server(wait=False)  # restarted now if the learner's code killed it
         except (Exception, KeyboardInterrupt):
             pass
+        accounted.end()
         runtime.send(control, {"state": "done"})
 
 

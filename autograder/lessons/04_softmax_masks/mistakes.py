@@ -20,7 +20,7 @@ MISTAKES = (
     ),
     Mistake(
         "softmax-global-max",
-        ("softmax",),
+        ("softmax", "scaled_dot_product_attention"),
         "Subtracts the max of the whole tensor instead of each row's max",
         "Use x.amax(dim, keepdim=True): with one global max a row of very negative values "
         "underflows to 0 / 0.",

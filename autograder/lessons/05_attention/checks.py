@@ -49,11 +49,13 @@ from autograder.kit.module_calls import expect_module_calls
 from autograder.kit.mutants import causal_if_none, projections_mixed_up
 from autograder.kit.repeat import expect_deterministic, paused
 
+from .precision import check_float64_kept
 from .sdpa_mutants import (
     FLOAT_MASK_MUTANTS,
     SDPA_IDS,
     SDPA_MUTANTS,
     added_before_scaling,
+    self_attention_extra_mutants,
     transposed,
 )
 
@@ -101,6 +103,7 @@ def check_scaled_dot_product_attention(sub) -> None:
         expect_attention(out, ref_attention64(*args), c, dtype, DTYPE_PROMOTED)
     check_blocked_key_dominates(name, sub)
     check_rows_apart(name, sub)
+    check_float64_kept(name, sub)
     q, k, v = randn(g, 4, 4), randn(g, 5, 4), randn(g, 5, 3)
     # all False: inverted, or added as 0s, it acts as if ignored; the masked cases above ruled
     # those two out
@@ -146,8 +149,12 @@ def check_rows_apart(name, sub) -> None:
     q = randn(g, 2, 4) * torch.tensor([[100.0], [0.1]])
     k, v = randn(g, 5, 4), randn(g, 5, 3)
     c = Call(name, q, k, v)
-    out = c.run(sub, mutants=SDPA_MUTANTS)
-    expect_attention(out, ref_attention64(q, k, v), c, q.dtype, SDPA_MUTANTS)
+    try:
+        out = c.run(sub, mutants=SDPA_MUTANTS)
+        expect_attention(out, ref_attention64(q, k, v), c, q.dtype, SDPA_MUTANTS)
+    except CheckFailure as failure:  # the large scores above passed: one max for all the rows
+        failure.mistake = failure.mistake or "softmax-global-max"
+        raise
 
 
 @contextmanager
@@ -290,6 +297,7 @@ def self_attention_mutants(state):
                 state, x, None, {"scores": added_before_scaling(mask)}
             ),
         ),
+        *self_attention_extra_mutants(state),
     )
 
 
@@ -313,7 +321,7 @@ def check_self_attention(sub) -> None:
     load_weights(obj, state, label, bias_mistake="projection-has-bias")
     mutants = self_attention_mutants(state)
     c = Call(label, randn(generator(121), 2, 3, d_model), params="forward")
-    expect_deterministic(obj, c, "SelfAttention")
+    expect_deterministic(obj, c, "SelfAttention", mutants)
     obj.eval()
     cases = (
         (randn(g, 2, 3, d_model), None),

@@ -20,6 +20,41 @@ _STATELESS = _ATTN + (
 
 MISTAKES = (
     Mistake(
+        "computed-in-float32",
+        ("scaled_dot_product_attention",),
+        "float64 inputs computed in float32 and cast back",
+        "Keep the inputs' dtype through the computation: no .float() on q, k or v. A float64 "
+        "score of 1e8 · (1 + 1e-8) - 1e8 is 1, but float32 rounds 1 + 1e-8 to 1 and gets 0.",
+    ),
+    Mistake(
+        "scaled-after-softmax",
+        ("scaled_dot_product_attention",),
+        "The scale applied to the weights after the softmax instead of to the scores before it",
+        "Divide the scores by sqrt(d_k) before the softmax: softmax(q @ k^T / sqrt(d_k)). Scaled "
+        "afterwards, each row of weights sums to 1 / sqrt(d_k) instead of 1.",
+    ),
+    Mistake(
+        "output-shaped-like-q",
+        ("scaled_dot_product_attention",),
+        "The output reshaped to q's shape",
+        "weights @ v already has the right shape, (..., Lq, d_v): its last dim is v's d_v, which "
+        "may differ from q's d_k, so drop the .view(q.shape).",
+    ),
+    Mistake(
+        "batch-flattened",
+        ("SelfAttention",),
+        "Every token of the batch attends to every other: the batch flattened into one sequence",
+        "Keep x's leading dims: project x as it is, (B, L, d_model), so that each sequence's "
+        "queries see only its own keys; x.reshape(-1, d_model) makes one sequence of B·L tokens.",
+    ),
+    Mistake(
+        "weight-untransposed",
+        ("SelfAttention", "MultiHeadAttention"),
+        "A projection computed as x @ layer.weight, without transposing nn.Linear's weight",
+        "nn.Linear stores its weight as (out_features, in_features) and computes x @ W.T + b: "
+        "call the layer, self.w_q(x), or use x @ self.w_q.weight.T.",
+    ),
+    Mistake(
         "additive-mask-as-bool",
         ("scaled_dot_product_attention", "SelfAttention"),
         "An additive float mask is used as a bool mask",

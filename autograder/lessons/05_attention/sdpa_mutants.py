@@ -16,7 +16,7 @@ from autograder.kit import (
     scale_mutants,
     transpose_mutants,
 )
-from autograder.kit.expected import ref_attention64
+from autograder.kit.expected import ref_attention64, self_attention
 
 
 def _sdpa_variant(q, k, v, mask=None, *, knobs):
@@ -71,6 +71,8 @@ SDPA_MUTANTS = (
         "mask-added-before-scaling",
         lambda q, k, v, mask=None: attend(q, k, v, scores=added_before_scaling(mask)),
     ),
+    ("scaled-after-softmax", lambda q, k, v, mask=None: _scaled_after_softmax(q, k, v, mask)),
+    ("output-shaped-like-q", lambda q, k, v, mask=None: _shaped_like_q(q, k, v, mask)),
     *(
         (
             "mask-reshaped-in-sdpa",
@@ -80,6 +82,25 @@ SDPA_MUTANTS = (
         for n in (3, None)
     ),
 )
+
+
+def _scaled_after_softmax(q, k, v, mask):
+    """The weights of the unscaled scores, then multiplied by the scale: rows no longer sum to 1."""
+    out, w = attend(q, k, v, mask, scale=1.0)
+    w = w * q.shape[-1] ** -0.5
+    return w @ v.to(w.dtype), w
+
+
+def _shaped_like_q(q, k, v, mask):
+    """``(weights @ v).view(q.shape)``: the output's last dim is d_v, not d_k (an error unless
+    they are equal)."""
+    out, w = ref_attention64(q, k, v, mask)
+    return out.view(q.shape), w
+
+
+def computed_in_float32(q, k, v, mask=None):
+    """Inputs cast to float32 (and the result back): the expected values of the rounded inputs."""
+    return ref_attention64(q.float(), k.float(), v.float(), mask)
 
 
 def _unsqueezed(q, k, v, mask, dim, ndim):
@@ -144,3 +165,20 @@ def _attn_from_scores(s, v, mask):
         s = s.masked_fill(~mask, -INF)
     w = ref_softmax(s)
     return w @ v, w
+
+
+def self_attention_extra_mutants(state):
+    """SelfAttention's mistakes of how x reaches the projections: every token of the batch
+    flattened into one sequence, or x @ W with nn.Linear's (out, in) weight not transposed."""
+
+    def flattened(x, mask=None):
+        if x.dim() < 3:
+            raise ValueError("a mistake of batched inputs")
+        out, w = self_attention(state, x.reshape(-1, x.shape[-1]), mask)
+        return out.reshape(*x.shape[:-1], -1), w
+
+    def untransposed(x, mask=None):
+        q, k, v = (x.double() @ state[f"w_{n}.weight"].double() for n in "qkv")
+        return attend(q, k, v, mask)
+
+    return (("batch-flattened", flattened), ("weight-untransposed", untransposed))

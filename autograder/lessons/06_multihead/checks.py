@@ -57,7 +57,15 @@ SPLIT_MUTANTS = (
     ("split-by-head-dim", lambda x, h: split(x, x.shape[-1] // h)),  # num_heads used as d_head
     # (B, L, H, E).transpose(1, 3) is (B, E, H, L): reshaped to (B, H, L, E), positions mixed in
     ("split-heads-no-transpose", lambda x, h: _split_transposed_1_3(x, h)),
+    ("split-heads-dims-mislabelled", lambda x, h: _split_mislabelled(x, h)),
 )
+
+
+def _split_mislabelled(x, h):
+    """B, D, L = x.shape on a (B, L, D) tensor: viewed as (B, D, h, L // h), an error unless
+    h == 1 or L == D."""
+    b, d, n = x.shape
+    return x.reshape(b, n, h, d // h).transpose(1, 2)
 
 
 def _split_transposed_1_3(x, h):
@@ -137,6 +145,7 @@ def check_multi_head_attention(sub) -> None:
         (4, False, (2, 4, d), None, no_full_rows(g, 1, 4, 4)),  # 3-D, one for every sequence
         (2, True, (2, 4, d), None, no_full_rows(g, 2, 1, 4, 4)),  # (B, 1, Lq, Lk): per sequence
         (2, False, (3, 3, d), None, no_full_rows(g, 2, 3, 3)),  # (h, Lq, Lk): one per head
+        (1, True, (2, 3, d), None, None),  # one head: still projected by w_o
     )
     built = {}
     for h, bias, qs, lk, mask in cases:

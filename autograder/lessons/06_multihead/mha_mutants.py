@@ -87,6 +87,7 @@ def mha_mutants(state, h):
             for st in _projection_skipped(state)
         ),
         ("value-defaults-to-query", _value_left_none),
+        *projection_mutants(state, h),
         (
             "mask-default-causal",
             lambda query, key=None, value=None, mask=None: run(
@@ -140,3 +141,47 @@ def _value_left_none(query, key=None, value=None, mask=None):
     if key is None or value is not None:
         raise ValueError("a mistake of a key given alone")
     return torch.nn.functional.linear(value, torch.zeros(1, 1))
+
+
+def projection_mutants(state, h):
+    """One projection wrong at a time: its input (q from key, v from key), its weight used
+    untransposed (x @ W), its bias left out; and the weights returned as (B*h, Lq, Lk), the
+    scores scaled by sqrt(num_heads)."""
+
+    def run(*a, st=state, **kw):
+        return mha(st, h, *a, **kw)
+
+    def queries_from_key(query, key=None, value=None, mask=None):
+        return run(_given(key), key, value, mask)
+
+    def values_from_key(query, key=None, value=None, mask=None):
+        if value is None or value is key:
+            raise ValueError("a mistake of a value given")
+        return run(query, key, key, mask)
+
+    def flat_heads(*a, **kw):
+        out, w = run(*a, **kw)
+        return out, w.reshape(-1, *w.shape[2:])
+
+    untransposed = [  # one projection, w_q, w_k and w_v, or all four
+        {f"w_{n}.weight": state[f"w_{n}.weight"].T for n in names}
+        for names in (*"qkvo", "qkv", "qkvo")
+    ]
+    unbiased = [{f"w_{n}.bias": 0 * state[f"w_{n}.bias"]} for n in "qkvo" if f"w_{n}.bias" in state]
+    return (
+        ("projection-wrong-input", queries_from_key),
+        ("projection-wrong-input", values_from_key),
+        *(
+            ("weight-untransposed", lambda *a, c=c, **kw: run(*a, st=state | c, **kw))
+            for c in untransposed
+        ),
+        *(
+            ("projection-bias-dropped", lambda *a, c=c, **kw: run(*a, st=state | c, **kw))
+            for c in unbiased
+        ),
+        ("weights-heads-flattened", flat_heads),
+        (
+            "scaled-by-num-heads",
+            lambda *a, **kw: mha(state, h, *a, **kw, knobs={"scale": h**-0.5}),
+        ),
+    )

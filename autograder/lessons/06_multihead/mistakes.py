@@ -4,6 +4,41 @@ from autograder.core.mistakes import Mistake
 
 MISTAKES = (
     Mistake(
+        "split-heads-dims-mislabelled",
+        ("split_heads",),
+        "split_heads unpacks x.shape in the wrong order",
+        "split_heads gets (B, L, d_model): unpack B, L, D = x.shape, then "
+        "x.view(B, L, num_heads, D // num_heads).transpose(1, 2).",
+    ),
+    Mistake(
+        "projection-wrong-input",
+        ("MultiHeadAttention",),
+        "A projection applied to the wrong input: queries from key, or values from key",
+        "w_q projects query, w_k projects key and w_v projects value: "
+        "q, k, v = self.w_q(query), self.w_k(key), self.w_v(value).",
+    ),
+    Mistake(
+        "projection-bias-dropped",
+        ("MultiHeadAttention",),
+        "A projection's bias left out (x @ W.T without + b)",
+        "With bias=True each of w_q, w_k, w_v and w_o adds its bias: call the layer, "
+        "self.w_o(x), rather than x @ self.w_o.weight.T.",
+    ),
+    Mistake(
+        "weights-heads-flattened",
+        ("MultiHeadAttention",),
+        "The weights returned with the batch and the heads flattened: (B*h, Lq, Lk)",
+        "Return the weights as (B, h, Lq, Lk), one (Lq, Lk) matrix per sequence and head: "
+        "weights.view(B, h, Lq, Lk) if you computed them as (B*h, Lq, Lk).",
+    ),
+    Mistake(
+        "scaled-by-num-heads",
+        ("MultiHeadAttention",),
+        "Scores scaled by sqrt(num_heads) instead of sqrt(d_model // num_heads)",
+        "Divide by the square root of each head's width, d_head = d_model // num_heads "
+        "(q.shape[-1] after the split), not of the number of heads.",
+    ),
+    Mistake(
         "split-heads-no-transpose",
         ("split_heads", "MultiHeadAttention"),
         "Heads split without transpose(1, 2): one reshape, or a transpose of other dims",

@@ -43,7 +43,7 @@ from autograder.kit.gradients import (
 from autograder.kit.module_calls import expect_module_calls
 from autograder.kit.repeat import paused
 
-from .probes import rows_or_scale
+from .probes import rope_angles_tiled, rope_positions_int16, rows_or_scale, unrotated_pairs
 
 # ---- sinusoidal_positional_encoding -------------------------------------------------------------
 
@@ -57,9 +57,13 @@ SINUSOID_MUTANTS = (
     ("positions-normalised", lambda n, d: _sinusoid_at(torch.linspace(0, 1, n), d)),
     ("positions-normalised", lambda n, d: _sinusoid_at(torch.arange(n) / n, d)),
     *(
-        ("rope-angles-in-half", lambda n, d, t=t, each=each: _sinusoid_half(n, d, t, each))
+        ("pe-angles-in-half", lambda n, d, t=t, each=each: _sinusoid_half(n, d, t, each))
         for t in (torch.float16, torch.bfloat16)
         for each in (True, False)
+    ),
+    *(  # only the positions made half: torch.arange(max_len, dtype=torch.float16)
+        ("pe-angles-in-half", lambda n, d, t=t: _sinusoid_at(torch.arange(n).to(t), d))
+        for t in (torch.float16, torch.bfloat16)
     ),
     ("pe-table-batch-dim", lambda n, d: sinusoid(n, d)[None]),  # pe.unsqueeze(0), as a buffer
 )
@@ -96,7 +100,7 @@ def _is_sinusoid_table(out) -> bool:
 
 @exercise("sinusoidal_positional_encoding")
 def check_sinusoidal_positional_encoding(sub) -> None:
-    for max_len, d in ((4, 6), (1, 2), (10, 8), (50, 16)):
+    for max_len, d in ((4, 6), (1, 2), (10, 8), (50, 16), (4100, 4)):  # past 2048: float16
         c = Call("sinusoidal_positional_encoding", max_len, d)
         out = c.run(sub, mutants=SINUSOID_MUTANTS)
         try:
@@ -225,6 +229,8 @@ ROPE_MUTANTS = (  # base ignored first: 100^(-4i/d) is 10000^(-2i/d), an exponen
     ("frequency-exponent-i", _rope_mutant(exponent=4.0)),
     ("positions-start-at-one", _rope_from_one),
     ("positions-start-at-one", _rope_given_from_one),
+    ("rope-angles-tiled", rope_angles_tiled),
+    ("positions-int-overflow", rope_positions_int16),
 )
 
 
@@ -294,6 +300,8 @@ def _other_frequencies(sub) -> str | None:
     rotated = torch.allclose(cos, (p * w).cos(), atol=1e-4) and torch.allclose(
         sin, (p * w).sin(), atol=1e-4
     )
+    if rotated and unrotated_pairs(w):
+        return "rope-partial-rotation"
     return "pe-wrong-frequencies" if rotated else None
 
 
@@ -310,6 +318,9 @@ def _length_from_wrong_dim(sub, x, kwargs) -> str | None:
     except CheckFailure:
         return None
     right = same(out, rope(square, **kwargs), tolerance(square.dtype))
+    if right:  # or the frequencies divided by L: then positions given as 0..L-1 are wrong too
+        given = {"positions": torch.arange(x.shape[-2])}
+        right = same(Call("apply_rope", x, **given).run(sub), rope(x, **given), tolerance(x.dtype))
     return "rope-length-wrong-dim" if right else None
 
 
@@ -330,7 +341,7 @@ def check_apply_rope(sub) -> None:
         _expect_rope(sub, randn(g, *shape), kwargs)
     x, far = randn(g, 2, 2), torch.tensor([32768, 70001])  # past int16; θ = 1: exact in float32
     c = Call("apply_rope", x, positions=far)
-    expect_close(c.run(sub), rope(x, far), c, dtype=x.dtype)
+    expect_close(c.run(sub), rope(x, far), c, dtype=x.dtype, mutants=ROPE_MUTANTS)
     for dtype in low_precision_dtypes():
         x = randn(g, 2, 4, 8, dtype=dtype)
         c = Call("apply_rope", x)
@@ -392,7 +403,8 @@ def _rules_learned(sub) -> None:
     obj, label = construct(sub, "LearnedPositionalEmbedding", 4, 3)
     c = Call(label, randn(g, 1, 1, 3), params="forward")
     expect_contract_rules(obj, c, (1, 1, 3), output=None)
-    _expect_no_padding_row(obj, label)
+    _expect_no_padding_row(obj, label)  # a frozen row first: named by what froze it
+    expect_true_gradients(obj, wide_call(label, 125, (1, 3, 3), params=c))
     expect_module_calls(sub, "LearnedPositionalEmbedding", (6, 4), (2, 4, 4))
 
 

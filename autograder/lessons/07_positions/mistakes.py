@@ -4,6 +4,35 @@ from autograder.core.mistakes import Mistake
 
 MISTAKES = (
     Mistake(
+        "pe-angles-in-half",
+        ("sinusoidal_positional_encoding",),
+        "The table's positions or angles p·w held in float16/bfloat16",
+        "Make the positions and the angles float32 (torch.arange(max_len, dtype=torch.float32)): "
+        "float16 holds whole numbers exactly only up to 2048, so row 4099 gets position 4100.",
+    ),
+    Mistake(
+        "rope-partial-rotation",
+        ("apply_rope",),
+        "Only part of the features rotated: the last pairs left as they are",
+        "The contract rotates every pair (x[..., 2i], x[..., 2i+1]) for i = 0..d/2-1, with "
+        "frequency base^(-2i/d) over the whole d; GPT-J's rotary_dim is not part of it.",
+    ),
+    Mistake(
+        "rope-angles-tiled",
+        ("apply_rope",),
+        "cos and sin tiled [θ0..θ(d/2-1), θ0..] while the pairs are interleaved",
+        "With interleaved pairs, features 2i and 2i+1 share angle θi: repeat each angle twice, "
+        "angles.repeat_interleave(2, -1), not torch.cat([angles, angles], -1) (that layout "
+        "belongs to the half-split rotate_half).",
+    ),
+    Mistake(
+        "positions-int-overflow",
+        ("apply_rope",),
+        "Positions cast to a small integer type that wraps past its maximum",
+        "Keep positions as they come (torch.arange gives int64) or make them float32: int16 "
+        "stops at 32767, so position 32768 becomes -32768.",
+    ),
+    Mistake(
         "sin-cos-swapped",
         ("sinusoidal_positional_encoding",),
         "sin and cos swapped",
@@ -12,7 +41,7 @@ MISTAKES = (
     Mistake(
         "frequency-exponent-i",
         ("sinusoidal_positional_encoding", "apply_rope"),
-        "Frequency exponent uses i instead of 2i (or doubles it)",
+        "Frequency exponent wrong: i instead of 2i, doubled, or divided by d - 2",
         "Pair i (columns 2i, 2i+1) has frequency base^(-2i/d): with torch.arange(0, d, 2) "
         "that is already 2i, don't multiply by 2 again, and divide by d, not d - 2.",
     ),
@@ -112,7 +141,7 @@ MISTAKES = (
     ),
     Mistake(
         "rope-angles-in-half",
-        ("apply_rope", "sinusoidal_positional_encoding"),
+        ("apply_rope",),
         "The angles p·θ computed in float16/bfloat16",
         "Compute p·θ in float32 (or float64) and cast cos and sin afterwards: float16 holds whole "
         "numbers exactly only up to 2048, so at position 4095 an angle is off by radians.",

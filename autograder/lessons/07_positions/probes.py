@@ -36,3 +36,36 @@ def rows_or_scale(obj, label, table, x, out) -> str | None:
     scale = float((moved * x).sum() / (x * x).sum())
     scaled = abs(scale - 1) > 1e-3 and torch.allclose(moved, scale * x, atol=1e-4, rtol=1e-4)
     return "lpe-input-scaled" if scaled else None
+
+
+# ---- apply_rope ----------------------------------------------------------------------------------
+
+
+def rope_angles_tiled(x, positions=None, base=10000.0):
+    """Interleaved pairs with the angles tiled the half-split way, [θ0..θ(d/2-1), θ0..] (cat or
+    .repeat(1, 2)) instead of [θ0, θ0, θ1, θ1, ...]: the two features of a pair turn by
+    different angles."""
+    from autograder.kit.expected import frequencies
+
+    x = x.double()
+    n, d = x.shape[-2], x.shape[-1]
+    p = torch.arange(n) if positions is None else positions
+    angle = (p.double()[:, None] * frequencies(d, base)).repeat(1, 2)  # (P, D)
+    partner = torch.stack([-x[..., 1::2], x[..., 0::2]], -1).flatten(-2)
+    return x * angle.cos() + partner * angle.sin()
+
+
+def rope_positions_int16(x, positions=None, base=10000.0):
+    """Positions stored as int16: past 32767 they wrap around to negative numbers."""
+    from autograder.kit.expected import rope
+
+    if positions is None:
+        raise ValueError("a mistake of far positions")
+    return rope(x, positions.to(torch.int16).long(), base)
+
+
+def unrotated_pairs(w: torch.Tensor) -> bool:
+    """Given each pair's angle per position ``w`` (pairs 0..d/2-1), whether pair 0 turns and
+    some later pairs do not turn at all: only part of the features rotated."""
+    still = w.abs() < 1e-9
+    return bool(not still[0] and still[1:].any())

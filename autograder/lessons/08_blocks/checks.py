@@ -47,6 +47,8 @@ from autograder.kit.module_calls import expect_module_calls
 from autograder.kit.modules import not_a_module
 
 from .arguments import expect_arguments_used
+from .layout import expect_tiny_layout, naming_batch_mask
+from .mutants import block_mutants, load_block_weights
 from .training import (
     expect_affine_norms,
     expect_block_in_training,
@@ -126,43 +128,6 @@ def block_state(g, d, d_ff):
     return state
 
 
-BLOCK_KNOBS = (
-    ("pre-post-ln-swapped", {"swapped"}),
-    ("residual-missing", {"no-residual-1"}),
-    ("residual-missing", {"no-residual-2"}),
-    ("residual-missing", {"no-residual-1", "no-residual-2"}),
-    ("residual-from-normed-input", {"residual-normed"}),
-    ("residual-from-normed-input", {"residual-normed-2"}),
-    ("residual-from-normed-input", {"residual-normed-1"}),
-    ("pre-ln-output-normed", {"output-normed"}),
-    ("same-norm-twice", {"norm1-twice"}),
-    ("same-norm-twice", {"norm2-twice"}),
-    ("mask-ignored", {"mask-ignored"}),
-    ("mask-polarity-inverted", {"mask-inverted"}),
-    ("ffn-missing-activation", {"no-activation"}),
-    ("post-ln-norm-then-add", {"norm-then-add"}),
-    ("one-residual-around-both", {"one-residual"}),
-    ("norms-swapped", {"norms-swapped"}),
-    ("post-ln-norm-inside-residual", {"norm-inside-residual"}),
-    ("ffn-reads-block-input", {"ffn-block-input"}),
-    *(("post-ln-sublayer-input-normed", {f"post-ln-normed-{i}"}) for i in (1, 2)),
-    ("pre-ln-kv-unnormed", {"kv-unnormed"}),
-)
-
-
-def block_mutants(state, h, norm_first):
-    def mask_as_key(x, mask=None):  # self.attn(x, mask): the mask is projected by w_k as a key
-        return F.linear(mask, state["attn.w_k.weight"], state["attn.w_k.bias"])
-
-    return (
-        *(
-            (m, lambda x, mask=None, kn=kn: block(state, h, x, mask, norm_first, kn))
-            for m, kn in BLOCK_KNOBS
-        ),
-        ("mask-passed-as-key", mask_as_key),
-    )
-
-
 BLOCK_FORBID = MHA_FORBID + (
     "torch.nn.TransformerEncoderLayer",
     "torch.nn.TransformerEncoder",
@@ -194,7 +159,7 @@ def check_transformer_block(sub) -> None:
         }
         expect_affine_norms(expect_layers(obj, label, layers), label)
         state = block_state(g, d, d_ff)
-        load_weights(obj, state, label, lacks_bias="block-attn-no-bias")
+        load_block_weights(obj, state, label, d_ff)
         obj.eval()
         x = randn(g, *shape)
         c = Call(label, x, params="forward", **({} if mask is None else {"mask": mask}))
@@ -309,10 +274,7 @@ def check_tiny_transformer(sub) -> None:
     c3 = Call(label, same, params="lm.forward")
     logits3 = expect_tensor(c3.run(obj, devices=False), c3, shape=(1, 6, vocab), what="logits")
     if float((logits3 - logits3[:, :1]).abs().max()) < 1e-5:
-        raise fail(
-            _(sentences.LM_POSITIONS_MISSING).format(call=c3),
-            "positions-missing",
-        )
+        raise fail(_(sentences.LM_POSITIONS_MISSING).format(call=c3), "positions-missing")
     expect_lm_in_training(sub, g, (vocab, d, h, layers, d_ff, max_len))
     expect_order_seen(sub, (vocab, d, h, 1, d_ff, max_len), tokens)
     start = torch.randint(0, vocab, (16, 1), generator=g)
@@ -329,6 +291,7 @@ def check_tiny_transformer(sub) -> None:
         if failure.mistake == "lm-post-ln-blocks":
             _expect_pre_ln_block(sub, label, d, h, d_ff)  # or the blocks' own Pre-LN is wrong
         raise
+    expect_tiny_layout(sub, g, (vocab, d, h, layers, d_ff, max_len), tokens)
     c.run(obj)  # the tensors it makes must follow the tokens' device
     with on_meta():  # meta tensors have shapes but no data
         obj.to("meta")
@@ -417,4 +380,4 @@ def _rules_tiny(sub) -> None:
 
 check_feed_forward = with_rules(check_feed_forward, _rules_feed_forward)
 check_transformer_block = with_rules(check_transformer_block, _rules_block)
-check_tiny_transformer = with_rules(check_tiny_transformer, _rules_tiny)
+check_tiny_transformer = naming_batch_mask(with_rules(check_tiny_transformer, _rules_tiny))

@@ -367,4 +367,74 @@ MISTAKES = (
         "Build num_layers blocks, each TransformerBlock(d_model, num_heads, d_ff): a fixed number "
         "of blocks, of heads or a width of 4 * d_model is another model than the one asked for.",
     ),
+    Mistake(
+        "positions-every-block",
+        ("TinyTransformer",),
+        "The positions are added again before every block",
+        "Add the position embeddings once, to the token embeddings before the first block: "
+        "x = tok(tokens) + pos, then x = block(x, mask) for each block.",
+    ),
+    Mistake(
+        "lm-final-norm-every-block",
+        ("TinyTransformer",),
+        "The final LayerNorm is applied after every block",
+        "Apply the final norm once, after the loop over the blocks: for block in self.blocks: "
+        "x = block(x, mask), then logits = head(norm(x)).",
+    ),
+    Mistake(
+        "lm-token-0-is-padding",
+        ("TinyTransformer",),
+        "Token 0 is treated as padding",
+        "Token 0 is a token like any other: no padding_idx=0 on the embedding and no mask that "
+        "hides it; nn.Embedding(vocab_size, d_model) and the causal mask alone.",
+    ),
+    Mistake(
+        "layernorm-over-tokens",
+        ("TransformerBlock",),
+        "The LayerNorm averages over the positions instead of the features",
+        "A LayerNorm normalises each token over its d_model features, the last dimension: "
+        "nn.LayerNorm(d_model) applied as self.norm1(x), or x.mean(-1, keepdim=True) by hand.",
+    ),
+    Mistake(
+        "norm-on-sublayer-output",
+        ("TransformerBlock",),
+        "A LayerNorm is applied to the attention's output before the residual add",
+        "In a Pre-LN block each norm acts on its sublayer's input only: x = x + attn(norm1(x)), "
+        "then x = x + ff(norm2(x)); norm2 is the FFN's, never the attention output's.",
+    ),
+    Mistake(
+        "post-ln-ffn-reads-unnormed",
+        ("TransformerBlock",),
+        "In Post-LN the FFN reads the sum before norm1",
+        "In Post-LN the FFN reads norm1's output, the same tensor its residual adds to: "
+        "x = norm1(x + attn(x)), then x = norm2(x + ff(x)).",
+    ),
+    Mistake(
+        "block-causal-by-default",
+        ("TransformerBlock",),
+        "mask=None is taken as a causal mask in the block",
+        "No mask means every position may attend to every other: pass mask on to self.attn as "
+        "given; TinyTransformer passes causal_mask(L) itself.",
+    ),
+    Mistake(
+        "block-ignores-d-ff",
+        ("TransformerBlock",),
+        "The block's FeedForward is not d_ff wide",
+        "Build the feed-forward network with the block's argument: FeedForward(d_model, d_ff, "
+        "dropout), not a width of its own such as 4 * d_model.",
+    ),
+    Mistake(
+        "lm-mask-per-sequence",
+        ("TinyTransformer",),
+        "The causal mask is expanded to (B, L, L)",
+        "Pass the causal mask as (L, L): a (B, L, L) mask lines B up with the heads of the "
+        "(B, h, L, L) scores, and fails when B is not 1 or h.",
+    ),
+    Mistake(
+        "positions-from-token-table",
+        ("TinyTransformer",),
+        "The positions are looked up in the token embedding",
+        "Positions need a table of their own: LearnedPositionalEmbedding(max_len, d_model) (or "
+        "sinusoidal positions); self.tok(torch.arange(L)) makes position p token p.",
+    ),
 )

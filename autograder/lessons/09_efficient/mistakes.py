@@ -245,4 +245,25 @@ MISTAKES = (
         "The output has v's width, (..., Lq, d_v): make the accumulator "
         "torch.zeros(*q.shape[:-1], v.shape[-1], device=q.device), not torch.zeros_like(q).",
     ),
+    Mistake(
+        "online-max-block-only",
+        ("tiled_attention",),
+        "The new running max is the block's max alone",
+        "The running max only grows: m_new = torch.maximum(m, s.amax(-1, keepdim=True)); the "
+        "block's max alone forgets the earlier blocks, and a fully masked block then wipes them.",
+    ),
+    Mistake(
+        "tiled-masked-block-nan",
+        ("tiled_attention",),
+        "A key block that is all masked for a query gives NaN",
+        "Before any key is seen the running max is -inf, and exp(-inf - (-inf)) is NaN: take 0 "
+        "where m_new is -inf, torch.where(m_new.isneginf(), 0.0, m_new), before exponentiating.",
+    ),
+    Mistake(
+        "tiled-causal-skips-visible-block",
+        ("tiled_attention",),
+        "With causal=True the loop skips a key block that some query still sees",
+        "Only a key block that starts after the last query is all in the future: skip (or break) "
+        "when start >= Lq, never earlier, and let the mask hide the rest.",
+    ),
 )

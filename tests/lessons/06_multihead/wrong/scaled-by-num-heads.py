@@ -1,0 +1,29 @@
+# grade: MultiHeadAttention
+import torch
+import torch.nn as nn
+
+
+class MultiHeadAttention(nn.Module):
+    def __init__(self, d_model, num_heads, bias=False):
+        super().__init__()
+        if d_model % num_heads != 0:
+            raise ValueError("d_model must be a multiple of num_heads")
+        self.num_heads = num_heads
+        self.w_q = nn.Linear(d_model, d_model, bias=bias)
+        self.w_k = nn.Linear(d_model, d_model, bias=bias)
+        self.w_v = nn.Linear(d_model, d_model, bias=bias)
+        self.w_o = nn.Linear(d_model, d_model, bias=bias)
+
+    def forward(self, query, key=None, value=None, mask=None):
+        if key is None:
+            key = query
+        if value is None:
+            value = key
+        q = split_heads(self.w_q(query), self.num_heads)
+        k = split_heads(self.w_k(key), self.num_heads)
+        v = split_heads(self.w_v(value), self.num_heads)
+        scores = q @ k.transpose(-2, -1) / self.num_heads**0.5  # sqrt(h), not sqrt(d_head)
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        weights = softmax(scores, dim=-1)
+        return self.w_o(merge_heads(weights @ v)), weights
