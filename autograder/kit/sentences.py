@@ -71,8 +71,9 @@ CACHE_BREAKS_AUTOGRAD = N_(
     "must store and return them as given, without .detach() or torch.no_grad()."
 )
 PEAK_AS_FULL_MATRIX = N_(
-    "{call} raised the process's peak memory by {grew:.0f} MiB, as much as the full ({n}, {n}) "
-    "score matrix ({full:.0f} MiB) that tiling exists to avoid."
+    "{call} raised the process's peak memory by {grew:.0f} MiB (what it held before the call "
+    "counted too): a tiled call needs a few tiles of 1 MiB, room enough for a large part of the "
+    "full ({lq}, {lk}) score matrix ({full:.0f} MiB in float32) that tiling exists to avoid."
 )
 PEAK_AS_SCORE_ROWS = N_(
     "{call} raised the process's peak memory by {grew:.0f} MiB, as much as the scores of one query "

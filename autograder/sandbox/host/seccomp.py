@@ -33,6 +33,11 @@ import struct
 # sandbox's own sockets come from the judge, made outside), vmsplice (a pipe that pins a page of a
 # transparent huge page keeps all 2 MiB of it, mapped by no process) and fcntl F_SETPIPE_SZ (a
 # pipe stays at its default 64 KiB).
+# Host resources and kernel memory charged outside the sandbox (red team round 9): inotify_init,
+# inotify_init1 and fanotify_init (an inotify instance counts against the per-uid quota of the
+# sandbox's owner on the host, fs.inotify.max_user_instances: a submission took all 128), and bpf
+# (a map is kernel memory no process's memory shows; refused today only where the host sets
+# kernel.unprivileged_bpf_disabled). Nothing the course runs uses them.
 _SYSCALLS = {
     "x86_64": {
         "arch": 0xC000003E,
@@ -44,6 +49,7 @@ _SYSCALLS = {
             *(319, 447, 308),  # memfd_create, memfd_secret, setns
             *(101, 310, 311),  # ptrace, process_vm_readv, process_vm_writev
             *(41, 53, 278),  # socket, socketpair, vmsplice
+            *(253, 294, 300, 321),  # inotify_init, inotify_init1, fanotify_init, bpf
         ),
         "fcntl": 72,
         "ioprio_set": 251,
@@ -66,6 +72,7 @@ _SYSCALLS = {
             *(279, 447, 268),  # memfd_create, memfd_secret, setns
             *(117, 270, 271),  # ptrace, process_vm_readv, process_vm_writev
             *(198, 199, 75),  # socket, socketpair, vmsplice
+            *(26, 262, 280),  # inotify_init1, fanotify_init, bpf (no inotify_init on arm64)
         ),
         "fcntl": 25,
         "ioprio_set": 30,

@@ -27,7 +27,11 @@ FILE_SIZE_LIMIT = 16 * 2**20
 # figure saved (measured); each open pipe or socket can hold buffers that no other cap counts.
 OPEN_FILES_LIMIT = 64
 _libc = ctypes.CDLL(None, use_errno=True)  # loaded now: learner code may not load ctypes
-PR_SET_PDEATHSIG, PR_SET_DUMPABLE = 1, 4
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
+# Landlock (Linux 5.13+): landlock_create_ruleset and landlock_restrict_self, the same numbers on
+# x86_64 and aarch64; the access rights handled: making character and block devices (ABI 1).
+_LANDLOCK_CREATE_RULESET, _LANDLOCK_RESTRICT_SELF = 444, 446
+_LANDLOCK_MAKE_DEVICES = (1 << 6) | (1 << 11)
 F_SETPIPE_SZ = 1031
 
 _FILE_EVENTS = (
@@ -70,6 +74,29 @@ def prctl(option: int, value: int) -> None:
     """Linux's prctl (a no-op elsewhere: there, only process isolation is on offer anyway)."""
     if hasattr(_libc, "prctl"):
         _libc.prctl(option, value)
+
+
+def own_domain() -> bool:
+    """Enter a Landlock domain of this process's own, nested in the one it was forked in (red team
+    round 9): a landlocked process may read, write or trace (``/proc/<pid>/mem``, ``ptrace``,
+    ``/proc/<pid>/smaps``...) only a process in its own domain or one nested in it. The learner
+    process enters one before any learner code runs, and each exercise process one nested in it:
+    so an exercise process (and whatever it starts) cannot reach the memory of the learner process
+    it was forked from, nor the server's (which has none: the server may still read and reset
+    every learner process's memory figures). The rules handle only making device files, which no
+    process here may do anyway. Whether it worked (False without Landlock: SECURITY.md)."""
+    if not hasattr(_libc, "syscall"):
+        return False
+    attr = ctypes.c_uint64(_LANDLOCK_MAKE_DEVICES)  # struct landlock_ruleset_attr, ABI 1's part
+    size, zero = ctypes.c_long(ctypes.sizeof(attr)), ctypes.c_long(0)
+    fd = _libc.syscall(ctypes.c_long(_LANDLOCK_CREATE_RULESET), ctypes.byref(attr), size, zero)
+    if fd < 0:
+        return False
+    try:
+        _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # (bubblewrap has set it already)
+        return _libc.syscall(ctypes.c_long(_LANDLOCK_RESTRICT_SELF), ctypes.c_long(fd), zero) == 0
+    finally:
+        os.close(fd)
 
 
 def map_code() -> None:

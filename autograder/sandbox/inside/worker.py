@@ -59,6 +59,7 @@ from autograder.sandbox.inside.lockdown import (
     PR_SET_PDEATHSIG,
     Lockdown,
     map_code,
+    own_domain,
     prctl,
 )
 from autograder.sandbox.inside.plain import describe_error, error_message, send, to_plain
@@ -148,6 +149,7 @@ class LearnerNamespace:
             return {"value": self.lock.learner_call(partial(self.target, req))}
         if op == "ready":  # a measured call comes next (zygote.PeakMemory)
             map_code()
+            _give_back_freed_memory()  # what earlier calls freed is not held at its start
             return {"value": None}
         if op == "apply":  # a helper of autograder.sandbox.inside.remote, applied to an object
             helper = HELPERS.get(req.helper)
@@ -227,6 +229,7 @@ def _wait(pid: int, wall_limit: float) -> tuple[int, float, bool]:
 def exercise_main(box: LearnerNamespace, chan: Channel, begin: Begin) -> None:
     """An exercise process: its CPU-time limit, then the judge's requests until it hangs up."""
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with the learner process
+    own_domain()  # Landlock: it cannot reach the learner process's memory (/proc/<ppid>/mem)
     seconds = max(1, math.ceil(begin.cpu_limit))
     resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
     report.chan, report.sent = chan, set()
