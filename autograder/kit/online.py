@@ -98,15 +98,34 @@ def online(
     return out
 
 
+def blocks_averaged(q, k, v, block_size=64, causal=False):
+    """Each key block softmaxed on its own and the blocks' outputs averaged: no running max or
+    sum shared between the blocks."""
+    lq, lk = q.shape[-2], k.shape[-2]
+    outs = []
+    for ks in range(0, lk, block_size):
+        ke = min(ks + block_size, lk)
+        s = q @ k[..., ks:ke, :].transpose(-2, -1) * q.shape[-1] ** -0.5
+        if causal:
+            s = s.masked_fill(torch.arange(ks, ke)[None, :] > torch.arange(lq)[:, None], -INF)
+        outs.append(s.softmax(-1).nan_to_num(0.0) @ v[..., ks:ke, :])
+    return sum(outs) / len(outs)
+
+
 def not_rescaled(out, c, failure) -> str:
     """A line naming the one running quantity tiled_attention did not rescale ('' if not so)."""
     if failure.mistake != "online-softmax-no-rescale":
         return ""
     accumulator = _("Only the accumulator is not rescaled by exp(m - m'): the running sum l is.")
     running_sum = _("Only the running sum l is not rescaled by exp(m - m'): the accumulator is.")
+    averaged = _(
+        "Each key block is softmaxed on its own and the blocks' outputs averaged: the blocks "
+        "share one softmax, so carry the running max m and sum l from block to block."
+    )
     mutants = (
         ("\n" + accumulator, partial(online, rescale_acc=False)),
         ("\n" + running_sum, partial(online, rescale_sum=False)),
+        ("\n" + averaged, blocks_averaged),
     )
     return diagnose(out, c, mutants) or ""
 
@@ -119,6 +138,7 @@ TILED_MUTANTS = (  # tiled_attention's known mistakes: the online softmax with a
     ("online-softmax-no-rescale", _online_mutant(rescale_acc=False)),
     ("online-softmax-no-rescale", _online_mutant(rescale_acc=False, rescale_sum=False)),
     ("online-softmax-no-rescale", _online_mutant(rescale_sum=False)),
+    ("online-softmax-no-rescale", blocks_averaged),  # each block its own softmax, then averaged
     ("forgot-final-normalisation", _online_mutant(normalise=False)),
     *(  # before partial-block-dropped: with causal=True alone, the same outputs
         ("tiled-causal-skips-visible-block", _online_mutant(causal_skip=skip))

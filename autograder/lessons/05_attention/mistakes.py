@@ -21,10 +21,12 @@ _STATELESS = _ATTN + (
 MISTAKES = (
     Mistake(
         "computed-in-float32",
-        ("scaled_dot_product_attention",),
+        ("scaled_dot_product_attention", "tiled_attention"),
         "float64 inputs computed in float32 and cast back",
-        "Keep the inputs' dtype through the computation: no .float() on q, k or v. A float64 "
-        "score of 1e8 · (1 + 1e-8) - 1e8 is 1, but float32 rounds 1 + 1e-8 to 1 and gets 0.",
+        "Keep float64 inputs in float64: no .float() on q, k or v (for half inputs, "
+        "torch.promote_types(q.dtype, torch.float32) is float32 and leaves float64 alone). A "
+        "float64 score of 1e8 · (1 + 1e-8) - 1e8 is 1, but float32 rounds 1 + 1e-8 to 1 and "
+        "gets 0.",
     ),
     Mistake(
         "scaled-after-softmax",
@@ -193,7 +195,7 @@ MISTAKES = (
     ),
     Mistake(
         "mask-default-causal",
-        ("SelfAttention", "MultiHeadAttention"),
+        ("scaled_dot_product_attention", "SelfAttention", "MultiHeadAttention"),
         "mask=None is taken as a causal mask",
         "No mask means every query may attend to every key: apply a mask only when one is given "
         "(a decoder passes causal_mask(L) itself).",

@@ -67,6 +67,7 @@ SDPA_MUTANTS = (
     ("finite-fill-value", lambda q, k, v, mask=None: _clamped(q, k, v, mask)),
     ("weights-before-masking", lambda q, k, v, mask=None: _output_unmasked(q, k, v, mask)),
     ("mask-transposed", lambda q, k, v, mask=None: ref_attention64(q, k, v, transposed(mask))),
+    ("mask-default-causal", lambda q, k, v, mask=None: _causal_if_none(q, k, v, mask)),
     (
         "mask-added-before-scaling",
         lambda q, k, v, mask=None: attend(q, k, v, scores=added_before_scaling(mask)),
@@ -82,6 +83,14 @@ SDPA_MUTANTS = (
         for n in (3, None)
     ),
 )
+
+
+def _causal_if_none(q, k, v, mask):
+    """``mask=None`` taken as causal, torch.ones(Lq, Lk).tril() (also when Lq != Lk): only a
+    call without a mask differs."""
+    if mask is not None:
+        raise ValueError("a mistake of calls without a mask")
+    return ref_attention64(q, k, v, torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool).tril())
 
 
 def _scaled_after_softmax(q, k, v, mask):

@@ -42,8 +42,10 @@ from autograder.kit.gradients import (
     with_rules,
 )
 from autograder.kit.online import TILED_MUTANTS, expect_large_scores, not_rescaled
+from autograder.kit.precision import cancelling_inputs, expect_output_float64_kept
 from autograder.kit.repeat import watched
 
+from .cache import cache_mutants, keeps, same_tensor
 from .memory import check_process_memory, check_row_memory, check_row_trace
 from .window import WINDOW_CASES, WINDOW_MUTANTS, long_appends, truncated
 
@@ -99,6 +101,8 @@ def check_tiled_attention(sub) -> None:
         except CheckFailure as failure:  # saying which running quantity was not rescaled
             if failure.mistake is None and vs[-1] != qs[-1] and _right_with_v_as_q(sub, c):
                 failure.mistake = "tiled-output-width-d-k"
+            if failure.mistake is None and out is None and _first_block_only(sub, c):
+                failure.mistake = "tiled-keys-first-block-only"
             raise fail(failure.message + not_rescaled(out, c, failure), failure.mistake) from None
     expect_large_scores(sub, g)
     for dtype in low_precision_dtypes():
@@ -135,6 +139,11 @@ def check_tiled_attention(sub) -> None:
                 "tiled-block-size-ignored",
             )
     check_row_trace(sub, g)  # few queries, many keys: a row of scores is two tiles
+    # float64 kept, not computed in float32 and cast back: last, so that float32 code that also
+    # builds the full matrix or ignores block_size is named by that
+    q, k, v = cancelling_inputs()
+    c = Call(name, q, k, v, block_size=2)
+    expect_output_float64_kept(sub, c, tiled_reference(q, k, v, 2), tiled_reference)
 
 
 def _reference(c):
@@ -151,6 +160,26 @@ def _right_with_v_as_q(sub, c) -> bool:
     except CheckFailure:
         return False
     return True
+
+
+def _first_block_only(sub, c) -> bool:
+    """Raised (an empty key block: k[..., start:block_size, :]): raises again on two whole
+    blocks of keys, and is right on one."""
+    q, k, v = c.args
+    block = c.kwargs.get("block_size", 64)
+    if k.shape[-2] <= block:
+        return False
+    twice = (torch.cat([t, t], -2)[..., : 2 * block, :] for t in (k, v))  # no partial block
+    try:
+        Call(c.name, q, *twice, block_size=block).run(sub)
+    except CheckFailure:
+        one = Call(c.name, q, k[..., :block, :], v[..., :block, :], block_size=block)
+        try:
+            expect_close(one.run(sub), _reference(one), one, dtype=q.dtype)
+        except CheckFailure:
+            return False
+        return True
+    return False
 
 
 def _check_float32_accumulation(sub, g, dtype) -> None:
@@ -175,51 +204,6 @@ def _check_float32_accumulation(sub, g, dtype) -> None:
 
 
 # ---- KVCache -----------------------------------------------------------------------------------
-
-
-def cache_mutants(history, k, v):
-    """What a wrong cache returns after ``history`` (earlier (k, v) pairs) and this append."""
-    ks = [h[0] for h in history] + [k]
-    vs = [h[1] for h in history] + [v]
-
-    def cat_all(dim, reverse=False):
-        def fn(*_):
-            order = slice(None, None, -1) if reverse else slice(None)
-            return torch.cat(ks[order], dim).double(), torch.cat(vs[order], dim).double()
-
-        return fn
-
-    def one_wrong_dim(dim, keys):  # a typo in one of the two torch.cat lines
-        def fn(*_):
-            k_all, v_all = torch.cat(ks, -2).double(), torch.cat(vs, -2).double()
-            if keys:
-                return torch.cat(ks, dim).double(), v_all
-            return k_all, torch.cat(vs, dim).double()
-
-        return fn
-
-    return (
-        *(("kv-cache-wrong-dim", cat_all(d)) for d in (-1, 0, 1)),
-        *(("kv-cache-wrong-dim", one_wrong_dim(d, keys)) for d in (-1, 0, 1) for keys in (0, 1)),
-        # only the newest k, v: never stored, or stored and not returned (told apart later)
-        ("kv-cache-not-stored", lambda *_: (k.double(), v.double())),
-        # the first append stored, the later ones only returned: cat(first, newest)
-        (
-            "kv-cache-not-stored",
-            lambda *_: (
-                torch.cat([ks[0], k], -2).double(),
-                torch.cat([vs[0], v], -2).double(),
-            ),
-        ),
-        ("kv-cache-prepends", cat_all(-2, reverse=True)),
-        ("kv-cache-prepends", lambda *_: (cat_all(-2)()[0], cat_all(-2, reverse=True)()[1])),
-        ("kv-cache-values-not-stored", lambda *_: (torch.cat(ks, -2).double(), v.double())),
-        ("kv-cache-values-not-stored", lambda *_: (torch.cat(ks, -2).double(), vs[0].double())),
-        (
-            "kv-cache-returns-v-k",
-            lambda *_: (torch.cat(vs, -2).double(), torch.cat(ks, -2).double()),
-        ),
-    )
 
 
 def _expect_appends(sub, steps, label_extra=""):
@@ -247,10 +231,12 @@ def _expect_appends(sub, steps, label_extra=""):
                 out[1], want_v.double(), c, what="v_all", dtype=dtype, mutants=mutants, whole=out
             )
         except CheckFailure as failure:
-            if failure.mistake == "kv-cache-not-stored" and _keeps(obj, want_k.shape):
+            if failure.mistake == "kv-cache-not-stored" and keeps(obj, want_k.shape):
                 failure.mistake = "kv-cache-returns-new-only"
             if failure.mistake is None and out[0] is None:  # self.k never set (on the class?)
                 failure.mistake = "kv-cache-not-stored"
+            if failure.mistake is None and len(history) > 1 and same_tensor(out[0], history[0][0]):
+                failure.mistake = "kv-cache-not-stored"  # what the first append gave, no more
             if failure.mistake is None and truncated(out[0], want_k):
                 failure.mistake = "kv-cache-drops-oldest"
             raise
@@ -269,6 +255,9 @@ def _expect_len(obj, label, history) -> None:
         raise learner_failed(Call(f"len({label})"), err) from None
     want = sum(k.shape[-2] for k, _v in history)
     if got != want:
+        first = history[0][0]  # still the first append's length: the later ones never stored
+        whole = (*first.shape[:-2], want, first.shape[-1])
+        stuck = len(history) > 1 and got == first.shape[-2] and not keeps(obj, whole)
         raise fail(
             _(
                 "len({cache}) is {got} after appending {lengths} positions; expected {want}: the "
@@ -279,31 +268,8 @@ def _expect_len(obj, label, history) -> None:
                 lengths=" + ".join(str(k.shape[-2]) for k, _v in history),
                 want=want,
             ),
-            "kv-cache-len-wrong",
+            "kv-cache-not-stored" if stuck else "kv-cache-len-wrong",
         )
-
-
-def _keeps(obj, shape) -> bool:
-    """Whether the cache holds a tensor of ``shape`` (all the keys so far) among its attributes:
-    it stores them and returns something else."""
-    try:
-        state = obj.attr("__dict__")
-    except LearnerError:
-        return False
-    found = []
-
-    def walk(value):
-        if isinstance(value, torch.Tensor):
-            found.append(tuple(value.shape))
-        elif isinstance(value, (list, tuple)):
-            for item in value:
-                walk(item)
-        elif isinstance(value, dict):
-            for item in value.values():
-                walk(item)
-
-    walk(state)
-    return tuple(shape) in found
 
 
 def _check_own_store(sub, g) -> None:

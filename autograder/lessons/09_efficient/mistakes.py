@@ -132,8 +132,9 @@ MISTAKES = (
         "tiled-half-accumulation",
         ("tiled_attention",),
         "Half-precision inputs accumulated in half precision",
-        "Do the arithmetic in float32 (q, k, v = q.float(), k.float(), v.float()) and return "
-        "out.to(q.dtype): sums of exponentials over many key blocks lose digits in float16.",
+        "Do the arithmetic in float32 (q.to(torch.promote_types(q.dtype, torch.float32)), the "
+        "same for k and v) and return out.to(q.dtype): sums of exponentials over many key "
+        "blocks lose digits in float16.",
     ),
     Mistake(
         "window-no-lower-bound",
@@ -198,10 +199,10 @@ MISTAKES = (
     Mistake(
         "kv-cache-drops-oldest",
         ("KVCache",),
-        "The cache keeps only the latest positions",
+        "The cache keeps only N positions (the latest, or the first N)",
         "append concatenates every k and v so far along dim -2, however many: a cache cut to "
         "the last N positions (a sliding window, a maximum length) loses the start of the "
-        "sequence once it grows past N.",
+        "sequence once it grows past N, and a buffer of N preallocated slots drops the rest.",
     ),
     Mistake(
         "window-always-sees-first",

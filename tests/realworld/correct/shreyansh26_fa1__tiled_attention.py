@@ -5,7 +5,8 @@
 # Adapted to the contract: one function (q, k, v, block_size, causal) with the same block size
 # for queries and keys; the helpers (block_scores_and_mask, compute_local_statistics,
 # merge_state_normalized) written inline; any leading dims (dim=-2); statistics and outputs in
-# float32, the result cast back to the inputs' dtype; no backward (autograd) and no padding mask.
+# float32 for half inputs (float64 kept, as the source computes in the inputs' dtype), the result
+# cast back to the inputs' dtype; no backward (autograd) and no padding mask.
 # grade: tiled_attention
 import torch
 
@@ -16,7 +17,7 @@ def iter_block_slices(length, block_size):
 
 def tiled_attention(q, k, v, block_size=64, causal=False):
     dtype = q.dtype
-    q, k, v = q.float(), k.float(), v.float()
+    q, k, v = (t.to(torch.promote_types(dtype, torch.float32)) for t in (q, k, v))
     scale = q.shape[-1] ** -0.5
     q_slices = iter_block_slices(q.shape[-2], block_size)
     k_slices = iter_block_slices(k.shape[-2], block_size)
