@@ -351,9 +351,11 @@ def block(state, h, x, mask=None, norm_first=True, knobs=()):
     if "post-ln-ffn-unnormed" in knobs:  # h = x + attn(x); norm2(norm1(h) + ff(h))
         h = x + attn(x)
         return ln(ln(h, norms[0]) + ff(h), norms[1])
-    if "norm-then-add" in knobs:  # the residual added after the norm: norm(x) + sublayer(x)
-        x = ln(x, norms[0]) + attn(x)
-        return ln(x, norms[1]) + ff(x)
+    if knobs & {"norm-then-add", "norm-then-add-1", "norm-then-add-2"}:  # norm(x) + sublayer(x)
+        first = knobs & {"norm-then-add", "norm-then-add-1"}  # in one sublayer or both
+        x = ln(x, norms[0]) + attn(x) if first else ln(x + attn(x), norms[0])
+        second = knobs & {"norm-then-add", "norm-then-add-2"}
+        return ln(x, norms[1]) + ff(x) if second else ln(x + ff(x), norms[1])
     x = ln(keep1 * x + attn(ln(x, norms[0]) if "post-ln-normed-1" in knobs else x), norms[0])
     return ln(keep2 * x + ff(ln(x, norms[1]) if "post-ln-normed-2" in knobs else x), norms[1])
 

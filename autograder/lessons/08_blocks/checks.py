@@ -241,8 +241,9 @@ def check_tiny_transformer(sub) -> None:
         logits = expect_tensor(out, c, shape=(2, 7, vocab), dtype=torch.float32, what="logits")
     except CheckFailure as failure:
         shape = getattr(out, "shape", None)
-        if failure.mistake is None and shape in ((2, vocab), (2, 6, vocab)):  # L - 1: shifted
-            failure.mistake = "lm-last-position-only" if len(shape) == 2 else "lm-shifts-targets"
+        if failure.mistake is None and shape in ((2, vocab), (2, 1, vocab), (2, 6, vocab)):
+            shifted = tuple(shape) == (2, 6, vocab)  # L - 1 positions: the targets' shift
+            failure.mistake = "lm-shifts-targets" if shifted else "lm-last-position-only"
         if failure.mistake is None and _runs_on_square_tokens(obj, label, vocab):
             failure.mistake = "seq-len-from-batch-dim"
         raise

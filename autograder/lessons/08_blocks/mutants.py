@@ -24,7 +24,7 @@ BLOCK_KNOBS = (
     ("mask-ignored", {"mask-ignored"}),
     ("mask-polarity-inverted", {"mask-inverted"}),
     ("ffn-missing-activation", {"no-activation"}),
-    ("post-ln-norm-then-add", {"norm-then-add"}),
+    *(("post-ln-norm-then-add", {f"norm-then-add{i}"}) for i in ("", "-1", "-2")),
     ("one-residual-around-both", {"one-residual"}),
     ("norms-swapped", {"norms-swapped"}),
     ("post-ln-norm-inside-residual", {"norm-inside-residual"}),
