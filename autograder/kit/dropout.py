@@ -291,6 +291,8 @@ def _judge_sublayer(c, moved, clean, p, sublayer) -> None:
             "dropout-not-rescaled",
         )
     named = wrong_dropout(moved, clean, p, c, what) if sublayer == "attention" else None
+    if named is not None and named.mistake == "ffn-dropout-rate-ignored":
+        named.mistake = "block-dropout-rate-ignored"  # the block's dropout1, in its own words
     if named is not None:
         raise named
     if problem is not None and sublayer == "attention" and not bool((moved == 0).any()):

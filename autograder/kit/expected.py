@@ -303,7 +303,8 @@ def block(state, h, x, mask=None, norm_first=True, knobs=()):
         if "norm-over-tokens" in knobs:  # mean and variance over the positions (dim -2)
             mu, var = t.mean(-2, keepdim=True), t.var(-2, unbiased=False, keepdim=True)
             return (t - mu) / (var + 1e-5).sqrt() * w + b
-        return F.layer_norm(t, t.shape[-1:], w, b, eps=1e-5)
+        eps = next((float(k[4:]) for k in knobs if k.startswith("eps=")), 1e-5)  # "eps=1e-3"
+        return F.layer_norm(t, t.shape[-1:], w, b, eps=eps)
 
     def attn(t, kv=None):  # kv: the keys' and values' input, when it is not t
         m = None if "mask-ignored" in knobs else (~mask if "mask-inverted" in knobs else mask)
