@@ -174,8 +174,9 @@ MISTAKES = (
         "block-dropout-ignored",
         ("TransformerBlock",),
         "The block's dropout is never applied to a sublayer's output",
-        "In training mode drop each sublayer's output before adding it: "
-        "x = x + self.dropout1(self.attn(self.norm1(x), mask=mask)), and the same with ff.",
+        "In training mode drop each sublayer's output before adding it, in both branches: "
+        "x = x + self.dropout1(self.attn(self.norm1(x), mask=mask)) in Pre-LN, "
+        "x = self.norm1(x + self.dropout1(self.attn(x, mask=mask))) in Post-LN; the same with ff.",
     ),
     Mistake(
         "block-dropout-rate-ignored",
