@@ -231,12 +231,13 @@ def learner_failed(c: Call, err: LearnerError, mutants: Mutants = ()) -> CheckFa
             ).format(raised=said),
             mistake,
         )
-    where = (
-        "" if mistake or not err.traceback else "\n" + "\n".join(err.traceback.splitlines()[-3:])
-    )
-    return fail(
-        raised.format(call=c, error=err.kind, message=first_line(err.message)) + where, mistake
-    )
+    if mistake not in (None, "created-on-cpu", "wrong-dtype", *dict(ERROR_PREDICATES)):
+        title = _(get_mistake(mistake).title)  # a mutant's: the mistake first, then the error
+        return fail(_("{title}: {raised}.").format(title=title, raised=said), mistake)
+    shown = raised.format(call=c, error=err.kind, message=first_line(err.message))
+    if mistake or not err.traceback:
+        return fail(shown, mistake)
+    return fail(shown + "\n" + "\n".join(err.traceback.splitlines()[-3:]))
 
 
 # What the sandbox says of an argument changed in place or a tensor made on the CPU

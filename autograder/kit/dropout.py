@@ -4,12 +4,13 @@ are exactly 0 and the others are scaled by 1 / (1 - p); in eval mode nothing cha
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 
 from autograder.i18n import N_, _
 from autograder.kit import sentences
 from autograder.kit.calling import Call, fail
 from autograder.kit.compare import expect_close, expect_tensor
-from autograder.kit.expected import block, feed_forward
+from autograder.kit.expected import block, feed_forward, mha
 from autograder.kit.inputs import randn
 from autograder.kit.modules import construct, load_weights
 
@@ -207,51 +208,34 @@ def expect_block_dropout(sub, g, known, h, p) -> None:
                 ).format(call=c, zeros=int((out == 0).sum()), count=out.numel()),
                 "block-dropout-on-residual",
             )
-        moved = out.double() - x.double()
-        problem = dropout_problem(moved, clean, p)
-        what = _("the {sublayer} sublayer's outputs").format(sublayer=_(sublayer))
-        if problem == "ignored":
-            raise fail(
-                _(
-                    "{call}: the {sublayer} sublayer's output is the same as in eval mode: "
-                    "dropout={p} is never applied to it."
-                ).format(call=c, sublayer=_(sublayer), p=p),
-                "block-dropout-ignored",
-            )
-        if problem is not None and unscaled(moved, clean):
-            raise fail(
-                _(sentences.DROPOUT_NOT_RESCALED).format(
-                    call=c,
-                    what=what,
-                    zero=fraction_zero(moved, clean),
-                    p=p,
-                ),
-                "dropout-not-rescaled",
-            )
-        named = wrong_dropout(moved, clean, p, c, what) if sublayer == "attention" else None
-        if named is not None:
-            raise named
-        if problem is not None and sublayer == "attention" and not bool((moved == 0).any()):
-            raise fail(
-                _(
-                    "{call}: none of the attention sublayer's outputs is 0, yet they are not its "
-                    "eval values: dropout acts on the sublayer's input; drop its output instead."
-                ).format(call=c),
-                "block-dropout-on-sublayer-input",
-            )
-        if problem is not None and sublayer == "attention":
-            raise fail(
-                _(
-                    "{call}: {zero:.0%} of the attention sublayer's outputs are 0 and the others "
-                    "are not its eval values / (1 - {p}); dropout with p={p} acts once on it, "
-                    "before the residual add."
-                ).format(call=c, zero=fraction_zero(moved, clean), p=p)
-            )
+        _judge_sublayer(c, out.double() - x.double(), clean, p, sublayer)
     obj, label = construct(sub, "TransformerBlock", d, h, d_ff, dropout=p, norm_first=False)
-    load_weights(obj, known, label)
+    x = x.clone()
+    x[..., :3] = torch.tensor([-2.0, 0.0, 2.0])  # the anchors' residual: spread, for the fit
+    for silent, sublayer in (("ff.linear2", N_("attention")), ("attn.w_o", N_("feed-forward"))):
+        _expect_post_ln_sublayer(obj, label, known, h, p, x, silent, sublayer)
+
+
+def _expect_post_ln_sublayer(obj, label, known, h, p, x, silent, sublayer, anchors=3) -> None:
+    """Post-LN, with the other sublayer silent and both LayerNorms plain (weight 1, bias 0): the
+    output is norm2(norm1(r + dropout(s))), per row an affine map of z = r + dropout(s), where r is
+    the residual (x, or norm1(x) before the feed-forward) and s the sublayer's output. The live
+    sublayer's first ``anchors`` features are 0, never dropped, so z = r there: they give the
+    affine map, and z - r elsewhere is the sublayer's output under dropout."""
+    d = x.shape[-1]
+    state = dict(known)
+    for norm in ("norm1", "norm2"):
+        state[f"{norm}.weight"], state[f"{norm}.bias"] = torch.ones(d), torch.zeros(d)
+    state[f"{silent}.weight"] = torch.zeros_like(state[f"{silent}.weight"])
+    state[f"{silent}.bias"] = torch.zeros_like(state[f"{silent}.bias"])
+    live = "attn.w_o" if silent == "ff.linear2" else "ff.linear2"
+    for part in ("weight", "bias"):
+        state[f"{live}.{part}"] = state[f"{live}.{part}"].clone()
+        state[f"{live}.{part}"][:anchors] = 0
+    load_weights(obj, state, label)
     obj.train()
     c = Call(label + ".train()", x, params="forward")
-    out = expect_tensor(c.run(obj), c, shape=x.shape, dtype=x.dtype)
+    out = expect_tensor(c.run(obj), c, shape=x.shape, dtype=x.dtype).double()
     if bool((out == 0).any()):  # Post-LN: norm(x + dropout(sublayer)), never dropout(norm(...))
         raise fail(
             _(
@@ -259,4 +243,71 @@ def expect_block_dropout(sub, g, known, h, p) -> None:
                 "LayerNorm, on the residual stream; drop each sublayer's output before the add."
             ).format(call=c, zeros=int((out == 0).sum()), count=out.numel()),
             "block-dropout-on-residual",
+        )
+    if sublayer == "attention":
+        attn = {k.removeprefix("attn."): v for k, v in state.items() if k.startswith("attn.")}
+        r, clean = x.double(), mha(attn, h, x)[0]
+    else:
+        r = F.layer_norm(x.double(), (d,), eps=1e-5)
+        clean = feed_forward(state, r, "ff.")
+    ra, oa = r[..., :anchors], out[..., :anchors]  # out = alpha * z + beta on each row
+    rc, oc = ra - ra.mean(-1, keepdim=True), oa - oa.mean(-1, keepdim=True)
+    alpha = (rc * oc).sum(-1, keepdim=True) / (rc * rc).sum(-1, keepdim=True)
+    beta = oa.mean(-1, keepdim=True) - alpha * ra.mean(-1, keepdim=True)
+    if float((alpha * ra + beta - oa).abs().max()) > 1e-3 * float(oa.abs().max()):
+        raise fail(
+            _(
+                "{call}: the output is not a LayerNorm of x + dropout(sublayer): dropout acts "
+                "on the residual stream; drop each sublayer's output before the add."
+            ).format(call=c),
+            "block-dropout-on-residual",
+        )
+    moved = (out - beta) / alpha - r
+    moved = torch.where(moved.abs() < 1e-4, torch.zeros_like(moved), moved)  # dropped: 0
+    _judge_sublayer(c, moved[..., anchors:], clean[..., anchors:], p, sublayer)
+
+
+def _judge_sublayer(c, moved, clean, p, sublayer) -> None:
+    """``moved``: what the block added to the residual in training mode; ``clean``: the
+    sublayer's eval output. Fails, naming the mistake, unless it is clean under dropout p."""
+    problem = dropout_problem(moved, clean, p)
+    what = _("the {sublayer} sublayer's outputs").format(sublayer=_(sublayer))
+    if problem == "ignored":
+        raise fail(
+            _(
+                "{call}: the {sublayer} sublayer's output is the same as in eval mode: "
+                "dropout={p} is never applied to it."
+            ).format(call=c, sublayer=_(sublayer), p=p),
+            "block-dropout-ignored",
+        )
+    if problem is not None and unscaled(moved, clean):
+        raise fail(
+            _(sentences.DROPOUT_NOT_RESCALED).format(
+                call=c,
+                what=what,
+                zero=fraction_zero(moved, clean),
+                p=p,
+            ),
+            "dropout-not-rescaled",
+        )
+    named = wrong_dropout(moved, clean, p, c, what) if sublayer == "attention" else None
+    if named is not None and named.mistake == "ffn-dropout-rate-ignored":
+        named.mistake = "block-dropout-rate-ignored"  # the block's dropout1, in its own words
+    if named is not None:
+        raise named
+    if problem is not None and sublayer == "attention" and not bool((moved == 0).any()):
+        raise fail(
+            _(
+                "{call}: none of the attention sublayer's outputs is 0, yet they are not its "
+                "eval values: dropout acts on the sublayer's input; drop its output instead."
+            ).format(call=c),
+            "block-dropout-on-sublayer-input",
+        )
+    if problem is not None and sublayer == "attention":
+        raise fail(
+            _(
+                "{call}: {zero:.0%} of the attention sublayer's outputs are 0 and the others "
+                "are not its eval values / (1 - {p}); dropout with p={p} acts once on it, "
+                "before the residual add."
+            ).format(call=c, zero=fraction_zero(moved, clean), p=p)
         )

@@ -303,7 +303,8 @@ def block(state, h, x, mask=None, norm_first=True, knobs=()):
         if "norm-over-tokens" in knobs:  # mean and variance over the positions (dim -2)
             mu, var = t.mean(-2, keepdim=True), t.var(-2, unbiased=False, keepdim=True)
             return (t - mu) / (var + 1e-5).sqrt() * w + b
-        return F.layer_norm(t, t.shape[-1:], w, b, eps=1e-5)
+        eps = next((float(k[4:]) for k in knobs if k.startswith("eps=")), 1e-5)  # "eps=1e-3"
+        return F.layer_norm(t, t.shape[-1:], w, b, eps=eps)
 
     def attn(t, kv=None):  # kv: the keys' and values' input, when it is not t
         m = None if "mask-ignored" in knobs else (~mask if "mask-inverted" in knobs else mask)
@@ -351,9 +352,11 @@ def block(state, h, x, mask=None, norm_first=True, knobs=()):
     if "post-ln-ffn-unnormed" in knobs:  # h = x + attn(x); norm2(norm1(h) + ff(h))
         h = x + attn(x)
         return ln(ln(h, norms[0]) + ff(h), norms[1])
-    if "norm-then-add" in knobs:  # the residual added after the norm: norm(x) + sublayer(x)
-        x = ln(x, norms[0]) + attn(x)
-        return ln(x, norms[1]) + ff(x)
+    if knobs & {"norm-then-add", "norm-then-add-1", "norm-then-add-2"}:  # norm(x) + sublayer(x)
+        first = knobs & {"norm-then-add", "norm-then-add-1"}  # in one sublayer or both
+        x = ln(x, norms[0]) + attn(x) if first else ln(x + attn(x), norms[0])
+        second = knobs & {"norm-then-add", "norm-then-add-2"}
+        return ln(x, norms[1]) + ff(x) if second else ln(x + ff(x), norms[1])
     x = ln(keep1 * x + attn(ln(x, norms[0]) if "post-ln-normed-1" in knobs else x), norms[0])
     return ln(keep2 * x + ff(ln(x, norms[1]) if "post-ln-normed-2" in knobs else x), norms[1])
 

@@ -23,10 +23,13 @@ def remote_function(target: Any, name: str) -> RemoteObject:
     return target if isinstance(target, RemoteObject) else RemoteObject(target, name, name)
 
 
-def missing_gradients(target: Any, c: Call, *, output: int | None = None) -> list[str]:
+def missing_gradients(
+    target: Any, c: Call, *, output: int | None = None, uncalled: list | None = None
+) -> list[str]:
     """What gets no gradient when ``c`` runs on ``target`` (the sandbox's ``gradients`` helper):
     the labels of float inputs (``c.params`` names the positional ones) and the names of
-    parameters, or ``["<output>"]`` when the output itself has no gradient path."""
+    parameters, or ``["<output>"]`` when the output itself has no gradient path. ``uncalled``,
+    when given, receives the layers (not ModuleList/ModuleDict) that the forward never called."""
     got = remote_function(target, c.name).apply(
         "gradients", tuple(c.args), dict(c.kwargs), None, output
     )
@@ -34,6 +37,8 @@ def missing_gradients(target: Any, c: Call, *, output: int | None = None) -> lis
         return []
     if not got.get("output_has_grad"):
         return ["<output>"]
+    if uncalled is not None:
+        uncalled += [n for n in got.get("uncalled", []) if isinstance(n, str)]
     names = tuple(c.params)
     missing = [
         names[i] if i < len(names) else f"arg{i}"
@@ -54,8 +59,9 @@ def expect_gradients(target: Any, c: Call, *, output: int | None = None) -> None
     """``c`` run on ``target`` (a Submission: the function ``c.name``; a remote module: its
     forward) must let a gradient reach every float input and every parameter (``output``: which
     item of a returned tuple is differentiated)."""
+    uncalled: list[str] = []
     try:
-        missing = missing_gradients(target, c, output=output)
+        missing = missing_gradients(target, c, output=output, uncalled=uncalled)
     except LearnerError as err:
         raise backward_failed(c, err) from None
     if not missing:
@@ -69,6 +75,17 @@ def expect_gradients(target: Any, c: Call, *, output: int | None = None) -> None
             "breaks-autograd",
         )
     shown = ", ".join(str(m) for m in missing[:4]) + (" ..." if len(missing) > 4 else "")
+    unused = [n for n in uncalled if any(str(m).startswith(n + ".") for m in missing)]
+    unused = [n for n in unused if not any(n.startswith(u + ".") for u in unused)]  # outermost
+    if unused:
+        raise fail(
+            _(
+                "{call}: no gradient reaches {names} from the output: {layers}, built in "
+                "__init__, is never called in forward, so it cannot train (call it, or do not "
+                "build it)."
+            ).format(call=c, names=shown, layers=", ".join(unused[:3])),
+            "breaks-autograd",
+        )
     raise fail(
         _("{call}: no gradient reaches {names} from the output, so it cannot train.").format(
             call=c, names=shown

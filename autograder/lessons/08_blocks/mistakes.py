@@ -59,7 +59,7 @@ MISTAKES = (
     ),
     Mistake(
         "ffn-dropout-rate-ignored",
-        ("FeedForward", "TransformerBlock"),
+        ("FeedForward",),
         "Dropout with a rate of its own, not the dropout argument",
         "Build the layer from the constructor's argument, self.dropout = nn.Dropout(dropout): a "
         "hard-coded nn.Dropout(0.1) ignores what the caller asked for.",
@@ -174,8 +174,23 @@ MISTAKES = (
         "block-dropout-ignored",
         ("TransformerBlock",),
         "The block's dropout is never applied to a sublayer's output",
-        "In training mode drop each sublayer's output before adding it: "
-        "x = x + self.dropout1(self.attn(self.norm1(x), mask=mask)), and the same with ff.",
+        "In training mode drop each sublayer's output before adding it, in both branches: "
+        "x = x + self.dropout1(self.attn(self.norm1(x), mask=mask)) in Pre-LN, "
+        "x = self.norm1(x + self.dropout1(self.attn(x, mask=mask))) in Post-LN; the same with ff.",
+    ),
+    Mistake(
+        "block-dropout-rate-ignored",
+        ("TransformerBlock",),
+        "The block's dropout has a rate of its own, not the dropout argument",
+        "Build dropout1, dropout2 and ff from the block's argument, nn.Dropout(dropout) and "
+        "FeedForward(d_model, d_ff, dropout): a hard-coded nn.Dropout(0.1) ignores the caller.",
+    ),
+    Mistake(
+        "lm-dropout-of-its-own",
+        ("TinyTransformer",),
+        "The model drops values in training mode, though it takes no dropout argument",
+        "TinyTransformer has no dropout: build its blocks with their default dropout=0 and add "
+        "no nn.Dropout, so that training mode gives the logits of eval mode.",
     ),
     Mistake(
         "block-dropout-on-residual",
@@ -387,6 +402,13 @@ MISTAKES = (
         "Token 0 is treated as padding",
         "Token 0 is a token like any other: no padding_idx=0 on the embedding and no mask that "
         "hides it; nn.Embedding(vocab_size, d_model) and the causal mask alone.",
+    ),
+    Mistake(
+        "layernorm-eps-changed",
+        ("TransformerBlock",),
+        "The LayerNorms use another eps than nn.LayerNorm's default",
+        "Build norm1 and norm2 as nn.LayerNorm(d_model), whose eps is 1e-5 as in "
+        "nn.TransformerEncoderLayer: eps=1e-3 changes every normalised value.",
     ),
     Mistake(
         "layernorm-over-tokens",

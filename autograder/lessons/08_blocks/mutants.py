@@ -24,7 +24,7 @@ BLOCK_KNOBS = (
     ("mask-ignored", {"mask-ignored"}),
     ("mask-polarity-inverted", {"mask-inverted"}),
     ("ffn-missing-activation", {"no-activation"}),
-    ("post-ln-norm-then-add", {"norm-then-add"}),
+    *(("post-ln-norm-then-add", {f"norm-then-add{i}"}) for i in ("", "-1", "-2")),
     ("one-residual-around-both", {"one-residual"}),
     ("norms-swapped", {"norms-swapped"}),
     ("post-ln-norm-inside-residual", {"norm-inside-residual"}),
@@ -35,6 +35,7 @@ BLOCK_KNOBS = (
     ("norm-on-sublayer-output", {"norm2-on-attn"}),
     ("post-ln-ffn-reads-unnormed", {"post-ln-ffn-unnormed"}),
     ("block-causal-by-default", {"default-causal"}),
+    *(("layernorm-eps-changed", {f"eps={e}"}) for e in ("1e-3", "1e-4", "1e-2", "0.1")),
 )
 
 

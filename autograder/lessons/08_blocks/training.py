@@ -57,7 +57,7 @@ def expect_block_in_training(sub, g, state, h, d_ff, mutants) -> None:
                     "{call} gave different outputs on two calls with the same inputs: with "
                     "dropout=0 a dropout acts, at a rate of its own."
                 ).format(call=c),
-                "ffn-dropout-rate-ignored",
+                "block-dropout-rate-ignored",
             )
     try:
         expect_close(out, block(state, h, x, mask), c, mutants=mutants)

@@ -136,16 +136,27 @@ def gradients(fn, args: tuple, kwargs: dict, weights=None, output: int | None = 
     returned tuple; None: every float tensor in it), summed times ``weights`` (None: fixed weights
     0.5..1.5), with respect to each float tensor among ``args`` and ``kwargs`` and, for an
     ``nn.Module``, each parameter. Returns ``{"args": [grad or None, ...], "kwargs": {name: grad
-    or None}, "params": {name: grad or None}, "output_has_grad": bool}``: None where no gradient
-    arrived (or where the value is no float tensor); with ``output_has_grad`` False, the output
-    itself has no gradient path and nothing was backpropagated."""
+    or None}, "params": {name: grad or None}, "output_has_grad": bool, "uncalled": [name]}``:
+    None where no gradient arrived (or where the value is no float tensor); with
+    ``output_has_grad`` False, the output itself has no gradient path and nothing was
+    backpropagated; ``uncalled``: the submodules (not ModuleList, ModuleDict) never called."""
     torch.manual_seed(0)
     args = [_graded(a) for a in args]
     kwargs = {k: _graded(v) for k, v in kwargs.items()}
     is_module = isinstance(fn, torch.nn.Module)
+    containers = (torch.nn.ModuleList, torch.nn.ModuleDict)  # no forward of their own
+    modules = fn.named_modules() if is_module else ()
+    owners = [(n, m) for n, m in modules if n and not isinstance(m, containers)]
+    called, hooks = set(), []  # the layers (all but containers) that forward calls
+    for name, module in owners:
+        hooks.append(module.register_forward_hook(lambda *_, name=name: called.add(name)))
     if is_module:
         fn.zero_grad(set_to_none=True)
-    out = fn(*args, **kwargs)
+    try:
+        out = fn(*args, **kwargs)
+    finally:
+        for hook in hooks:
+            hook.remove()
     if output is not None and isinstance(out, (list, tuple)):
         out = out[output]
     leaves = [t for t in _float_leaves(out) if t.requires_grad]
@@ -167,6 +178,7 @@ def gradients(fn, args: tuple, kwargs: dict, weights=None, output: int | None = 
         "kwargs": {k: grad(v) for k, v in kwargs.items()},
         "params": {n: p.grad for n, p in fn.named_parameters()} if is_module else {},
         "output_has_grad": bool(leaves),
+        "uncalled": [n for n, _m in owners if n not in called],
     }
     if is_module:
         fn.zero_grad(set_to_none=True)

@@ -1,0 +1,21 @@
+# grade: TransformerBlock
+import torch.nn as nn
+
+
+class TransformerBlock(nn.Module):
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=True):
+        super().__init__()
+        self.norm_first = norm_first
+        self.attn = MultiHeadAttention(d_model, num_heads, bias=True)
+        self.ff = FeedForward(d_model, d_ff)
+        self.norm1 = nn.LayerNorm(d_model)
+        self.norm2 = nn.LayerNorm(d_model)
+        self.dropout1 = nn.Dropout(dropout)
+        self.dropout2 = nn.Dropout(dropout)
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            x = x + self.dropout1(self.attn(self.norm1(x), mask=mask)[0])
+            return x + self.dropout2(self.ff(self.norm2(x)))
+        x = self.norm1(self.dropout1(x + self.attn(x, mask=mask)[0]))  # the sum dropped
+        return self.norm2(self.dropout2(x + self.ff(x)))
