@@ -38,6 +38,10 @@ import struct
 # sandbox's owner on the host, fs.inotify.max_user_instances: a submission took all 128), and bpf
 # (a map is kernel memory no process's memory shows; refused today only where the host sets
 # kernel.unprivileged_bpf_disabled). Nothing the course runs uses them.
+# Extended attributes (red team round 10): setxattr, lsetxattr, fsetxattr and setxattrat (Linux
+# 6.13; 463 on both) are refused: a tmpfs charges `user.*` values to its inode space, not to the
+# blocks PeakMemory reads, so they held ~17 MiB unseen. Nothing the course runs sets one (Python's
+# shutil.copystat ignores EPERM there).
 _SYSCALLS = {
     "x86_64": {
         "arch": 0xC000003E,
@@ -50,6 +54,7 @@ _SYSCALLS = {
             *(101, 310, 311),  # ptrace, process_vm_readv, process_vm_writev
             *(41, 53, 278),  # socket, socketpair, vmsplice
             *(253, 294, 300, 321),  # inotify_init, inotify_init1, fanotify_init, bpf
+            *(188, 189, 190, 463),  # setxattr, lsetxattr, fsetxattr, setxattrat
         ),
         "fcntl": 72,
         "ioprio_set": 251,
@@ -73,6 +78,7 @@ _SYSCALLS = {
             *(117, 270, 271),  # ptrace, process_vm_readv, process_vm_writev
             *(198, 199, 75),  # socket, socketpair, vmsplice
             *(26, 262, 280),  # inotify_init1, fanotify_init, bpf (no inotify_init on arm64)
+            *(5, 6, 7, 463),  # setxattr, lsetxattr, fsetxattr, setxattrat
         ),
         "fcntl": 25,
         "ioprio_set": 30,
