@@ -60,6 +60,7 @@ WAIT_FOR_WORKERS = 120  # seconds to wait for a first worker
 PLUGIN = "autograder-close-sandboxes"
 
 FILE, NAME_ONLY, LINK, BIG, DIR, OTHER = "file", "name", "link", "big", "dir", "other"
+BIG_CAP = 2**40  # bytes: an over-size notebook is re-created at most this large (ext4 holds 16 TiB)
 
 
 class NoStrongSandbox(RuntimeError):
@@ -94,9 +95,9 @@ class Shipped:
             path = folder / name
             if kind in (FILE, NAME_ONLY):
                 path.write_bytes(data)
-            elif kind == BIG:  # sparse: its size is all the grader reads before refusing it
-                with path.open("wb") as f:
-                    f.truncate(data)
+            elif kind == BIG:  # sparse: its size is all the grader reads before refusing it,
+                with path.open("wb") as f:  # capped at what any worker's filesystem holds (rt10)
+                    f.truncate(min(data, BIG_CAP))
             elif kind == LINK:  # the grader refuses any link without following it
                 path.symlink_to("link")
             elif kind == DIR:
@@ -161,7 +162,12 @@ def _grade_shipped(task: tuple, allow_weak: bool) -> Graded:
     if not allow_weak and not strong_isolation_available():
         raise NoStrongSandbox(_weak(f"the worker on {socket.gethostname()}"))
     with tempfile.TemporaryDirectory(prefix="autograder-") as tmp:
-        args = [a.unpack(Path(tmp)) if isinstance(a, Shipped) else a for a in task]
+        try:
+            args = [a.unpack(Path(tmp)) if isinstance(a, Shipped) else a for a in task]
+        except Exception as e:  # this student's row only, never the class (red team round 10)
+            detail = str(e).replace(tmp, "")  # never a worker's path in feedback
+            why = f"the grader could not lay out this submission: {type(e).__name__}: {detail}"
+            args = [why if isinstance(a, Shipped) else a for a in task]
         return grade_one(*args)
 
 
