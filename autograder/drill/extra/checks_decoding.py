@@ -203,16 +203,38 @@ def greedy(params, prompt, n, *, drop_prompt=False, wrong_dim=False):
 
 
 # Run in the sandbox after the candidate's code (the drill's probe): decode_step, wrapped, notes
-# how many tokens each call processes; nothing else changes.
+# how many tokens each call processes; nothing else changes. The wrapper takes the place of the
+# function's own code, so that a reference kept before the probe ran (`_raw_step = decode_step`)
+# is counted too (red team round 10: such a reference bypassed a rebound name, and the log, the
+# learner's to append to, was then forged); the copy of the original it calls is nowhere else.
 PROBE = """
-if callable(globals().get("decode_step")):
-    def _drill_probe(step, log):
-        def decode_step(*args, **kwargs):
-            given = list(args[1:2]) + [v for k, v in kwargs.items() if k != "cache"]
-            sizes = [int(t.shape[1]) for t in given if hasattr(t, "shape") and t.dim() == 2]
-            log.append(sizes[0] if sizes else -1)
+def _drill_probe(step, log):
+    def _count(args, kwargs):
+        given = list(args[1:2]) + [v for k, v in kwargs.items() if k != "cache"]
+        sizes = [int(t.shape[1]) for t in given if hasattr(t, "shape") and t.dim() == 2]
+        log.append(sizes[0] if sizes else -1)
+
+    def decode_step(*args, _drill_probe_of=None, **kwargs):
+        original, count = _drill_probe_of
+        count(args, kwargs)
+        return original(*args, **kwargs)
+
+    try:
+        import types
+        original = types.FunctionType(step.__code__, step.__globals__, step.__name__,
+                                      step.__defaults__, step.__closure__)
+        original.__kwdefaults__ = step.__kwdefaults__
+        if step.__closure__:
+            raise ValueError("a closure: the code cannot be replaced")
+        step.__code__ = decode_step.__code__
+        step.__kwdefaults__ = {"_drill_probe_of": (original, _count)}
+        return step
+    except (AttributeError, TypeError, ValueError):  # not a plain function: the name is rebound
+        def wrapped(*args, **kwargs):
+            _count(args, kwargs)
             return step(*args, **kwargs)
-        return decode_step
+        return wrapped
+if callable(globals().get("decode_step")):
     _drill_decode_steps = []
     decode_step = _drill_probe(decode_step, _drill_decode_steps)
 """
