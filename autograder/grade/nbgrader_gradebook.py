@@ -28,6 +28,7 @@ the grader's verdict on that exercise or question.
 
 from __future__ import annotations
 
+import re
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -349,7 +350,57 @@ def sanitised(text: str, resources: dict):
         CheckCellMetadata(),
     ):
         nb, state = step.preprocess(nb, state)
+    return inert(nb)
+
+
+RASTER = {"image/png", "image/jpeg", "image/gif"}
+
+
+def inert(nb):
+    """The notebook with nothing of the learner's that formgrader's page would run: formgrader
+    renders it with nbconvert unsanitised, into the instructor's Jupyter origin. Every markdown
+    and raw cell but the release's locked ones (OverwriteCells just restored their source from
+    the gradebook) goes through nbconvert's own HTML sanitiser (bleach: no script, no event
+    handler, no javascript: URL, no svg); attachments keep raster images only
+    (others become empty text); outputs keep
+    plain streams only (ClearOutput left none; the verdicts are streams)."""
+    from nbconvert.preprocessors.sanitize import SanitizeHTML
+
+    clean = SanitizeHTML(strip=True)
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type in ("markdown", "raw"):
+            if meta.get("locked") and meta.get("grade_id"):
+                continue
+            cell.source = clean.sanitize_html_tags(cell.source)
+            if cell.cell_type == "markdown" and harmful_link(cell.source):
+                fence = "`" * max(3, 1 + max(map(len, re.findall("`+", cell.source)), default=0))
+                cell.source = f"{fence}text\n{cell.source}\n{fence}"  # shown, never a link
+            for name, data in cell.get("attachments", {}).items():  # a name, or nbconvert fails
+                kept = {k: v for k, v in data.items() if k in RASTER}
+                cell.attachments[name] = kept or {"text/plain": ""}
+        elif cell.cell_type == "code":
+            cell.outputs = [o for o in cell.outputs if o.output_type == "stream"]
     return nb
+
+
+def harmful_link(markdown: str) -> bool:
+    """Whether a markdown link or image of ``markdown`` has a URL mistune (nbconvert's markdown
+    parser) calls harmful (``javascript:``, ``vbscript:``, ``data:`` but images): bleach sees
+    HTML only, and nbconvert renders markdown links with any URL."""
+    import mistune
+    from mistune.renderers.html import HTMLRenderer
+
+    safe = HTMLRenderer(allow_harmful_protocols=False).safe_url
+    plugins = ["strikethrough", "table", "footnotes", "url"]
+    todo = list(mistune.create_markdown(renderer=None, plugins=plugins)(markdown))
+    while todo:
+        token = todo.pop()
+        todo += token.get("children", [])
+        url = token.get("attrs", {}).get("url")
+        if url is not None and safe(url) == "#harmful-link":
+            return True
+    return False
 
 
 def verdict_output(r: Result):
