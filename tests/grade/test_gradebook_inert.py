@@ -13,13 +13,13 @@ from pathlib import Path
 import nbformat
 from test_gradebook import MASKS, ROOT, _load_release
 
-from autograder.grade.nbgrader_gradebook import sanitised
+from autograder.grade.nbgrader_gradebook import CourseGradebook, sanitised
 
 SVG = '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(4)"><circle r="5"/></svg>'
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\nnot really").decode()
 HOSTILE = [
     "Notes <script>alert(1)</script>",
-    '<img src="x" onerror="fetch(\'/api/kernels\',{method:\'POST\'})">',
+    "<img src=\"x\" onerror=\"fetch('/api/kernels',{method:'POST'})\">",
     '<a href="javascript:alert(2)">click</a> and [md link](javascript:alert(3))',
     SVG,
     '<iframe src="data:text/html,<script>alert(5)</script>"></iframe>',
@@ -69,7 +69,8 @@ def test_learner_html_and_outputs_are_made_inert_in_the_autograded_notebook(tmp_
     text = hostile_submission()
     resources = {"db_url": url, "assignment": MASKS, "notebook": MASKS}
     target = tmp_path / "autograded.ipynb"
-    nbformat.write(sanitised(text, resources), target)
+    trusted = CourseGradebook.of(course)._released(MASKS, MASKS)  # the course's own cells
+    nbformat.write(sanitised(text, resources, trusted), target)
 
     written = target.read_text()
     nb = nbformat.read(target, as_version=4)
@@ -77,9 +78,13 @@ def test_learner_html_and_outputs_are_made_inert_in_the_autograded_notebook(tmp_
     for bad in ["<script", "onerror", 'href="javascript:', "<svg", "onload", "<iframe"]:
         assert bad not in learner, bad
     assert "Notes" in learner and "click" in learner  # the words stay, for the instructor
+    details = [c.source for c in nb.cells if c.source.startswith("<details>")]
+    assert details and details[0] in trusted  # the course's own HTML is left as it wrote it
     attached = [c.attachments for c in nb.cells if c.get("attachments")]
     assert attached == [{"a.svg": {"text/plain": ""}, "b.png": {"image/png": PNG}}]
-    mimes = {k for c in nb.cells if c.cell_type == "code" for o in c.outputs for k in o.get("data", {})}
+    mimes = {
+        k for c in nb.cells if c.cell_type == "code" for o in c.outputs for k in o.get("data", {})
+    }
     assert not mimes & {"text/html", "application/javascript", "image/svg+xml"}
     assert "alert(6)" not in written and "alert(7)" not in written
 
