@@ -28,6 +28,7 @@ the grader's verdict on that exercise or question.
 
 from __future__ import annotations
 
+import re
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -52,6 +53,8 @@ from autograder.sandbox.protocol import one_line
 
 CONFIG = "nbgrader_config.py"
 DB = "gradebook.db"
+RASTER = {"image/png", "image/jpeg", "image/gif"}  # the attachments formgrader's page keeps
+_locked = lambda meta: bool(meta.get("locked") and meta.get("grade_id"))  # noqa: E731
 REGENERATE = "run `make release` (or `nbgrader generate_assignment {name} --force`) in the course"
 
 
@@ -295,6 +298,18 @@ class CourseGradebook:
                     self._autograded(g, Path(submissions), sorted(notebooks)[0], written)
         return written
 
+    def _released(self, assignment: str, notebook: str) -> set[str]:
+        """The markdown and raw cells of the course's own notebook (release/, source/)."""
+        import nbformat
+
+        trusted = set()  # a learner's copy of one holds nothing the course did not write
+        for step in (self.coursedir.release_directory, self.coursedir.source_directory):
+            path = Path(self.coursedir.format_path(step, ".", assignment)) / f"{notebook}.ipynb"
+            if path.is_file() and not path.is_symlink():
+                cells = nbformat.read(path, as_version=4).cells
+                trusted |= {c.source for c in cells if c.cell_type in ("markdown", "raw")}
+        return trusted
+
     def _autograded(self, g: Graded, submissions: Path, notebook: str, written: Written) -> None:
         """The autograded notebook of one submission, or (unreadable: none) the stale one gone."""
         step = self.coursedir.autograded_directory
@@ -309,6 +324,7 @@ class CourseGradebook:
             nb = sanitised(
                 read_submission(submissions / g.student / g.assignment / g.notebook),
                 {"db_url": self.url, "assignment": g.assignment, "notebook": notebook},
+                self._released(g.assignment, notebook),
             )
         except Exception as e:  # nbgrader refuses the notebook's metadata: say so, grade stands
             written.skipped.append(f"{one_line(g.student)}/{g.assignment}: {one_line(e)}")
@@ -327,7 +343,7 @@ class CourseGradebook:
         written.autograded += 1
 
 
-def sanitised(text: str, resources: dict):
+def sanitised(text: str, resources: dict, trusted: set[str] = frozenset()):
     """A submitted notebook as nbgrader's autograde sanitises it before running it (which this
     never does): nbgrader's own preprocessors, reading the release from the gradebook."""
     import nbformat
@@ -349,7 +365,47 @@ def sanitised(text: str, resources: dict):
         CheckCellMetadata(),
     ):
         nb, state = step.preprocess(nb, state)
+    return inert(nb, trusted)
+
+
+def inert(nb, trusted: set[str] = frozenset()):
+    """Nothing of the learner's that formgrader's page (nbconvert, unsanitised) would run: markdown
+    and raw cells but the course's own (locked, or ``trusted`` word for word) pass nbconvert's
+    sanitiser (bleach), one with a harmful markdown link is shown as text; attachments keep
+    raster images, outputs streams (ClearOutput left none; the verdicts are streams)."""
+    from nbconvert.preprocessors.sanitize import SanitizeHTML
+
+    clean = SanitizeHTML(strip=True)
+    for cell in nb.cells:
+        for name, data in cell.get("attachments", {}).items():  # a name, or nbconvert fails
+            kept = {k: v for k, v in data.items() if k in RASTER}
+            cell.attachments[name] = kept or {"text/plain": ""}
+        if cell.cell_type == "code":
+            cell.outputs = [o for o in cell.outputs if o.output_type == "stream"]
+        elif not (cell.source in trusted or _locked(cell.metadata.get("nbgrader", {}))):
+            cell.source = clean.sanitize_html_tags(cell.source)
+            if cell.cell_type == "markdown" and harmful_link(cell.source):
+                fence = "`" * max(3, 1 + max(map(len, re.findall("`+", cell.source)), default=0))
+                cell.source = f"{fence}text\n{cell.source}\n{fence}"  # shown, never a link
     return nb
+
+
+def harmful_link(markdown: str) -> bool:
+    """Whether a markdown link or image has a URL mistune calls harmful (``javascript:``...):
+    bleach sees HTML only, and nbconvert renders markdown links with any URL."""
+    import mistune
+    from mistune.renderers.html import HTMLRenderer
+
+    safe = HTMLRenderer(allow_harmful_protocols=False).safe_url
+    parse = mistune.create_markdown(renderer=None, plugins=["table", "footnotes", "url"])
+    todo = list(parse(markdown))
+    while todo:
+        token = todo.pop()
+        todo += token.get("children", [])
+        url = token.get("attrs", {}).get("url")
+        if url is not None and safe(url) == "#harmful-link":
+            return True
+    return False
 
 
 def verdict_output(r: Result):
