@@ -38,9 +38,11 @@ EPERM = "1"
 def test_a_submission_that_changes_the_kept_sandbox_costs_the_next_student_nothing():
     a = kept((HOSTILE / "changes_the_kept_sandbox.py").read_text())
     did = field(a, "did").split(",")  # what it owns it may change (the reset undoes it):
-    made = ("note", "fifo", "sock", "xattr", "acl", "chmod")
+    made = ("note", "fifo", "sock", "chmod")
     assert did == [*(f"{t}{w}" for t in "td" for w in made), "affinity"], a
-    refused = dict(x.split(":") for x in field(a, "refused").split(","))
+    refused = dict(x.split(":") for x in field(a, "refused").split(",") if ":" in x)
+    # Extended attributes and ACLs (stored as xattrs) are refused since round 10 (memory on the
+    # tmpfs that no measure counted: tests/sandbox/test_round11.py), so they are not in `did`.
     for what in ("renice", "renice_user", "idle", "prlimit", "stop", "tstp", "tkill"):
         assert refused[what] == EPERM, (what, a)  # the seccomp filter
     for _ in range(2):  # the next students, in the same kept sandbox (or a fresh one)

@@ -203,10 +203,8 @@ def greedy(params, prompt, n, *, drop_prompt=False, wrong_dim=False):
 
 
 # Run in the sandbox after the candidate's code (the drill's probe): decode_step, wrapped, notes
-# how many tokens each call processes; nothing else changes. The wrapper takes the place of the
-# function's own code, so that a reference kept before the probe ran (`_raw_step = decode_step`)
-# is counted too (red team round 10: such a reference bypassed a rebound name, and the log, the
-# learner's to append to, was then forged); the copy of the original it calls is nowhere else.
+# how many tokens each call processes; nothing else changes. It replaces the function's own code,
+# so a reference kept earlier (`_raw_step = decode_step`) is counted too (red team round 10).
 PROBE = """
 def _drill_probe(step, log):
     def _count(args, kwargs):

@@ -53,8 +53,6 @@ def causal_mask(seq_len, device=None):
         _try(done, f"{t}fifo", lambda p=place: os.mkfifo(f"{p}/fifo"))
         # a socket file (socket() itself is refused by the seccomp filter: red team round 8)
         _try(done, f"{t}sock", lambda p=place: os.mknod(f"{p}/sock", stat.S_IFSOCK | 0o600))
-        _try(done, f"{t}xattr", lambda p=place: os.setxattr(p, "user.note", b"A"))
-        _try(done, f"{t}acl", lambda p=place: os.setxattr(p, "system.posix_acl_default", ACL))
         _try(done, f"{t}chmod", lambda p=place: os.chmod(p, 0o555))
     _try(done, "affinity", lambda: os.sched_setaffinity(server, {min(os.sched_getaffinity(0))}))
     _try(done, "renice", lambda: os.setpriority(os.PRIO_PROCESS, server, 19))
@@ -66,4 +64,8 @@ def causal_mask(seq_len, device=None):
     _try(done, "tstp", lambda: os.kill(server, 20))
     if libc.syscall(200, server, 19) != 0:  # tkill (x86_64; the filter refuses on aarch64 too)
         REFUSED.append(f"tkill:{ctypes.get_errno()}")
+    for place in ("/tmp", "/dev/shm"):  # refused since red team round 10: last, as the report is cut
+        t = place[1]
+        _try(done, f"{t}xattr", lambda p=place: os.setxattr(p, "user.note", b"A"))
+        _try(done, f"{t}acl", lambda p=place: os.setxattr(p, "system.posix_acl_default", ACL))
     raise RuntimeError(f"did={','.join(done)} ; refused={','.join(REFUSED)} ;")
