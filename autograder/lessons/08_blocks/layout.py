@@ -173,19 +173,28 @@ def naming_batch_mask(check):
     return named
 
 
-def _fails_on_three_sequences(sub) -> bool:
+def _fails_on_more_sequences(sub, batch: int) -> bool:
+    """The model runs on ``batch`` sequences of 4 tokens and raises on ``batch + 1``."""
     with paused():
         try:
             obj, label = construct(sub, "TinyTransformer", 5, 8, 2, 1, 16, 4)
             obj.eval()
-            Call(label, torch.zeros(2, 4, dtype=torch.long), params="lm.forward").run(obj)
+            Call(label, torch.zeros(batch, 4, dtype=torch.long), params="lm.forward").run(obj)
         except CheckFailure:
             return False
         try:
-            Call(label, torch.zeros(3, 4, dtype=torch.long), params="lm.forward").run(obj)
+            Call(label, torch.zeros(batch + 1, 4, dtype=torch.long), params="lm.forward").run(obj)
         except CheckFailure:
             return True
     return False
+
+
+def _fails_on_three_sequences(sub) -> bool:
+    return _fails_on_more_sequences(sub, 2)
+
+
+def _fails_on_two_sequences(sub) -> bool:
+    return _fails_on_more_sequences(sub, 1)
 
 
 def _gradients(obj, c, tokens) -> dict:
@@ -198,21 +207,6 @@ def _qk_blind(grads) -> bool:
     """No gradient reaches any block's attn.w_q or attn.w_k: the scores do not count."""
     qk = [g for n, g in grads.items() if ATTN_QK.search(n)]
     return bool(qk) and all(g is None or float(g.abs().max()) == 0 for g in qk)
-
-
-def _fails_on_two_sequences(sub) -> bool:
-    with paused():
-        try:
-            obj, label = construct(sub, "TinyTransformer", 5, 8, 2, 1, 16, 4)
-            obj.eval()
-            Call(label, torch.zeros(1, 4, dtype=torch.long), params="lm.forward").run(obj)
-        except CheckFailure:
-            return False
-        try:
-            Call(label, torch.zeros(2, 4, dtype=torch.long), params="lm.forward").run(obj)
-        except CheckFailure:
-            return True
-    return False
 
 
 def _positions_from_token_table(sub) -> bool:
