@@ -107,11 +107,6 @@ def _shaped_like_q(q, k, v, mask):
     return out.view(q.shape), w
 
 
-def computed_in_float32(q, k, v, mask=None):
-    """Inputs cast to float32 (and the result back): the expected values of the rounded inputs."""
-    return ref_attention64(q.float(), k.float(), v.float(), mask)
-
-
 def _unsqueezed(q, k, v, mask, dim, ndim):
     """The mask unsqueezed at ``dim`` (when it has ``ndim`` dims; always when None) "to make room
     for the heads": a mask with a batch dim then broadcasts into another axis."""
