@@ -27,7 +27,12 @@ from autograder.kit import (
     on_meta,
     randn,
 )
-from autograder.kit.gradients import expect_contract_rules, with_rules
+from autograder.kit.gradients import (
+    expect_contract_rules,
+    expect_true_gradients,
+    wide_call,
+    with_rules,
+)
 from autograder.kit.module_calls import expect_module_calls
 
 NAMES = ("q", "k", "v")
@@ -179,12 +184,15 @@ def _rules_project_qkv(sub) -> None:
     x, w_q, w_k, w_v = randn(g, 1, 1, 4), randn(g, 4, 3), randn(g, 4, 3), randn(g, 4, 2)
     c = Call("project_qkv", x, w_q, w_k, w_v)
     expect_contract_rules(sub, c, ((1, 1, 3), (1, 1, 3), (1, 1, 2)), output=None)
+    wide = wide_call("project_qkv", g, (2, 3, 4), (4, 3), (4, 3), (4, 2))
+    expect_true_gradients(sub, wide)  # x reaches the output by three paths
 
 
 def _rules_qkv_projection(sub) -> None:
     obj, label = construct(sub, "QKVProjection", 4, 3, 2)
     c = Call(label, randn(generator(102), 1, 1, 4), params="forward")
     expect_contract_rules(obj, c, ((1, 1, 3), (1, 1, 3), (1, 1, 2)), output=None)
+    expect_true_gradients(obj, wide_call(label, 102, (2, 3, 4), params=c))
     expect_module_calls(sub, "QKVProjection", (4, 3, 2), (2, 4, 4))
 
 

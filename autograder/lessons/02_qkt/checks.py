@@ -14,7 +14,12 @@ from autograder.kit import (  # noqa: I001
     scores,
     transpose_mutants,
 )
-from autograder.kit.gradients import expect_contract_rules, with_rules
+from autograder.kit.gradients import (
+    expect_contract_rules,
+    expect_true_gradients,
+    wide_call,
+    with_rules,
+)
 
 SCORE_MUTANTS = (
     *transpose_mutants(),
@@ -46,6 +51,7 @@ def _rules_attention_scores(sub) -> None:
     g = generator(103)
     c = Call("attention_scores", randn(g, 1, 1, 1, 4), randn(g, 1, 1, 1, 4))
     expect_contract_rules(sub, c, (1, 1, 1, 1), output=None)
+    expect_true_gradients(sub, wide_call("attention_scores", g, (2, 3, 4), (2, 5, 4)))
 
 
 check_attention_scores = with_rules(check_attention_scores, _rules_attention_scores)

@@ -27,7 +27,12 @@ from autograder.kit import (
     transpose_mutants,
 )
 from autograder.kit.expected import entropy, scaled_scores
-from autograder.kit.gradients import expect_contract_rules, with_rules
+from autograder.kit.gradients import (
+    expect_contract_rules,
+    expect_true_gradients,
+    wide_call,
+    with_rules,
+)
 
 SCALED_MUTANTS = (
     *transpose_mutants(scale=lambda q: q.shape[-1] ** -0.5),
@@ -320,11 +325,15 @@ def _rules_scaled_attention_scores(sub) -> None:
     g = generator(104)
     c = Call("scaled_attention_scores", randn(g, 1, 1, 1, 4), randn(g, 1, 1, 1, 4))
     expect_contract_rules(sub, c, (1, 1, 1, 1), output=None)
+    wide = wide_call("scaled_attention_scores", g, (2, 3, 4), (2, 5, 4))
+    expect_true_gradients(sub, wide)
 
 
 def _rules_softmax_entropy(sub) -> None:
     weights = randn(generator(105), 1, 1, 3).softmax(-1)
     expect_contract_rules(sub, Call("softmax_entropy", weights), (1, 1), output=None)
+    weights = randn(generator(105), 2, 3, 4).softmax(-1)  # p log p has two paths from p
+    expect_true_gradients(sub, Call("softmax_entropy", weights))
 
 
 check_scaled_attention_scores = with_rules(

@@ -25,7 +25,12 @@ from autograder.kit import (
     ref_softmax,
 )
 from autograder.kit.expected import masked, padding, tril, triu
-from autograder.kit.gradients import expect_contract_rules, with_rules
+from autograder.kit.gradients import (
+    expect_contract_rules,
+    expect_true_gradients,
+    wide_call,
+    with_rules,
+)
 
 INF = float("inf")
 
@@ -272,6 +277,7 @@ def check_masked_scores(sub) -> None:
 def _rules_softmax(sub) -> None:
     c = Call("softmax", randn(generator(106), 1, 1, 1))
     expect_contract_rules(sub, c, (1, 1, 1), output=None)
+    expect_true_gradients(sub, wide_call("softmax", 106, (2, 3, 4)))
 
 
 def _rules_masked_scores(sub) -> None:

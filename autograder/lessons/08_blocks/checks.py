@@ -376,6 +376,7 @@ def _rules_tiny(sub) -> None:
     expect_scores_used(obj, c)
     expect_contract_rules(obj, c, (1, 1, 5), output=None)
     tokens = torch.arange(8).view(2, 4) % 5
+    expect_true_gradients(obj, Call(label, tokens, params="lm.forward"))  # e.g. a tied head
     try:
         expect_module_calls(
             sub, "TinyTransformer", (5, 8, 2, 1, 16, 4), tokens, params="lm.forward"
