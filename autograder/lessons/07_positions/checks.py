@@ -340,8 +340,9 @@ def check_apply_rope(sub) -> None:
     for shape, kwargs in cases:
         _expect_rope(sub, randn(g, *shape), kwargs)
     x, far = randn(g, 2, 2), torch.tensor([32768, 70001])  # past int16; θ = 1: exact in float32
-    c = Call("apply_rope", x, positions=far)
-    expect_close(c.run(sub), rope(x, far), c, dtype=x.dtype, mutants=ROPE_MUTANTS)
+    for c in (Call("apply_rope", x, positions=far), Call("apply_rope", randn(g, 32770, 2))):
+        want = rope(*c.args, **c.kwargs)  # the second: default positions past int16 too
+        expect_close(c.run(sub), want, c, dtype=x.dtype, mutants=ROPE_MUTANTS)
     for dtype in low_precision_dtypes():
         x = randn(g, 2, 4, 8, dtype=dtype)
         c = Call("apply_rope", x)
