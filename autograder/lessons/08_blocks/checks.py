@@ -142,14 +142,15 @@ BLOCK_FORBID = MHA_FORBID + (
 def check_transformer_block(sub) -> None:
     g = generator(15)
     d, h, d_ff = 8, 2, 16
-    cases = (  # (constructor kwargs, norm_first, x shape, mask)
-        ({}, True, (2, 3, d), None),
-        ({"norm_first": False}, False, (2, 3, d), None),
-        ({}, True, (2, 4, d), torch.ones(4, 4, dtype=torch.bool).tril()),
-        ({"norm_first": False}, False, (1, 4, d), no_full_rows(g, 4, 4)),
-        ({"dropout": 0.5}, True, (2, 3, d), None),
+    cases = (  # (constructor kwargs, norm_first, x shape, mask, x's scale)
+        ({}, True, (2, 3, d), None, 1.0),
+        ({"norm_first": False}, False, (2, 3, d), None, 1.0),
+        ({}, True, (2, 4, d), torch.ones(4, 4, dtype=torch.bool).tril(), 1.0),
+        ({"norm_first": False}, False, (1, 4, d), no_full_rows(g, 4, 4), 1.0),
+        ({"dropout": 0.5}, True, (2, 3, d), None, 1.0),
+        ({}, True, (2, 3, d), None, 1e-2),  # a variance near LayerNorm's eps: 1e-6 for 1e-5 shows
     )
-    for kwargs, norm_first, shape, mask in cases:
+    for kwargs, norm_first, shape, mask, scale in cases:
         obj, label = construct(sub, "TransformerBlock", d, h, d_ff, **kwargs)
         layers = {
             "attn": {"type": "MultiHeadAttention"},
@@ -161,7 +162,7 @@ def check_transformer_block(sub) -> None:
         state = block_state(g, d, d_ff)
         load_block_weights(obj, state, label, d_ff)
         obj.eval()
-        x = randn(g, *shape)
+        x = randn(g, *shape) * scale
         c = Call(label, x, params="forward", **({} if mask is None else {"mask": mask}))
         mutants = block_mutants(state, h, norm_first)
         out = c.run(obj, mutants=mutants)

@@ -408,7 +408,8 @@ MISTAKES = (
         ("TransformerBlock",),
         "The LayerNorms use another eps than nn.LayerNorm's default",
         "Build norm1 and norm2 as nn.LayerNorm(d_model), whose eps is 1e-5 as in "
-        "nn.TransformerEncoderLayer: eps=1e-3 changes every normalised value.",
+        "nn.TransformerEncoderLayer: another eps (1e-3, or 1e-6) changes the normalised values, "
+        "the more so the smaller the inputs' variance.",
     ),
     Mistake(
         "layernorm-over-tokens",

@@ -35,7 +35,10 @@ BLOCK_KNOBS = (
     ("norm-on-sublayer-output", {"norm2-on-attn"}),
     ("post-ln-ffn-reads-unnormed", {"post-ln-ffn-unnormed"}),
     ("block-causal-by-default", {"default-causal"}),
-    *(("layernorm-eps-changed", {f"eps={e}"}) for e in ("1e-3", "1e-4", "1e-2", "0.1")),
+    *(
+        ("layernorm-eps-changed", {f"eps={e}"})
+        for e in ("1e-3", "1e-4", "1e-2", "0.1", "1e-6", "1e-12")
+    ),
 )
 
 
