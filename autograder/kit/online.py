@@ -112,6 +112,19 @@ def blocks_averaged(q, k, v, block_size=64, causal=False):
     return sum(outs) / len(outs)
 
 
+def keys_of_first_block(q, k, v, block_size=64, causal=False):
+    """Every block's keys sliced from 0 (k[..., 0:end - start, :]), its values from start: the
+    first block's keys paired with each block's values."""
+    lk = k.shape[-2]
+    firsts = [k[..., : min(block_size, lk - s), :] for s in range(0, lk, block_size)]
+    return online(q, torch.cat(firsts, -2), v, block_size, causal)
+
+
+def max_block_only_guarded(q, k, v, block_size=64, causal=False):
+    """The running max replaced by the block's own, with a zero-sum guard at the end."""
+    return online(q, k, v, block_size, causal, max_block_only=True).nan_to_num(0.0)
+
+
 def not_rescaled(out, c, failure) -> str:
     """A line naming the one running quantity tiled_attention did not rescale ('' if not so)."""
     if failure.mistake != "online-softmax-no-rescale":
@@ -150,6 +163,7 @@ TILED_MUTANTS = (  # tiled_attention's known mistakes: the online softmax with a
     ("partial-block-dropped", _online_mutant(drop_last=True)),
     ("partial-block-dropped", _online_mutant(drop_last_queries=True)),
     ("tiled-keys-first-block-only", _online_mutant(first_only=True)),
+    ("tiled-keys-first-block-only", keys_of_first_block),
     ("online-sum-no-keepdim", _online_mutant(sum_no_keepdim=True)),
     ("causal-block-offset", _online_mutant(local="keys")),
     ("causal-block-offset", _online_mutant(local="both")),
@@ -173,6 +187,7 @@ TILED_MUTANTS = (  # tiled_attention's known mistakes: the online softmax with a
     ("online-sum-no-keepdim", _online_mutant(sum_matrix=True)),
     ("tiled-masked-block-nan", _online_mutant(reverse=True, unguarded=True)),
     ("online-max-block-only", _online_mutant(max_block_only=True)),
+    ("online-max-block-only", max_block_only_guarded),
     *(("online-sum-over-queries", _online_mutant(over_queries=how)) for how in ("sum", "mean")),
 )
 

@@ -229,8 +229,8 @@ MISTAKES = (
         "tiled-keys-first-block-only",
         ("tiled_attention",),
         "Only the first key block is used: k sliced as k[..., start:block_size, :]",
-        "End each slice at start + block_size, k[..., start:start + block_size, :]: an end of "
-        "block_size leaves every block after the first empty.",
+        "Slice each block's keys as k[..., start:start + block_size, :]: an end of block_size "
+        "leaves every later block empty, a start of 0 gives every block the first one's keys.",
     ),
     Mistake(
         "online-sum-no-keepdim",
