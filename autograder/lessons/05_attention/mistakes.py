@@ -37,7 +37,7 @@ MISTAKES = (
     ),
     Mistake(
         "output-shaped-like-q",
-        ("scaled_dot_product_attention",),
+        ("scaled_dot_product_attention", "SelfAttention"),
         "The output reshaped to q's shape",
         "weights @ v already has the right shape, (..., Lq, d_v): its last dim is v's d_v, which "
         "may differ from q's d_k, so drop the .view(q.shape).",
