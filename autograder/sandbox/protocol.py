@@ -231,18 +231,24 @@ def _traceback(text: str) -> str:
 def _pickle_size(data: bytes) -> int:
     """How many bytes of a ``torch.save`` archive are its pickle (``*/data.pkl``; everything
     counts where there is no such archive), as its zip directory says (read, not trusted: zipfile
-    and torch.load read at most that much, and check it)."""
+    and torch.load read at most that much, and check it). An archive with a compressed entry is
+    refused (:class:`ProtocolError`): its directory's sizes are what it inflates to, unbounded by
+    the frame."""
     import zipfile
 
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             entries = archive.infolist()
     except (zipfile.BadZipFile, ValueError, EOFError, OSError):
+        if data[:4] == b"PK\x03\x04":  # torch.load would read it as an archive (its own reader)
+            raise ProtocolError("not a message (an archive that cannot be read)") from None
         return len(data)
+    if any(e.compress_type != zipfile.ZIP_STORED for e in entries):
+        # torch.save stores every entry as is; a compressed one would be inflated past what the
+        # frame's length bounds (1 KiB of DEFLATE holds about a million bytes of pickle)
+        raise ProtocolError("not a message (a compressed archive: torch.save never compresses)")
     sizes = [e.file_size for e in entries if e.filename.endswith("data.pkl")]
-    if len(sizes) != 1 or any(e.compress_type != zipfile.ZIP_STORED for e in entries):
-        return len(data)
-    return sizes[0]
+    return sizes[0] if len(sizes) == 1 else len(data)
 
 
 def parse(data: bytes) -> dict:
