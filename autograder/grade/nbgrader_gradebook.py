@@ -97,7 +97,7 @@ class Written:
         text += "".join(
             f"\n  not written: {one_line(why)}: formgrader would print the id as HTML (it "
             "prints a student's id unescaped). Rename the student's folder in the submissions "
-            f"folder to letters, digits and {ID_PUNCTUATION} only, then grade again"
+            f"folder to letters, digits and {' '.join(ID_PUNCTUATION)} only, then grade again"
             for why in self.refused
         )
         text += "".join(
