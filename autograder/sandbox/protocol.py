@@ -231,18 +231,19 @@ def _traceback(text: str) -> str:
 def _pickle_size(data: bytes) -> int:
     """How many bytes of a ``torch.save`` archive are its pickle (``*/data.pkl``; everything
     counts where there is no such archive), as its zip directory says (read, not trusted: zipfile
-    and torch.load read at most that much, and check it). An archive with a compressed entry is
-    refused (:class:`ProtocolError`): its directory's sizes are what it inflates to, unbounded by
-    the frame."""
+    and torch.load read at most that much, and check it), where torch.load reads it as an archive
+    (it begins as one). An archive with a compressed entry is refused (:class:`ProtocolError`):
+    what it inflates to is not bounded by the frame."""
     import zipfile
 
+    if data[:4] != b"PK\x03\x04":
+        # torch.load reads anything else as pickles (its legacy format), whatever zip follows
+        return len(data)
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             entries = archive.infolist()
-    except (zipfile.BadZipFile, ValueError, EOFError, OSError):
-        if data[:4] == b"PK\x03\x04":  # torch.load would read it as an archive (its own reader)
-            raise ProtocolError("not a message (an archive that cannot be read)") from None
-        return len(data)
+    except (zipfile.BadZipFile, ValueError, EOFError, OSError):  # torch.load has its own reader
+        raise ProtocolError("not a message (an archive that cannot be read)") from None
     if any(e.compress_type != zipfile.ZIP_STORED for e in entries):
         # torch.save stores every entry as is; a compressed one would be inflated past what the
         # frame's length bounds (1 KiB of DEFLATE holds about a million bytes of pickle)

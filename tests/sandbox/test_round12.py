@@ -15,6 +15,7 @@ import platform
 import zipfile
 
 import pytest
+import torch
 
 from autograder.sandbox.host import bwrap
 from autograder.sandbox.inside.lockdown import PENDING_SIGNALS_LIMIT
@@ -40,8 +41,6 @@ def deflated(archive: bytes) -> bytes:
 
 
 def test_an_archive_with_a_compressed_entry_is_refused_before_it_is_decoded(monkeypatch):
-    import torch
-
     small = encode({"type": "reply", "trace": None, "value": [1, 2, 3]})
     assert parse(small)["value"] == [1, 2, 3]  # torch.save's own: every entry stored
     big = deflated(encode({"type": "reply", "trace": None, "value": [[]] * (4 * MAX_PICKLE)}))
@@ -55,6 +54,20 @@ def test_an_archive_with_a_compressed_entry_is_refused_before_it_is_decoded(monk
     with pytest.raises(ProtocolError, match="cannot be read"):
         parse(b"PK\x03\x04" + big[4:-8])
     assert decoded == []
+
+
+def test_a_zip_after_pickles_is_not_read_for_the_pickle_s_size():
+    """Found while fixing the above: torch.load reads what does not begin as an archive as
+    pickles (torch.save's legacy format), while Python's zipfile finds an archive appended at
+    the end; the appended one's 10-byte data.pkl was taken as the size of the pickles before."""
+    buf = io.BytesIO()
+    message = {"type": "reply", "trace": None, "value": list(range(MAX_PICKLE))}
+    torch.save(message, buf, _use_new_zipfile_serialization=False)
+    appended = io.BytesIO()
+    with zipfile.ZipFile(appended, "w") as z:
+        z.writestr("archive/data.pkl", b"x" * 10)
+    with pytest.raises(ProtocolError, match="KiB of plain data"):
+        parse(buf.getvalue() + appended.getvalue())
 
 
 @SANDBOX
