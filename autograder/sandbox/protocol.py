@@ -242,8 +242,17 @@ def _pickle_size(data: bytes) -> int:
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             entries = archive.infolist()
+        end = zipfile._EndRecData(io.BytesIO(data))
     except (zipfile.BadZipFile, ValueError, EOFError, OSError):  # torch.load has its own reader
         raise ProtocolError("not a message (an archive that cannot be read)") from None
+    # Python's zipfile reads the directory just before its end record even where the record puts
+    # it elsewhere (data before the archive); torch's reader (miniz) reads it where the record
+    # says: two directories, two readings. torch.save's archives have the two in one place.
+    found = end[zipfile._ECD_LOCATION] - end[zipfile._ECD_SIZE]
+    if end[zipfile._ECD_SIGNATURE] == zipfile.stringEndArchive64:
+        found -= zipfile.sizeEndCentDir64 + zipfile.sizeEndCentDir64Locator
+    if found != end[zipfile._ECD_OFFSET]:
+        raise ProtocolError("not a message (an archive whose directory is not where it says)")
     if any(e.compress_type != zipfile.ZIP_STORED for e in entries):
         # torch.save stores every entry as is; a compressed one would be inflated past what the
         # frame's length bounds (1 KiB of DEFLATE holds about a million bytes of pickle)

@@ -68,6 +68,12 @@ def test_a_zip_after_pickles_is_not_read_for_the_pickle_s_size():
         z.writestr("archive/data.pkl", b"x" * 10)
     with pytest.raises(ProtocolError, match="KiB of plain data"):
         parse(buf.getvalue() + appended.getvalue())
+    # ... and an archive after an archive: Python's zipfile reads the second's directory (just
+    # before the end record), torch's reader the directory where the record says it is
+    small = encode({"type": "reply", "trace": None, "value": [1]})
+    with pytest.raises(ProtocolError, match="directory is not where it says"):
+        parse(encode(message) + small)
+    assert parse(small)["value"] == [1]
 
 
 @SANDBOX
