@@ -5,7 +5,8 @@ Each submission (one student's one assignment) is one task:
 run on a worker, in that worker's own sandbox (one per worker thread, kept from one submission to
 the next as in a local run, and ended when the worker shuts down). The scheduler gives a task that
 raised to another attempt (``retries``) and the tasks of a worker that died to the others, so a
-lost worker loses no submission.
+lost worker loses no submission; a submission whose every try kills its worker (``KilledWorker``)
+is that student's unreadable row, saying so, never the class's failure.
 
 **The submissions travel with their tasks; no shared filesystem is needed.** The client (the
 instructor's machine) reads each assignment folder under the rules of a local run — no symbolic
@@ -49,6 +50,7 @@ from autograder.grade.grading import (
     grade_one,
 )
 from autograder.grade.results import Graded, GradeError
+from autograder.i18n import _
 from autograder.sandbox.host.bwrap import strong_isolation_available
 from autograder.sandbox.host.pool import close_kept
 from autograder.sandbox.protocol import one_line
@@ -121,7 +123,7 @@ def _read(path: Path) -> tuple[str, str, bytes | int]:
 
 def ship(folder: Path, name: str) -> Shipped:
     """What a worker needs to grade the assignment ``name`` in ``folder`` (never written)."""
-    chosen, _ = find_notebook(folder, name)  # which notebook grade_one will read (by name only)
+    chosen, _why = find_notebook(folder, name)  # which notebook grade_one will read (by name only)
     files = []
     for entry in folder_entries(folder):
         if entry.name == TIMESTAMP or (chosen is not None and entry.name == chosen.name):
@@ -235,6 +237,25 @@ def _failure(future, task: tuple) -> GradeError:
     )
 
 
+def _lost(future) -> str | None:
+    """Why a submission is that student's unreadable row: every worker that graded it died
+    grading it (``KilledWorker``: round 11's replies took the judge past the worker's memory
+    limit); None for any other failure (the class's: a cluster that cannot grade)."""
+    from distributed.scheduler import KilledWorker
+
+    try:
+        error = future.exception()
+    except Exception:  # cancelled: the scheduler restarted or forgot the task
+        return None
+    if not isinstance(error, KilledWorker):
+        return None
+    return _(
+        "the grader's worker died while grading this submission, each time it was tried "
+        "(it used more memory or time than a worker has): grade it again, and if it happens "
+        "again, look at it by hand"
+    )
+
+
 def on_cluster(scheduler: str) -> Callable[..., list[Graded]]:
     """What ``grade_class(run=...)`` calls to grade on the cluster at ``scheduler``."""
     return functools.partial(run_on_cluster, scheduler=scheduler)
@@ -269,12 +290,19 @@ def run_on_cluster(tasks: list[tuple], scheduler: str, *, allow_weak: bool) -> l
                 return
 
         with bar:
-            for _ in range(max(1, threads) * IN_FLIGHT):
+            for _slot in range(max(1, threads) * IN_FLIGHT):
                 submit_next()
             for future in running:
                 i = index.pop(future.key)
                 if future.status != "finished":
-                    raise _failure(future, tasks[i])
+                    lost = _lost(future)  # the student's row, not the class's failure
+                    if lost is None:
+                        raise _failure(future, tasks[i])
+                    rows[i] = grade_one(*tasks[i][:2], lost, *tasks[i][3:])
+                    future.release()
+                    bar.update()
+                    submit_next()
+                    continue
                 rows[i] = future.result()
                 future.release()
                 bar.update()

@@ -28,7 +28,6 @@ the grader's verdict on that exercise or question.
 
 from __future__ import annotations
 
-import re
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -49,12 +48,11 @@ from autograder.grade.grading import (
     find_submissions,
     lesson_of,
 )
+from autograder.grade.inert import ID_PUNCTUATION, id_problem, inert
 from autograder.sandbox.protocol import one_line
 
 CONFIG = "nbgrader_config.py"
 DB = "gradebook.db"
-RASTER = {"image/png", "image/jpeg", "image/gif"}  # the attachments formgrader's page keeps
-_locked = lambda meta: bool(meta.get("locked") and meta.get("grade_id"))  # noqa: E731
 REGENERATE = "run `make release` (or `nbgrader generate_assignment {name} --force`) in the course"
 
 
@@ -83,6 +81,7 @@ class Written:
     kept: list[str] = field(default_factory=list)  # manual overrides left in place
     autograded: int = 0  # autograded notebooks written, for formgrader and feedback
     skipped: list[str] = field(default_factory=list)  # no autograded notebook, and why
+    refused: list[str] = field(default_factory=list)  # student ids formgrader cannot show: why
     # timestamp.txt earlier than the time the gradebook had (nbgrader's collect): back-dated?
     earlier: list[str] = field(default_factory=list)
 
@@ -95,6 +94,12 @@ class Written:
             text += f"; {self.autograded} autograded notebooks for formgrader"
         # each entry names a student's and an assignment's folder: learner text, on one line
         text += "".join(f"\n  no autograded notebook for {one_line(why)}" for why in self.skipped)
+        text += "".join(
+            f"\n  not written: {one_line(why)}: formgrader would print the id as HTML (it "
+            "prints a student's id unescaped). Rename the student's folder in the submissions "
+            f"folder to letters, digits and {' '.join(ID_PUNCTUATION)} only, then grade again"
+            for why in self.refused
+        )
         text += "".join(
             f"\n  warning: {what}: its timestamp.txt is earlier than the submission time the "
             "gradebook had; it was back-dated, or changed after collection (the earlier time "
@@ -260,6 +265,10 @@ class CourseGradebook:
         with self.open() as gb:
             cells = {name: self.cells(gb, name) for name in {g.assignment for g in table.rows}}
             for g in table.rows:
+                problem = id_problem(g.student)
+                if problem is not None:  # never added: the other students' rows go on
+                    written.refused.append(f"the student folder {g.student!r} ({problem})")
+                    continue
                 try:
                     gb.find_student(g.student)
                 except MissingEntry:
@@ -366,46 +375,6 @@ def sanitised(text: str, resources: dict, trusted: set[str] = frozenset()):
     ):
         nb, state = step.preprocess(nb, state)
     return inert(nb, trusted)
-
-
-def inert(nb, trusted: set[str] = frozenset()):
-    """Nothing of the learner's that formgrader's page (nbconvert, unsanitised) would run: markdown
-    and raw cells but the course's own (locked, or ``trusted`` word for word) pass nbconvert's
-    sanitiser (bleach), one with a harmful markdown link is shown as text; attachments keep
-    raster images, outputs streams (ClearOutput left none; the verdicts are streams)."""
-    from nbconvert.preprocessors.sanitize import SanitizeHTML
-
-    clean = SanitizeHTML(strip=True)
-    for cell in nb.cells:
-        for name, data in cell.get("attachments", {}).items():  # a name, or nbconvert fails
-            kept = {k: v for k, v in data.items() if k in RASTER}
-            cell.attachments[name] = kept or {"text/plain": ""}
-        if cell.cell_type == "code":
-            cell.outputs = [o for o in cell.outputs if o.output_type == "stream"]
-        elif not (cell.source in trusted or _locked(cell.metadata.get("nbgrader", {}))):
-            cell.source = clean.sanitize_html_tags(cell.source)
-            if cell.cell_type == "markdown" and harmful_link(cell.source):
-                fence = "`" * max(3, 1 + max(map(len, re.findall("`+", cell.source)), default=0))
-                cell.source = f"{fence}text\n{cell.source}\n{fence}"  # shown, never a link
-    return nb
-
-
-def harmful_link(markdown: str) -> bool:
-    """Whether a markdown link or image has a URL mistune calls harmful (``javascript:``...):
-    bleach sees HTML only, and nbconvert renders markdown links with any URL."""
-    import mistune
-    from mistune.renderers.html import HTMLRenderer
-
-    safe = HTMLRenderer(allow_harmful_protocols=False).safe_url
-    parse = mistune.create_markdown(renderer=None, plugins=["table", "footnotes", "url"])
-    todo = list(parse(markdown))
-    while todo:
-        token = todo.pop()
-        todo += token.get("children", [])
-        url = token.get("attrs", {}).get("url")
-        if url is not None and safe(url) == "#harmful-link":
-            return True
-    return False
 
 
 def verdict_output(r: Result):

@@ -231,18 +231,34 @@ def _traceback(text: str) -> str:
 def _pickle_size(data: bytes) -> int:
     """How many bytes of a ``torch.save`` archive are its pickle (``*/data.pkl``; everything
     counts where there is no such archive), as its zip directory says (read, not trusted: zipfile
-    and torch.load read at most that much, and check it)."""
+    and torch.load read at most that much, and check it), where torch.load reads it as an archive
+    (it begins as one). An archive with a compressed entry is refused (:class:`ProtocolError`):
+    what it inflates to is not bounded by the frame."""
     import zipfile
 
+    if data[:4] != b"PK\x03\x04":
+        # torch.load reads anything else as pickles (its legacy format), whatever zip follows
+        return len(data)
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             entries = archive.infolist()
-    except (zipfile.BadZipFile, ValueError, EOFError, OSError):
-        return len(data)
+        end = zipfile._EndRecData(io.BytesIO(data))
+    except (zipfile.BadZipFile, ValueError, EOFError, OSError):  # torch.load has its own reader
+        raise ProtocolError("not a message (an archive that cannot be read)") from None
+    # Python's zipfile reads the directory just before its end record even where the record puts
+    # it elsewhere (data before the archive); torch's reader (miniz) reads it where the record
+    # says: two directories, two readings. torch.save's archives have the two in one place.
+    found = end[zipfile._ECD_LOCATION] - end[zipfile._ECD_SIZE]
+    if end[zipfile._ECD_SIGNATURE] == zipfile.stringEndArchive64:
+        found -= zipfile.sizeEndCentDir64 + zipfile.sizeEndCentDir64Locator
+    if found != end[zipfile._ECD_OFFSET]:
+        raise ProtocolError("not a message (an archive whose directory is not where it says)")
+    if any(e.compress_type != zipfile.ZIP_STORED for e in entries):
+        # torch.save stores every entry as is; a compressed one would be inflated past what the
+        # frame's length bounds (1 KiB of DEFLATE holds about a million bytes of pickle)
+        raise ProtocolError("not a message (a compressed archive: torch.save never compresses)")
     sizes = [e.file_size for e in entries if e.filename.endswith("data.pkl")]
-    if len(sizes) != 1 or any(e.compress_type != zipfile.ZIP_STORED for e in entries):
-        return len(data)
-    return sizes[0]
+    return sizes[0] if len(sizes) == 1 else len(data)
 
 
 def parse(data: bytes) -> dict:

@@ -26,6 +26,9 @@ FILE_SIZE_LIMIT = 16 * 2**20
 # Open files per process: a learner process has 7 open with torch and matplotlib loaded and a
 # figure saved (measured); each open pipe or socket can hold buffers that no other cap counts.
 OPEN_FILES_LIMIT = 64
+# Queued signals (real-time, or sent with a siginfo): each holds 36 bytes of the sender's data in
+# kernel memory no measure counts; Python and torch queue none. The host's limit scales with RAM.
+PENDING_SIGNALS_LIMIT = 64
 _libc = ctypes.CDLL(None, use_errno=True)  # loaded now: learner code may not load ctypes
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
 # Landlock (Linux 5.13+): landlock_create_ruleset and landlock_restrict_self, the same numbers on
@@ -171,6 +174,11 @@ class Lockdown:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if hasattr(resource, "RLIMIT_SIGPENDING"):  # Linux
+            hard = resource.getrlimit(resource.RLIMIT_SIGPENDING)[1]
+            signals = PENDING_SIGNALS_LIMIT if hard == resource.RLIM_INFINITY else hard
+            signals = min(signals, PENDING_SIGNALS_LIMIT)
+            resource.setrlimit(resource.RLIMIT_SIGPENDING, (signals, signals))
         files = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
         if files == resource.RLIM_INFINITY or files > OPEN_FILES_LIMIT:
             files = OPEN_FILES_LIMIT

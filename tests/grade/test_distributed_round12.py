@@ -1,0 +1,65 @@
+"""The red team's round 11 on a Dask cluster (notes: rt11, #9): one student's replies took each
+worker's judge past its memory limit; the nanny killed it, the task killed every worker it was
+retried on (``KilledWorker``), and the class's run stopped with "nothing was written": a correct
+classmate got no row. The replies are now refused (tests/sandbox/test_round12.py); and a
+submission whose every try kills its worker is now that student's unreadable row, with the
+reason, never the class's failure.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from test_grade import CORRECT, MASKS, submit
+
+from autograder.grade.grading import UNREADABLE, grade_class
+from autograder.grade.outputs.table import read_table
+
+cluster = pytest.importorskip("autograder.grade.cluster")  # needs distributed (requirements.txt)
+
+
+@pytest.mark.slow
+def test_a_submission_that_kills_every_worker_is_its_student_s_row_only(tmp_path):
+    from distributed import Client, LocalCluster
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    class DiesOnMallory(WorkerPlugin):
+        """Stands in for a judge the OOM killer ends: on every worker, also a restarted one,
+        grading ``mallory`` ends the worker's process."""
+
+        def setup(self, worker):
+            import os
+
+            import autograder.grade.cluster as on_worker
+
+            real = on_worker.grade_one
+
+            def dies(student, *rest):
+                if student == "mallory":
+                    os._exit(1)
+                return real(student, *rest)
+
+            on_worker.grade_one = dies
+
+    root = tmp_path / "submitted"
+    for student in ("ada", "mallory"):
+        submit(root, student, CORRECT, "answer_04_1 = 21")
+    out = tmp_path / "grades.csv"
+    with (
+        LocalCluster(
+            n_workers=1,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.CRITICAL,
+        ) as local,
+        Client(local, set_as_default=False) as client,
+    ):
+        client.register_plugin(DiesOnMallory(), name="dies-on-mallory")
+        grade_class(root, out, config=None, run=cluster.on_cluster(local.scheduler_address))
+    rows = {r["student"]: r for r in read_table(out)}
+    assert rows["ada"]["status"] != UNREADABLE and float(rows["ada"]["total"]) > 0, rows
+    assert rows["mallory"]["status"] == UNREADABLE, rows
+    feedback = (tmp_path / "grades_feedback" / "mallory" / MASKS).glob("*")
+    assert any("worker died" in p.read_text() for p in feedback if p.is_file())
