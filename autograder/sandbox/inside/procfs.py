@@ -38,20 +38,57 @@ def _memory(pid: int) -> tuple[int, int, int] | None:
 
 
 def _held(pid: int) -> tuple[int, int] | None:
-    """KiB a process holds that a measured call could reuse unseen (``/proc/<pid>/smaps_rollup``):
-    what it has written and no other process maps (``Private_Dirty``: what it wrote since it was
-    forked, copies made on write included, not what it shares with the process it was forked
-    from), and its share of shared memory (``Pss_Shmem``: ``MAP_SHARED`` anonymous memory and
-    files of a tmpfs it maps, each page divided among the processes that map it, so that summed
-    over the processes a page counts once, however many map it: red team round 8). Reading it
-    walks the process's page tables (tens of ms): done at the start and the end of a measured
-    call, not at each look."""
+    """KiB a process holds that a measured call could reuse unseen: what it has written and no
+    other process maps (:func:`_private_anonymous`: what it wrote since it was forked, copies made
+    on write included, not what it shares with the process it was forked from, nor the page cache
+    of the files it maps), and its share of shared memory (``Pss_Shmem`` of
+    ``/proc/<pid>/smaps_rollup``: ``MAP_SHARED`` anonymous memory and files of a tmpfs it maps,
+    each page divided among the processes that map it, so that summed over the processes a page
+    counts once, however many map it: red team round 8). Reading them walks the process's page
+    tables (tens of ms): done at the start and the end of a measured call, not at each look. On an
+    older kernel, whose ``smaps_rollup`` has no ``Pss_Shmem`` (SECURITY.md), the first figure is
+    its ``Private_Dirty`` whole (the page cache included) and the second 0."""
     try:
         fields = dict(line.split(":", 1) for line in _proc(pid, "smaps_rollup").splitlines()[1:])
-        shared = fields.get("Pss_Shmem", "0")  # (an older kernel's has none: SECURITY.md)
-        return int(fields["Private_Dirty"].split()[0]), int(shared.split()[0])
+        if "Pss_Shmem" not in fields:
+            return int(fields["Private_Dirty"].split()[0]), 0
+        shared = int(fields["Pss_Shmem"].split()[0])
+        private = _private_anonymous(pid)
     except (OSError, ValueError, IndexError, KeyError):
         return None
+    return (private, shared) if private is not None else None
+
+
+def _private_anonymous(pid: int) -> int | None:
+    """KiB a process has written and no other process maps, in each of its mappings
+    (``/proc/<pid>/smaps``): its ``Private_Dirty``, up to its ``Anonymous`` in a private mapping.
+    There ``Private_Dirty`` also counts the pages of a file not yet written back to disk (the page
+    cache of a library installed minutes ago, torch's code that the exercise process maps whole
+    before a measured call: up to hundreds of MiB, a correct call failed for them) when no other
+    process maps them: the machine's memory, not the learner's. What a process writes in a
+    private mapping (a heap, a buffer, a library's data or code, copied on write) is anonymous
+    memory, all within ``Anonymous``; a shared mapping (``MAP_SHARED``: a pool, a tmpfs file)
+    counts whole, as before (learner code can write no file but the tmpfs's, whose pages
+    ``Pss_Shmem`` and the tmpfs's use count too)."""
+    try:
+        text = _proc(pid, "smaps")
+    except OSError:
+        return None
+    total = dirty = anonymous = 0
+    shared = False
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key == "Size":  # a mapping's first field: the one before it is complete
+            total += dirty if shared else min(dirty, anonymous)
+            dirty = anonymous = 0
+            shared = False
+        elif key == "Private_Dirty":
+            dirty = int(value.split()[0])
+        elif key == "Anonymous":
+            anonymous = int(value.split()[0])
+        elif key == "VmFlags":  # its last field
+            shared = "sh" in value.split()
+    return total + (dirty if shared else min(dirty, anonymous))
 
 
 def _tmpfs_used(contained: bool) -> int:

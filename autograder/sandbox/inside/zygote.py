@@ -123,19 +123,21 @@ RESET_SLACK = 16 * 1024
 # go unseen. Learner code cannot stop this server (the seccomp filter refuses stop signals and
 # changes to its priority); only a machine too busy to wake it in time makes a gap.
 GAP_LIMIT = 0.1
-# What the learner's processes may hold at the start of a measured call before the rest counts
-# as memory of the call (KiB): memory kept from an earlier call is reused without raising any
-# peak. Held: what the learner's processes hold written and no other process maps
-# (``Private_Dirty``), summed over them (red team round 9: the most one held counted once, so 32 MiB
-# in each of two processes hid 64), plus the shared memory they map (``Pss_Shmem``, summed: a pool
-# mapped by two processes is in neither's private memory, red team round 8), plus the files already
-# in the sandbox's tmpfs (rewritten in place, they grow nothing). A learner process's definitions
-# are shared with the exercise process forked from it and count nothing here, and the exercise
-# process gives its freed heap back (``malloc_trim``) when told a measured call comes. Lesson 09's
-# correct files and solution hold 17-20 MiB at its measured calls (the learner process 5-8, the
-# exercise process 11-13); with the 28 MiB of growth lesson 09 allows (``MEMORY_LIMIT``), a call can
-# use under 52 MiB unseen: less than the full (4096, 16384) matrix it measures, even in 8 bits
-# (64 MiB). (At 32 MiB, with a 32 MiB limit, the (4096, 4096) matrix of round 9 fitted in float16.)
+# What the learner's processes may hold at the start of a measured call before the rest counts as
+# memory of the call (KiB): memory kept from an earlier call is reused without raising any peak.
+# Held: what the learner's processes hold written and no other process maps (``Private_Dirty``, but
+# in a private mapping only its anonymous pages: not the page cache of a library written minutes
+# ago, procfs._private_anonymous), summed over them (red team round 9: the most one held counted
+# once, so 32 MiB in each of two processes hid 64), plus the shared memory they map (``Pss_Shmem``,
+# summed: a pool mapped by two processes is in neither's private memory, red team round 8), plus the
+# files already in the sandbox's tmpfs (rewritten in place, they grow nothing). A learner process's
+# definitions are shared with the exercise process forked from it and count nothing here, and the
+# exercise process gives its freed heap back (``malloc_trim``) when told a measured call comes.
+# Lesson 09's correct files and solution hold 17-20 MiB at its measured calls (the learner process
+# 5-8, the exercise process 11-13); with the 28 MiB of growth lesson 09 allows (``MEMORY_LIMIT``), a
+# call can use under 52 MiB unseen: less than the full (4096, 16384) matrix it measures, even in 8
+# bits (64 MiB). (At 32 MiB, with a 32 MiB limit, the (4096, 4096) matrix of round 9 fitted in
+# float16.)
 HELD_ALLOWANCE = 24 * 1024
 
 
