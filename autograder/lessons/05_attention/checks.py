@@ -50,7 +50,7 @@ from autograder.kit.mutants import causal_if_none, projections_mixed_up
 from autograder.kit.repeat import expect_deterministic, paused
 
 from .precision import check_float64_kept
-from .probes import naming_output_shaped_like_q
+from .probes import naming_after_a_crash
 from .sdpa_mutants import (
     FLOAT_MASK_MUTANTS,
     SDPA_IDS,
@@ -406,9 +406,10 @@ def _twice_self_attention(sub):
 
 
 check_scaled_dot_product_attention = with_rules(
-    naming_randomness(check_scaled_dot_product_attention, _twice_sdpa), _rules_sdpa
+    naming_randomness(naming_after_a_crash(check_scaled_dot_product_attention), _twice_sdpa),
+    _rules_sdpa,
 )
 check_self_attention = with_rules(
-    naming_randomness(naming_output_shaped_like_q(check_self_attention), _twice_self_attention),
+    naming_randomness(naming_after_a_crash(check_self_attention), _twice_self_attention),
     _rules_self_attention,
 )

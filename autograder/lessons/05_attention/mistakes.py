@@ -36,6 +36,13 @@ MISTAKES = (
         "afterwards, each row of weights sums to 1 / sqrt(d_k) instead of 1.",
     ),
     Mistake(
+        "max-without-keepdim",
+        ("scaled_dot_product_attention",),
+        "Subtracts row maxes taken without keepdim=True",
+        "Take each row's max with scores.amax(-1, keepdim=True): without keepdim the (..., Lq) "
+        "maxes line up with the keys, so column j is shifted by row j's max (and Lq != Lk fails).",
+    ),
+    Mistake(
         "output-shaped-like-q",
         ("scaled_dot_product_attention", "SelfAttention"),
         "The output reshaped to q's shape",

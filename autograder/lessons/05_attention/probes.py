@@ -1,13 +1,16 @@
-"""Lesson 05: a probe run after ``SelfAttention``'s check failed without naming a mistake."""
+"""Lesson 05: probes run after a check failed without naming a mistake (often a crash)."""
 
 from __future__ import annotations
 
 from functools import wraps
 
+import torch
+
 from autograder.kit import (
     Call,
     construct,
     expect_attention,
+    expect_close,
     generator,
     linear_state,
     load_weights,
@@ -18,7 +21,8 @@ from autograder.kit.expected import self_attention
 
 
 def _right_when_d_v_is_d_k(sub) -> bool:
-    """``SelfAttention(6, 4, 4)``, whose value width is its query width, is right."""
+    """``SelfAttention(6, 4, 4)``, whose value width is its query width, is right (where it
+    failed with d_v != d_k: the output was reshaped like q, ``.view(B, L, d_k)``)."""
     g = generator(124)
     obj, label = construct(sub, "SelfAttention", 6, 4, 4)
     state = {}
@@ -35,9 +39,32 @@ def _right_when_d_v_is_d_k(sub) -> bool:
     return True
 
 
-def naming_output_shaped_like_q(check):
-    """``check``; where it fails (a crash, or a wrong output) with no mistake named, while the
-    module with d_v = d_k is right, the output was reshaped like q (``.view(B, L, d_k)``)."""
+def _max_without_keepdim(sub) -> bool:
+    """On square scores (Lq = Lk, where the shapes fit), the weights are those of a softmax whose
+    row maxes, taken without keepdim, were subtracted along the keys: column j shifted by row j's
+    max."""
+    g = generator(125)
+    q, k, v = randn(g, 3, 4), randn(g, 3, 4), randn(g, 3, 2)  # (L, d): the maxes broadcast
+    c = Call("scaled_dot_product_attention", q, k, v)
+    scores = q.double() @ k.double().transpose(-2, -1) / 2.0
+    e = (scores - scores.amax(-1)).exp()
+    out = c.run(sub)
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        return False
+    expect_close(out[1], e / e.sum(-1, keepdim=True), c, dtype=torch.float32, what="weights")
+    return True
+
+
+PROBES = {  # exercise: (the probe, the mistake it names when it holds)
+    "scaled_dot_product_attention": (_max_without_keepdim, "max-without-keepdim"),
+    "SelfAttention": (_right_when_d_v_is_d_k, "output-shaped-like-q"),
+}
+
+
+def naming_after_a_crash(check):
+    """``check``; where it fails with no mistake named and its exercise's probe holds, the
+    probe's mistake."""
+    probe, mistake = PROBES[check.__exercise__.name]
 
     @wraps(check)
     def named(sub) -> None:
@@ -46,11 +73,11 @@ def naming_output_shaped_like_q(check):
         except CheckFailure as failure:
             if failure.mistake is None:
                 try:
-                    right = _right_when_d_v_is_d_k(sub)
+                    holds = probe(sub)
                 except CheckFailure:
-                    right = False
-                if right:
-                    failure.mistake = "output-shaped-like-q"
+                    holds = False
+                if holds:
+                    failure.mistake = mistake
             raise
 
     return named
