@@ -116,10 +116,13 @@ def isolated(*, allow_weak: bool = False, fresh: bool = True):
                 if clean:
                     _kept.append(used)
                     _keepers[used] = threading.current_thread()
-            if not clean:
-                used.close()
-            if used is not server:
-                server.close()
+            ended = [s for s in {server, used} if s is not used or not clean]
+            with _server_lock:
+                for s in ended:
+                    _durable.discard(s)
+                    _keepers.pop(s, None)
+            for s in ended:
+                s.close()
             _local.kept = used if clean else None
 
 
