@@ -47,7 +47,7 @@ from autograder.grade.results import (
     notebook_order,
 )
 from autograder.sandbox.host.bwrap import strong_isolation_available, why_unavailable
-from autograder.sandbox.host.pool import close_kept, isolated
+from autograder.sandbox.host.pool import isolated, retire_kept
 from autograder.sandbox.protocol import one_line
 
 TIMESTAMP = "timestamp.txt"  # nbgrader writes the submission time here
@@ -287,7 +287,7 @@ def run_here(tasks: list[tuple], workers: int) -> list[Graded]:
     finally:
         if preparing.is_alive():
             preparing.join()
-        close_kept()
+        retire_kept()
 
 
 def _prepare_outputs() -> None:

@@ -87,6 +87,11 @@ def dask_cluster():
         Client(local, set_as_default=False) as client,
     ):
         yield local, client, seen
+        # the sandboxes this test process keeps for its next class (its own grading of the
+        # class, compared with the cluster's: pool.retire_kept) are its own, not the cluster's
+        from autograder.sandbox.host.pool import close_kept
+
+        close_kept()
         seen += descendants()
     # what runs below a process that was there before is not the cluster's (the browser tests'
     # Chromium, on the same worker, starts helper processes of its own at any time)

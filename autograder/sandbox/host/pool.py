@@ -21,6 +21,11 @@ _default: Server | None = None
 _local = threading.local()
 _kept: list[Server] = []  # the sandboxes isolated(fresh=False) keeps, for close_kept()
 _spares: list[Server] = []  # started ahead (start_ahead), never used: the next blocks take them
+# A class's kept sandboxes that reset clean, at most this many, stay for the next class graded in
+# this process (retire_kept): a test session's next `grade`, the warm grader's next request.
+RETIRED = 2
+_durable: set[Server] = set()  # started in the starter thread: they outlive the threads using them
+_keepers: dict[Server, threading.Thread] = {}  # a kept sandbox: the thread whose blocks use it
 
 
 def default_server(*, wait: bool = True) -> Server:
@@ -82,11 +87,14 @@ def isolated(*, allow_weak: bool = False, fresh: bool = True):
     if fresh or kept is None or not kept.alive() or (strong and not kept.strong):
         if not fresh and kept is not None:
             kept.close()
-        server = _spare(strong) or Server(strong=strong)
-        if not fresh:
+        if fresh:
+            server = _spare(strong) or Server(strong=strong)
+        else:
+            server = _spare(strong) or _start_durable(strong)
             _local.kept = server
             with _server_lock:
                 _kept.append(server)
+                _keepers[server] = threading.current_thread()
     else:
         server = kept
     previous = getattr(_local, "server", None)
@@ -107,10 +115,14 @@ def isolated(*, allow_weak: bool = False, fresh: bool = True):
                         _kept.remove(s)
                 if clean:
                     _kept.append(used)
-            if not clean:
-                used.close()
-            if used is not server:
-                server.close()
+                    _keepers[used] = threading.current_thread()
+            ended = [s for s in {server, used} if s is not used or not clean]
+            with _server_lock:
+                for s in ended:
+                    _durable.discard(s)
+                    _keepers.pop(s, None)
+            for s in ended:
+                s.close()
             _local.kept = used if clean else None
 
 
@@ -127,20 +139,45 @@ def start_ahead(count: int, *, allow_weak: bool = False) -> None:
 
     def start() -> None:
         probe = not (strong and bwrap.unprobed())
-        for _ in range(count):
+        with _server_lock:  # those kept from the last class (retire_kept) count
+            ready = sum(1 for s in _spares if s.alive() and (s.strong or not strong))
+        for _ in range(count - ready):
             try:
                 server = Server(strong=strong, probe=probe)
             except Exception:  # no sandbox here: the grader says so when it needs one
                 return
             with _server_lock:
+                _durable.add(server)
                 _spares.append(server)
 
     _in_background(start)
 
 
+def _start_durable(strong: bool | None) -> Server:
+    """A new sandbox, started in the starter thread (:func:`_in_background`), so that it outlives
+    the grading thread that asked for it and can serve the next class (:func:`retire_kept`)."""
+    done: queue.SimpleQueue = queue.SimpleQueue()
+
+    def start() -> None:
+        try:
+            server = Server(strong=strong)
+        except BaseException as e:  # SandboxUnavailable: raised in the caller's thread
+            done.put(e)
+            return
+        with _server_lock:
+            _durable.add(server)
+        done.put(server)
+
+    _in_background(start)
+    result = done.get()
+    if isinstance(result, BaseException):
+        raise result
+    return result
+
+
 def _spare(strong: bool | None) -> Server | None:
-    """A sandbox started ahead and never used (or lent clean, :func:`lend_default`), as strong as
-    asked, if there is one."""
+    """A sandbox started ahead and never used (or lent clean, :func:`lend_default`, or kept clean
+    from the last class, :func:`retire_kept`), as strong as asked, if there is one."""
     with _server_lock:
         while _spares:
             server = _spares.pop(0)
@@ -170,13 +207,46 @@ def lend_default() -> None:
 
 
 def close_kept() -> None:
-    """End every sandbox kept by ``isolated(fresh=False)`` or started ahead and not used (when a
-    class is graded: their threads are done, and nothing else would end them before this process
-    exits)."""
+    """End every sandbox kept by ``isolated(fresh=False)`` or started ahead and not used (their
+    threads are done, and nothing else would end them before this process exits)."""
     with _server_lock:
         servers, _kept[:], _spares[:] = [*_kept, *_spares], [], []
+        _keepers.clear()
+        _durable.clear()
     for server in servers:
         server.close()
+
+
+def retire_kept() -> None:
+    """A class is graded: up to :data:`RETIRED` of its sandboxes stay for the next class graded
+    in this process, as spares, and the others end (:func:`close_kept` ends them all). Those that
+    stay are sandboxes kept by ``isolated(fresh=False)`` that reset clean at the end of their last
+    notebook (every process killed, every tmpfs emptied, verified: as one is handed from notebook
+    to notebook within a class), or started ahead and never used; never one a live thread still
+    keeps, this process's own sandbox (lent to the class: :func:`lend_default`) or one that
+    would die with the thread that started it."""
+    with _server_lock:
+        candidates = [*_spares, *_kept]
+        _kept[:], _spares[:] = [], []
+        stay: list[Server] = []
+        for server in candidates:
+            keeper = _keepers.get(server)
+            if (
+                len(stay) < RETIRED
+                and server in _durable
+                and server is not _default
+                and server.alive()
+                and (keeper is None or not keeper.is_alive())
+            ):
+                stay.append(server)
+        _spares[:] = stay
+        for server in candidates:
+            _keepers.pop(server, None)
+            if server not in stay:
+                _durable.discard(server)
+    for server in candidates:
+        if server not in stay:
+            server.close()
 
 
 def warm_up(*, background: bool = False) -> None:

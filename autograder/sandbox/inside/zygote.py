@@ -89,6 +89,17 @@ def _reap(ctrl: socket.socket, active: set[int]) -> None:
             ctrl.sendall(RECORD.pack(b"X", pid, status))
 
 
+def _end_watch(pid: int) -> dict[int, int]:
+    """``{pidfd: pid}``: a file descriptor that becomes readable when the learner process ``pid``
+    ends, so that the server reaps it, reports it and resets the sandbox at once rather than at
+    its next look (every 0.1 s: on average 50 ms more per submission, on the judge's wall clock).
+    Empty where pidfds are not available (the next look finds it)."""
+    try:
+        return {os.pidfd_open(pid): pid}
+    except (AttributeError, OSError):
+        return {}
+
+
 def _seed_font_cache(seed: str = "/sandbox/fonts") -> None:
     """matplotlib's font list, copied from the judge's (building it costs seconds)."""
     cache = os.environ.get("MPLCONFIGDIR")
@@ -301,11 +312,16 @@ def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
     peak = PeakMemory(contained)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     state = clean.own_state()  # as a fresh sandbox is: each reset must find it so again
+    ended: dict[int, int] = {}  # a learner process's pidfd: its pid (readable once it has ended)
     while True:
-        ready, _, _ = select.select([ctrl], [], [], SAMPLE_EVERY if peak.measuring else 0.1)
+        ready, _, _ = select.select([ctrl, *ended], [], [], SAMPLE_EVERY if peak.measuring else 0.1)
         peak.sample()
         had = bool(active)
         _reap(ctrl, active)
+        for fd in [fd for fd, pid in ended.items() if pid not in active]:
+            os.close(fd)
+            del ended[fd]
+        ready = [r for r in ready if r is ctrl]
         if contained and had and not active:
             if not _reset(ctrl, active, state):
                 return  # not clean: the sandbox ends, the judge starts a fresh one
@@ -359,6 +375,7 @@ def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
         for f in fds:
             os.close(f)
         active.add(pid)
+        ended.update(_end_watch(pid))
         ctrl.sendall(RECORD.pack(b"S", pid, 0))
 
 
