@@ -6,6 +6,14 @@ sandbox (its breaks of formgrader's pages: tests/grade/test_gradebook_round12.py
    from a 48 KiB reply). Now an archive with any compressed entry is refused before it is read.
 6. Queued real-time signals parked ~36 bytes each in kernel memory, up to the host's
    ``RLIMIT_SIGPENDING`` (96363 here, more on a bigger host). The lockdown now sets it to 64.
+
+Round 12 (notes: rt12):
+
+1. The full score matrix written into a private, writable mapping of libtorch_cpu.so that an
+   earlier call made resident: each page copied on write replaced a file page in VmRSS (no peak
+   rose), and ``MADV_DONTNEED`` dropped the copies before the reply, so nothing was left to count
+   at the end: 2/2. The server now samples each process's RssAnon with its peak and counts its
+   highest rise too.
 """
 
 from __future__ import annotations
@@ -119,3 +127,13 @@ def test_few_signals_can_be_queued():
     assert 0 < int(field(r, "queued")) <= PENDING_SIGNALS_LIMIT, r
     assert field(r, "errno") == "11", r  # EAGAIN: the limit, not a refusal of the call
     assert kept(GOOD_MASK).passed
+
+
+# -- round 12, 1. a privately mapped file copied on write -------------------------------------
+@SANDBOX
+def test_a_matrix_written_over_a_privately_mapped_file_counts_as_the_calls_memory():
+    from autograder.core.judge import judge_source
+    from tests.sandbox.test_round9 import HOSTILE
+
+    [r] = judge_source((HOSTILE / "copies_a_mapped_file.py").read_text(), ["tiled_attention"])
+    assert not r.passed and r.mistake == "materialises-full-matrix", r

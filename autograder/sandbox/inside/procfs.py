@@ -23,10 +23,12 @@ def _ended(pid: int) -> bool:
         return True
 
 
-def _memory(pid: int) -> tuple[int, int, int] | None:
-    """A process's start time (which process this pid is), resident memory and its peak since
-    the last reset (VmRSS, VmHWM), in KiB; None once it has ended (a zombie has no memory), so
-    that a learner process whose memory cannot be read counts as ended, never as nothing."""
+def _memory(pid: int) -> tuple[int, int, int, int] | None:
+    """A process's start time (which process this pid is), resident memory, its peak since the
+    last reset and its resident anonymous memory (VmRSS, VmHWM, RssAnon), in KiB; None once it has
+    ended (a zombie has no memory), so that a learner process whose memory cannot be read counts
+    as ended, never as nothing. (RssAnon rises where a page of a privately mapped file is copied
+    on write, while VmRSS does not: red team round 12.)"""
     try:
         start = int(_proc(pid, "stat").rsplit(")", 1)[1].split()[19])
         fields = dict(line.split(":", 1) for line in _proc(pid, "status").splitlines())
@@ -34,7 +36,8 @@ def _memory(pid: int) -> tuple[int, int, int] | None:
         return None
     if "VmHWM" not in fields:
         return None
-    return start, int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
+    anon = int(fields["RssAnon"].split()[0]) if "RssAnon" in fields else 0
+    return start, int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0]), anon
 
 
 def _held(pid: int) -> tuple[int, int] | None:

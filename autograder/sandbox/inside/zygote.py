@@ -180,6 +180,7 @@ class PeakMemory:
         self.before: dict[int, tuple[int, int]] | None = None
         self.last: int | None = None
         self.seen: dict[int, tuple[int, int]] = {}  # pid: (start time, highest VmHWM seen)
+        self.anon: dict[int, tuple[int, int]] = {}  # pid: (RssAnon at the start, highest seen)
         self.scanned: int | None = None  # ns_last_pid when the processes were last listed
         self.reset = self.ended = False
         self.looked = self.gap = 0.0  # when it last looked; the longest time between two looks
@@ -192,14 +193,14 @@ class PeakMemory:
         return self.before is not None
 
     def forget(self) -> None:
-        self.before, self.seen = None, {}
+        self.before, self.seen, self.anon = None, {}, {}
 
     def start(self) -> int:
         if not os.path.isdir("/proc"):
             self.forget()
             return PEAK_UNAVAILABLE
         self.before, failed = {}, 0
-        self.seen, self.reset, self.ended = {}, False, False
+        self.seen, self.anon, self.reset, self.ended = {}, {}, False, False
         self.private, self.shared, self.stored = {}, 0, _tmpfs_used(self.contained)
         self.stored_peak = self.stored
         self.looked, self.gap = time.monotonic(), 0.0
@@ -222,6 +223,7 @@ class PeakMemory:
             if held is not None and after is not None and after[0] == held[0]:
                 self.before[pid] = (held[0], min(held[1], after[2]))
                 self.seen[pid] = (after[0], after[2])
+                self.anon[pid] = (after[3], after[3])
                 private, shared = _held(pid) or (0, 0)
                 self.private[pid] = private
                 self.shared += shared
@@ -248,11 +250,13 @@ class PeakMemory:
             if memory is None:  # it ended (or is a zombie) during the call: its peak is lost
                 self.ended = True
                 continue
-            start, _, peak = memory
+            start, _, peak, anon = memory
             known = self.seen.get(pid)
             if known is None or known[0] != start:
                 self.seen[pid] = (start, peak)
                 continue
+            if pid in self.anon and anon > self.anon[pid][1]:
+                self.anon[pid] = (self.anon[pid][0], anon)
             if peak < known[1] - RESET_SLACK:
                 self.reset = True
             if peak > known[1]:
@@ -262,7 +266,7 @@ class PeakMemory:
         if self.before is None:
             return PEAK_UNAVAILABLE if not os.path.isdir("/proc") else PEAK_UNREADABLE
         self.sample()
-        before, seen = self.before, self.seen
+        before, seen, anon_seen = self.before, self.seen, self.anon
         private, copied = self.private, 0
         held = sum(private.values()) + self.shared + self.stored
         grew = max(0, held - HELD_ALLOWANCE) + self.stored_peak - self.stored
@@ -277,13 +281,17 @@ class PeakMemory:
             memory = _memory(pid)  # None: ended, or a zombie (whose /proc entry stays)
             if memory is None or (pid in before and memory[0] != before[pid][0]):
                 return PEAK_ENDED
-            start, rss, peak = memory
+            start, rss, peak, anon = memory
             if pid in seen and seen[pid][0] == start:
                 peak = max(peak, seen[pid][1])
-            grew += max(0, peak - before[pid][1]) if pid in before else peak
+            # anonymous memory that rose while the resident did not: pages of a privately mapped
+            # file copied on write (the copy replaces the file's page in VmRSS)
+            first, highest = anon_seen.get(pid, (anon, anon))
+            anon = max(0, max(anon, highest) - first)
+            grew += max(0, peak - before[pid][1], anon) if pid in before else peak
             if pid in private:  # its private memory rose, its resident memory did not: copies
                 wrote = (_held(pid) or (0, 0))[0] - private[pid]
-                copied = max(copied, wrote - max(0, rss - before[pid][1]))
+                copied = max(copied, wrote - max(0, rss - before[pid][1], anon))
         last = _last_pid() if self.contained else None
         if self.last is not None and last is not None:
             # a process (or thread) started and ended during the call: its peak is unknown
