@@ -152,6 +152,7 @@ def check_learned_positional_embedding(sub) -> None:
         except CheckFailure as failure:
             if " ValueError: " in failure.message:  # in any language; L fits the table
                 failure.mistake = "max-len-refused" if n == max_len else "positions-from-batch-dim"
+            failure.mistake = failure.mistake or rows_or_scale(obj, label, table, x, None)
             raise
         try:
             expect_close(out, x.double() + table[:n].double(), c, dtype=x.dtype, mutants=mutants)

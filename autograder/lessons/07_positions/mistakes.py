@@ -170,7 +170,7 @@ MISTAKES = (
     Mistake(
         "positions-wrong-rows",
         ("LearnedPositionalEmbedding",),
-        "Positions look up the wrong rows: reversed, shifted or aligned to the table's end",
+        "Positions look up the wrong rows: reversed, shifted, aligned to the table's end, or all",
         "Token p of the sequence gets row p of the table, for p = 0..L-1: "
         "self.embedding(torch.arange(L)), whatever max_len is.",
     ),

@@ -11,8 +11,11 @@ from autograder.kit.exercise import CheckFailure
 def rows_or_scale(obj, label, table, x, out) -> str | None:
     """Which rows of the table the positions 0..L-1 got (the output for x = 0 is those rows):
     shifted, reversed or right-aligned rows name a mistake of the positions; the right rows with
-    x scaled (x * sqrt(d_model) + positions) name that."""
+    x scaled (x * sqrt(d_model) + positions) name that. ``out`` None (the call raised): right
+    where L is the table's max_len, the whole table was added."""
     n = x.shape[1]
+    if out is None:
+        return _whole_table(obj, label, table, x) if n < table.shape[0] else None
     c = Call(label, torch.zeros(1, n, x.shape[2]), params="forward")
     try:
         rows_out = c.run(obj)
@@ -36,6 +39,21 @@ def rows_or_scale(obj, label, table, x, out) -> str | None:
     scale = float((moved * x).sum() / (x * x).sum())
     scaled = abs(scale - 1) > 1e-3 and torch.allclose(moved, scale * x, atol=1e-4, rtol=1e-4)
     return "lpe-input-scaled" if scaled else None
+
+
+def _whole_table(obj, label, table, x) -> str | None:
+    """A call on a sequence of max_len positions (L = max_len) is right."""
+    full = torch.linspace(-1, 1, table.numel()).view(1, *table.shape)
+    c = Call(label, full, params="forward")
+    try:
+        out = c.run(obj)
+    except CheckFailure:
+        return None
+    want = (full + table).double()
+    right = isinstance(out, torch.Tensor) and out.shape == want.shape
+    return (
+        "positions-wrong-rows" if right and torch.allclose(out.double(), want, atol=1e-5) else None
+    )
 
 
 # ---- apply_rope ----------------------------------------------------------------------------------
