@@ -43,7 +43,7 @@ from autograder.kit.gradients import (
 )
 from autograder.kit.online import TILED_MUTANTS, expect_large_scores, not_rescaled
 from autograder.kit.precision import cancelling_inputs, expect_output_float64_kept
-from autograder.kit.repeat import watched
+from autograder.kit.repeat import paused, watched
 
 from .cache import cache_mutants, keeps, same_tensor
 from .memory import check_process_memory, check_row_memory, check_row_trace
@@ -213,7 +213,13 @@ def _expect_appends(sub, steps, label_extra=""):
     for k, v in steps:
         c = Call(label + label_extra + ".append", k, v, params="append")
         mutants = cache_mutants(history, k, v)
-        out = expect_tuple(c.run(append, mutants=mutants), c, 2, "a tuple (k_all, v_all)")
+        try:
+            out = expect_tuple(c.run(append, mutants=mutants), c, 2, "a tuple (k_all, v_all)")
+        except CheckFailure as failure:  # a crash of a later append: values cat with keys?
+            with paused():  # the failing call stays the last one made
+                if failure.mistake is None and history and _values_from_keys(sub):
+                    failure.mistake = "kv-cache-values-not-stored"
+            raise
         history.append((k, v))
         dtype = k.dtype
         if k.device.type == "meta":  # shapes only: torch.cat on meta would import torch._dynamo
@@ -242,6 +248,23 @@ def _expect_appends(sub, steps, label_extra=""):
             raise
         _expect_len(obj, label, history)
     return obj, label
+
+
+def _values_from_keys(sub) -> bool:
+    """Where keys and values are as wide, a second append's v_all is the first values, then the
+    new keys: torch.cat([self.v, k]) (a crash where d_k != d_v)."""
+    g = generator(126)
+    obj, label = construct(sub, "KVCache")
+    append = method(obj, "append")
+    (k1, v1), (k2, v2) = ((randn(g, 1, 2, 3, 4), randn(g, 1, 2, 3, 4)) for _i in range(2))
+    try:
+        Call(label + ".append", k1, v1, params="append").run(append)
+        out = Call(label + ".append", k2, v2, params="append").run(append)
+    except CheckFailure:
+        return False
+    got = out[1] if isinstance(out, (tuple, list)) and len(out) == 2 else None
+    want = torch.cat([v1, k2], -2)
+    return isinstance(got, torch.Tensor) and got.shape == want.shape and torch.allclose(got, want)
 
 
 def _expect_len(obj, label, history) -> None:
