@@ -90,7 +90,7 @@ def attention_mutants(run, ids):
 
 def projections_mixed_up(state):
     """Weights (a state dict) under which the module computes a known mix-up of its projections:
-    q, k or v from another projection's layer (q from w_k, ...), or q and k swapped."""
+    q, k or v from another projection's layer (q from w_k, ...), or q and k (k and v) swapped."""
 
     def layer(name):
         return {p: w for p, w in state.items() if p.startswith(name + ".")}
@@ -104,7 +104,8 @@ def projections_mixed_up(state):
     out = [
         state | renamed(source, target) for target in names for source in names if source != target
     ]
-    return [*out, state | renamed("w_k", "w_q") | renamed("w_q", "w_k")]
+    swapped = [("w_k", "w_q"), ("w_k", "w_v")]  # two layers swapped: q and k, k and v
+    return [*out, *(state | renamed(a, b) | renamed(b, a) for a, b in swapped)]
 
 
 def causal_if_none(x, mask):
