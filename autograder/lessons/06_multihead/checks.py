@@ -54,6 +54,11 @@ SPLIT_MUTANTS = (
     *((m, lambda x, h, how=how: split(x, h, how)) for m, how in HOW.items()),
     # (B, L, H, E): the heads split off but never moved before the positions
     ("split-heads-no-transpose", lambda x, h: x.reshape(*x.shape[:-1], h, x.shape[-1] // h)),
+    # (B, L, H, E).transpose(2, 3): (B, L, E, H), the heads and their features swapped
+    (
+        "split-heads-no-transpose",
+        lambda x, h: x.reshape(*x.shape[:-1], h, x.shape[-1] // h).transpose(2, 3),
+    ),
     ("split-by-head-dim", lambda x, h: split(x, x.shape[-1] // h)),  # num_heads used as d_head
     # (B, L, H, E).transpose(1, 3) is (B, E, H, L): reshaped to (B, H, L, E), positions mixed in
     ("split-heads-no-transpose", lambda x, h: _split_transposed_1_3(x, h)),
