@@ -36,6 +36,13 @@ MISTAKES = (
         "afterwards, each row of weights sums to 1 / sqrt(d_k) instead of 1.",
     ),
     Mistake(
+        "scores-returned-as-weights",
+        ("scaled_dot_product_attention",),
+        "The scores before the softmax returned as the weights",
+        "Return the attention weights, the softmax of the scores, as the second output: "
+        "(weights @ v, weights), not the scores they were computed from.",
+    ),
+    Mistake(
         "max-without-keepdim",
         ("scaled_dot_product_attention",),
         "Subtracts row maxes taken without keepdim=True",

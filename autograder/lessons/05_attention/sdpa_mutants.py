@@ -82,6 +82,7 @@ SDPA_MUTANTS = (
         for d in (1, 0)
         for n in (3, None)
     ),
+    ("scores-returned-as-weights", lambda q, k, v, mask=None: _scores_as_weights(q, k, v, mask)),
 )
 
 
@@ -160,6 +161,16 @@ def _uncast_mask(q, k, v, mask=None):
 
 
 FLOAT_MASK_MUTANTS = SDPA_MUTANTS + (("dtype-promoted", _uncast_mask),)
+
+
+def _scores_as_weights(q, k, v, mask):
+    """The right output, and the (masked) scores before the softmax in place of the weights."""
+    s = q @ k.transpose(-2, -1) * q.shape[-1] ** -0.5
+    if mask is not None and mask.dtype != torch.bool:
+        s = s + mask.to(s.dtype)
+    elif mask is not None:
+        s = s.masked_fill(~mask, -INF)
+    return ref_softmax(s) @ v, s
 
 
 def _attn_from_scores(s, v, mask):

@@ -245,8 +245,10 @@ def check_tiny_transformer(sub) -> None:
         if failure.mistake is None and shape in ((2, vocab), (2, 1, vocab), (2, 6, vocab)):
             shifted = tuple(shape) == (2, 6, vocab)  # L - 1 positions: the targets' shift
             failure.mistake = "lm-shifts-targets" if shifted else "lm-last-position-only"
-        if failure.mistake is None and _runs_on_square_tokens(obj, label, vocab):
+        if failure.mistake is None and _runs_on(obj, label, vocab, (7, 7)):
             failure.mistake = "seq-len-from-batch-dim"
+        if failure.mistake is None and _runs_on(obj, label, vocab, (2, max_len)):
+            failure.mistake = "lm-built-for-max-len"
         raise
     again = c.run(obj, devices=False)
     if isinstance(again, torch.Tensor) and not torch.equal(again, logits):
@@ -341,15 +343,16 @@ def _expect_pre_ln_block(sub, model, d, h, d_ff) -> None:
             ) from None
 
 
-def _runs_on_square_tokens(obj, label, vocab) -> bool:
-    """A model that fails on (2, 7) tokens but runs on (7, 7) ones reads the sequence length
-    from the batch dimension (a causal mask or positions sized by tokens.size(0))."""
-    c = Call(label, torch.zeros(7, 7, dtype=torch.long), params="lm.forward")
+def _runs_on(obj, label, vocab, shape) -> bool:
+    """A model that fails on (2, 7) tokens but runs on ``shape`` ones: on (7, 7), it reads the
+    sequence length from the batch dimension (a causal mask or positions sized by
+    tokens.size(0)); on (2, max_len), it builds them for max_len positions."""
+    c = Call(label, torch.zeros(*shape, dtype=torch.long), params="lm.forward")
     try:
         out = c.run(obj, devices=False)
     except CheckFailure:
         return False
-    return isinstance(out, torch.Tensor) and tuple(out.shape) == (7, 7, vocab)
+    return isinstance(out, torch.Tensor) and tuple(out.shape) == (*shape, vocab)
 
 
 def _rules_feed_forward(sub) -> None:

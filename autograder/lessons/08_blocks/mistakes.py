@@ -404,6 +404,14 @@ MISTAKES = (
         "hides it; nn.Embedding(vocab_size, d_model) and the causal mask alone.",
     ),
     Mistake(
+        "lm-built-for-max-len",
+        ("TinyTransformer",),
+        "The causal mask or the positions built for max_len tokens, not the tokens' length",
+        "Build them for the sequence at hand, L = tokens.size(1): causal_mask(L, device=...) and "
+        "positions 0..L-1; a (max_len, max_len) mask or the whole position table fits only "
+        "sequences of exactly max_len.",
+    ),
+    Mistake(
         "layernorm-eps-changed",
         ("TransformerBlock",),
         "The LayerNorms use another eps than nn.LayerNorm's default",
