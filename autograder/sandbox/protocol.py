@@ -257,7 +257,14 @@ def _pickle_size(data: bytes) -> int:
         # torch.save stores every entry as is; a compressed one would be inflated past what the
         # frame's length bounds (1 KiB of DEFLATE holds about a million bytes of pickle)
         raise ProtocolError("not a message (a compressed archive: torch.save never compresses)")
-    sizes = [e.file_size for e in entries if e.filename.endswith("data.pkl")]
+    names = [e.filename.lower() for e in entries]
+    if len(set(names)) != len(names):
+        # torch's reader finds a name whatever its case (red team round 13: a 4-byte data.pkl
+        # counted, a DATA.PKL of millions of lists read): two such names, two readings
+        raise ProtocolError("not a message (an archive with two entries of one name)")
+    sizes = [
+        e.file_size for e, name in zip(entries, names, strict=True) if name.endswith("data.pkl")
+    ]
     return sizes[0] if len(sizes) == 1 else len(data)
 
 

@@ -137,3 +137,29 @@ def test_a_matrix_written_over_a_privately_mapped_file_counts_as_the_calls_memor
 
     [r] = judge_source((HOSTILE / "copies_a_mapped_file.py").read_text(), ["tiled_attention"])
     assert not r.passed and r.mistake == "materialises-full-matrix", r
+
+
+# -- round 13, 2. two entries of one name, by case ---------------------------------------------
+def test_an_archive_with_two_entries_of_one_name_by_case_is_refused(monkeypatch):
+    small = encode({"type": "reply", "trace": None, "value": [1, 2, 3]})
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(small)) as src, zipfile.ZipFile(out, "w") as dst:
+        for entry in src.infolist():
+            dst.writestr(entry.filename, src.read(entry))
+            if entry.filename.endswith("data.pkl"):
+                dst.writestr(entry.filename[: -len("data.pkl")] + "DATA.PKL", b"\x80\x02]." * 9)
+    decoded = []
+    monkeypatch.setattr(torch, "load", lambda *a, **k: decoded.append(1))
+    with pytest.raises(ProtocolError, match="two entries of one name"):
+        parse(out.getvalue())
+    assert decoded == []
+
+
+# -- round 13, 1. file pages dropped, the matrix in shared anonymous memory ---------------------
+@SANDBOX
+def test_a_matrix_in_shared_memory_after_dropped_file_pages_counts_as_the_calls_memory():
+    from autograder.core.judge import judge_source
+    from tests.sandbox.test_round9 import HOSTILE
+
+    [r] = judge_source((HOSTILE / "drops_file_pages.py").read_text(), ["tiled_attention"])
+    assert not r.passed and r.mistake == "materialises-full-matrix", r

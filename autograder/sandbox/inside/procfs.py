@@ -25,10 +25,11 @@ def _ended(pid: int) -> bool:
 
 def _memory(pid: int) -> tuple[int, int, int, int] | None:
     """A process's start time (which process this pid is), resident memory, its peak since the
-    last reset and its resident anonymous memory (VmRSS, VmHWM, RssAnon), in KiB; None once it has
-    ended (a zombie has no memory), so that a learner process whose memory cannot be read counts
-    as ended, never as nothing. (RssAnon rises where a page of a privately mapped file is copied
-    on write, while VmRSS does not: red team round 12.)"""
+    last reset, and its resident memory that is not a file's (VmRSS, VmHWM, RssAnon + RssShmem),
+    in KiB; None once it has ended (a zombie has no memory), so that a learner process whose
+    memory cannot be read counts as ended, never as nothing. (The last rises where a page of a
+    privately mapped file is copied on write, or file pages dropped make room for memory written
+    elsewhere, while VmRSS does not: red team rounds 12 and 13.)"""
     try:
         start = int(_proc(pid, "stat").rsplit(")", 1)[1].split()[19])
         fields = dict(line.split(":", 1) for line in _proc(pid, "status").splitlines())
@@ -36,7 +37,9 @@ def _memory(pid: int) -> tuple[int, int, int, int] | None:
         return None
     if "VmHWM" not in fields:
         return None
-    anon = int(fields["RssAnon"].split()[0]) if "RssAnon" in fields else 0
+    # RssAnon + RssShmem = VmRSS - RssFile: file pages dropped then memory written elsewhere
+    # (red team round 13) keep VmRSS flat, not this
+    anon = sum(int(fields[f].split()[0]) for f in ("RssAnon", "RssShmem") if f in fields)
     return start, int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0]), anon
 
 
