@@ -287,11 +287,11 @@ class PeakMemory:
             # anonymous memory that rose while the resident did not: pages of a privately mapped
             # file copied on write (the copy replaces the file's page in VmRSS)
             first, highest = anon_seen.get(pid, (anon, anon))
-            anon = max(0, max(anon, highest) - first)
-            grew += max(0, peak - before[pid][1], anon) if pid in before else peak
+            anon_rose = max(0, max(anon, highest) - first)
+            grew += max(0, peak - before[pid][1], anon_rose) if pid in before else peak
             if pid in private:  # its private memory rose, its resident memory did not: copies
                 wrote = (_held(pid) or (0, 0))[0] - private[pid]
-                copied = max(copied, wrote - max(0, rss - before[pid][1], anon))
+                copied = max(copied, wrote - max(0, rss - before[pid][1], anon_rose))
         last = _last_pid() if self.contained else None
         if self.last is not None and last is not None:
             # a process (or thread) started and ended during the call: its peak is unknown
