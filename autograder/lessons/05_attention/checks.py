@@ -50,7 +50,7 @@ from autograder.kit.mutants import causal_if_none, projections_mixed_up
 from autograder.kit.repeat import expect_deterministic, paused
 
 from .precision import check_float64_kept
-from .probes import naming_after_a_crash
+from .probes import naming_after_a_crash, values_as_wide_as_queries
 from .sdpa_mutants import (
     FLOAT_MASK_MUTANTS,
     SDPA_IDS,
@@ -350,12 +350,7 @@ def check_self_attention(sub) -> None:
         raise
     expect_attention(out, self_attention(state, x), c, x.dtype, mutants)
     # d_k == d_v: v taken from w_k would have the right width, only its values differ
-    same, same_label = construct(sub, "SelfAttention", d_model, d_k, d_k)
-    same_state = {}
-    for n in "qkv":
-        same_state |= linear_state(g, f"w_{n}", d_model, d_k, bias=False)
-    load_weights(same, same_state, same_label, bias_mistake="projection-has-bias")
-    same.eval()
+    same, same_label, same_state = values_as_wide_as_queries(sub, g, d_model, d_k)
     x = randn(g, 2, 3, d_model)
     c = Call(same_label, x, params="forward")
     same_mutants = self_attention_mutants(same_state)

@@ -21,16 +21,23 @@ from autograder.kit.expected import self_attention
 from autograder.kit.repeat import paused
 
 
+def values_as_wide_as_queries(sub, g, d_model=6, d_k=4):
+    """``SelfAttention(d_model, d_k, d_k)`` with weights drawn from ``g``, loaded, in eval mode:
+    (the module, its label, its weights)."""
+    obj, label = construct(sub, "SelfAttention", d_model, d_k, d_k)
+    state = {}
+    for n in "qkv":
+        state |= linear_state(g, f"w_{n}", d_model, d_k, bias=False)
+    load_weights(obj, state, label, bias_mistake="projection-has-bias")
+    obj.eval()
+    return obj, label, state
+
+
 def _right_when_d_v_is_d_k(sub) -> bool:
     """``SelfAttention(6, 4, 4)``, whose value width is its query width, is right (where it
     failed with d_v != d_k: the output was reshaped like q, ``.view(B, L, d_k)``)."""
     g = generator(124)
-    obj, label = construct(sub, "SelfAttention", 6, 4, 4)
-    state = {}
-    for n in "qkv":
-        state |= linear_state(g, f"w_{n}", 6, 4, bias=False)
-    load_weights(obj, state, label)
-    obj.eval()
+    obj, label, state = values_as_wide_as_queries(sub, g)
     x = randn(g, 2, 3, 6)
     c = Call(label, x, params="forward")
     try:
