@@ -65,6 +65,8 @@ from autograder.kit.exercise import (
 )
 from autograder.kit.expected import INF, attend, knobs_for, merge, mha, ref_softmax, scores, split
 from autograder.kit.inputs import (
+    additive,
+    bias_mask,
     fully_masked,
     generator,
     low_precision_dtypes,
@@ -141,6 +143,8 @@ __all__ = [
     "fmt_shape",
     "fmt_type",
     "fmt_value",
+    "additive",
+    "bias_mask",
     "fully_masked",
     "generator",
     "knobs_for",

@@ -47,3 +47,15 @@ def fully_masked(lq, lk):
     m = torch.ones(lq, lk, dtype=torch.bool).tril()
     m[1] = False  # query 1 may attend to nothing
     return m
+
+
+def additive(mask, bias=None):
+    """A bool mask as an additive float32 one: 0 (plus ``bias``) where allowed, -inf where not."""
+    allowed = torch.zeros(mask.shape) if bias is None else bias
+    return allowed.masked_fill(~mask, -float("inf"))
+
+
+def bias_mask(g, *shape):
+    """A float mask without -inf: half its entries exactly 0, the others a finite bias (as ALiBi
+    adds), so that using it as a bool mask, ignoring it or subtracting it all show."""
+    return randn(g, *shape) * 2 * rand_mask(g, *shape, p=0.5)

@@ -14,9 +14,10 @@ from autograder.i18n import _
 from autograder.kit import (
     ATTENTION_FORBID,
     DTYPE_PROMOTED,
-    INF,
     Call,
+    additive,
     attention_mutants,
+    bias_mask,
     construct,
     diagnose,
     exercise,
@@ -33,7 +34,6 @@ from autograder.kit import (
     low_precision_dtypes,
     no_full_rows,
     on_meta,
-    rand_mask,
     randn,
 )
 from autograder.kit.exercise import CheckFailure
@@ -179,18 +179,6 @@ def batched_names_it(sub, ndim):
             if batched.mistake is not None:
                 raise batched from None
         raise
-
-
-def additive(mask, bias=None):
-    """A bool mask as an additive float32 one: 0 (plus ``bias``) where allowed, -inf where not."""
-    allowed = torch.zeros(mask.shape) if bias is None else bias
-    return allowed.masked_fill(~mask, -INF)
-
-
-def bias_mask(g, *shape):
-    """A float mask without -inf: half its entries exactly 0, the others a finite bias (as ALiBi
-    adds), so that using it as a bool mask, ignoring it or subtracting it all show."""
-    return randn(g, *shape) * 2 * rand_mask(g, *shape, p=0.5)
 
 
 def check_additive_masks(g, name, sub) -> None:

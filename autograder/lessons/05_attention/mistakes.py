@@ -72,7 +72,7 @@ MISTAKES = (
     ),
     Mistake(
         "additive-mask-as-bool",
-        ("scaled_dot_product_attention", "SelfAttention"),
+        ("scaled_dot_product_attention", "SelfAttention", "MultiHeadAttention", "TransformerBlock"),
         "An additive float mask is used as a bool mask",
         "Add a float mask to the scores, scores + mask.to(scores.dtype), as "
         "F.scaled_dot_product_attention does: its entries are 0, -inf (blocked) or a finite bias. "
@@ -81,7 +81,7 @@ MISTAKES = (
     ),
     Mistake(
         "additive-mask-wrong-sign",
-        ("scaled_dot_product_attention", "SelfAttention"),
+        ("scaled_dot_product_attention", "SelfAttention", "MultiHeadAttention"),
         "An additive float mask is subtracted from the scores instead of added",
         "Add it: scores + mask. Subtracting turns -inf into +inf, so blocked keys win and the "
         "weights become NaN.",
@@ -224,7 +224,7 @@ MISTAKES = (
     ),
     Mistake(
         "mask-added-before-scaling",
-        ("scaled_dot_product_attention", "SelfAttention"),
+        ("scaled_dot_product_attention", "SelfAttention", "MultiHeadAttention"),
         "A float mask added before the scores are divided by sqrt(d_k)",
         "Scale first, then add the mask: q @ k^T / sqrt(d_k) + mask, as "
         "F.scaled_dot_product_attention does; added before, a finite bias is divided too.",

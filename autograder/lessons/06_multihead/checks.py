@@ -13,6 +13,8 @@ from autograder.kit import (
     DTYPE_PROMOTED,
     MHA_FORBID,
     Call,
+    additive,
+    bias_mask,
     construct,
     exercise,
     expect_attention,
@@ -194,6 +196,11 @@ def check_multi_head_attention(sub) -> None:
     c = Call(label, query, params="mha.forward")
     mutants = mha_mutants(state, 2)
     expect_attention(c.run(obj, mutants=mutants), mha(state, 2, query), c, torch.float32, mutants)
+    # A float mask, added to the scores (COURSE_SPEC): -inf blocks, a finite bias shifts
+    query, mask = randn(g, 2, 4, d), additive(no_full_rows(g, 4, 4), bias_mask(g, 4, 4))
+    c = Call(label, query, mask=mask, params="mha.forward")
+    out = c.run(obj, mutants=mutants)
+    expect_attention(out, mha(state, 2, query, mask=mask), c, torch.float32, mutants)
     for dtype in low_precision_dtypes():
         obj.to(dtype)
         query, mask = randn(g, 2, 3, d, dtype=dtype), no_full_rows(g, 3, 3)

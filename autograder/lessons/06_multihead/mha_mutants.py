@@ -24,6 +24,8 @@ MHA_IDS = {
     "mask-ignored",
     "fill-overflows-fp16",
     "finite-fill-value",
+    "additive-mask-as-bool",
+    "additive-mask-wrong-sign",
 }
 
 
@@ -87,6 +89,12 @@ def mha_mutants(state, h):
             for st in _projection_skipped(state)
         ),
         ("value-defaults-to-query", _value_left_none),
+        (
+            "mask-added-before-scaling",
+            lambda query, key=None, value=None, mask=None: run(
+                query, key, value, knobs={"scores": _added_before_scaling(mask)}
+            ),
+        ),
         *projection_mutants(state, h),
         (
             "mask-default-causal",
@@ -101,6 +109,13 @@ def _given(t):
     if t is None:
         raise ValueError("a mistake of a given argument")
     return t
+
+
+def _added_before_scaling(mask):
+    """The scores of a float mask added to q @ k^T before the scale, which divides its biases."""
+    if mask is None or mask.dtype == torch.bool:
+        raise ValueError("a mistake of float masks")
+    return lambda q, k: q @ k.transpose(-2, -1) + mask.to(q.dtype)
 
 
 def _expanded_over_heads(mask, h, query, key):

@@ -43,7 +43,14 @@ from autograder.kit.gradients import (
 from autograder.kit.module_calls import expect_module_calls
 from autograder.kit.repeat import paused
 
-from .probes import rope_angles_tiled, rope_positions_int16, rows_or_scale, unrotated_pairs
+from .probes import (
+    rope_angles_tiled,
+    rope_positions_int16,
+    rows_or_scale,
+    sinusoid_at,
+    sinusoid_half,
+    unrotated_pairs,
+)
 
 # ---- sinusoidal_positional_encoding -------------------------------------------------------------
 
@@ -54,32 +61,20 @@ SINUSOID_MUTANTS = (
     ("frequency-exponent-i", lambda n, d: sinusoid(n, d, exponent=4.0)),
     ("sinusoid-concatenated", lambda n, d: sinusoid(n, d, how="halves")),
     ("positions-start-at-one", lambda n, d: sinusoid(n + 1, d)[1:]),
-    ("positions-normalised", lambda n, d: _sinusoid_at(torch.linspace(0, 1, n), d)),
-    ("positions-normalised", lambda n, d: _sinusoid_at(torch.arange(n) / n, d)),
+    ("positions-normalised", lambda n, d: sinusoid_at(torch.linspace(0, 1, n), d)),
+    ("positions-normalised", lambda n, d: sinusoid_at(torch.arange(n) / n, d)),
     *(
-        ("pe-angles-in-half", lambda n, d, t=t, each=each: _sinusoid_half(n, d, t, each))
+        ("pe-angles-in-half", lambda n, d, t=t, each=each: sinusoid_half(n, d, t, each))
         for t in (torch.float16, torch.bfloat16)
         for each in (True, False)
     ),
     *(  # only the positions made half: torch.arange(max_len, dtype=torch.float16)
-        ("pe-angles-in-half", lambda n, d, t=t: _sinusoid_at(torch.arange(n).to(t), d))
+        ("pe-angles-in-half", lambda n, d, t=t: sinusoid_at(torch.arange(n).to(t), d))
         for t in (torch.float16, torch.bfloat16)
     ),
     ("pe-table-batch-dim", lambda n, d: sinusoid(n, d)[None]),  # pe.unsqueeze(0), as a buffer
+    ("positions-int-overflow", lambda n, d: sinusoid_at(torch.arange(n, dtype=torch.int16), d)),
 )
-
-
-def _sinusoid_half(n, d, dtype, each: bool):
-    """The angles p·w rounded to ``dtype``: each factor first (``each``), or their product."""
-    p, w = torch.arange(n, dtype=torch.float64)[:, None], frequencies(d, 10000.0)
-    angle = (p.to(dtype) * w.to(dtype) if each else (p * w).to(dtype)).double()
-    return torch.stack([angle.sin(), angle.cos()], -1).flatten(-2)
-
-
-def _sinusoid_at(positions, d):
-    """The table at the given (float) positions instead of 0, 1, ..., max_len - 1."""
-    angle = positions.double()[:, None] * frequencies(d, 10000.0)
-    return torch.stack([angle.sin(), angle.cos()], -1).flatten(-2)
 
 
 def _is_sinusoid_table(out) -> bool:
@@ -100,7 +95,7 @@ def _is_sinusoid_table(out) -> bool:
 
 @exercise("sinusoidal_positional_encoding")
 def check_sinusoidal_positional_encoding(sub) -> None:
-    for max_len, d in ((4, 6), (1, 2), (10, 8), (50, 16), (4100, 4)):  # past 2048: float16
+    for max_len, d in ((4, 6), (1, 2), (10, 8), (50, 16), (4100, 4), (40000, 2)):  # fp16, int16
         c = Call("sinusoidal_positional_encoding", max_len, d)
         out = c.run(sub, mutants=SINUSOID_MUTANTS)
         try:

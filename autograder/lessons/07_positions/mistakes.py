@@ -27,7 +27,7 @@ MISTAKES = (
     ),
     Mistake(
         "positions-int-overflow",
-        ("apply_rope",),
+        ("apply_rope", "sinusoidal_positional_encoding"),
         "Positions cast to a small integer type that wraps past its maximum",
         "Keep positions as they come (torch.arange gives int64) or make them float32: int16 "
         "stops at 32767, so position 32768 becomes -32768.",

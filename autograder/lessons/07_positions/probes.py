@@ -1,4 +1,5 @@
-"""Lesson 07: probes that name a wrong ``LearnedPositionalEmbedding`` by what it looked up."""
+"""Lesson 07: probes that name a wrong ``LearnedPositionalEmbedding`` by what it looked up or a
+wrong ``apply_rope`` by its angles, and sinusoid tables as known mistakes compute them."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import torch
 
 from autograder.kit import Call
 from autograder.kit.exercise import CheckFailure
+from autograder.kit.expected import frequencies
 from autograder.kit.repeat import paused
 
 
@@ -89,3 +91,16 @@ def unrotated_pairs(w: torch.Tensor) -> bool:
     some later pairs do not turn at all: only part of the features rotated."""
     still = w.abs() < 1e-9
     return bool(not still[0] and still[1:].any())
+
+
+def sinusoid_half(n, d, dtype, each: bool):
+    """The angles p·w rounded to ``dtype``: each factor first (``each``), or their product."""
+    p, w = torch.arange(n, dtype=torch.float64)[:, None], frequencies(d, 10000.0)
+    angle = (p.to(dtype) * w.to(dtype) if each else (p * w).to(dtype)).double()
+    return torch.stack([angle.sin(), angle.cos()], -1).flatten(-2)
+
+
+def sinusoid_at(positions, d):
+    """The table at the given (float) positions instead of 0, 1, ..., max_len - 1."""
+    angle = positions.double()[:, None] * frequencies(d, 10000.0)
+    return torch.stack([angle.sin(), angle.cos()], -1).flatten(-2)

@@ -12,6 +12,8 @@ from autograder.i18n import _
 from autograder.kit import (
     MHA_FORBID,
     Call,
+    additive,
+    bias_mask,
     construct,
     exercise,
     expect_close,
@@ -149,6 +151,8 @@ def check_transformer_block(sub) -> None:
         ({"norm_first": False}, False, (1, 4, d), no_full_rows(g, 4, 4), 1.0),
         ({"dropout": 0.5}, True, (2, 3, d), None, 1.0),
         ({}, True, (2, 3, d), None, 1e-2),  # a variance near LayerNorm's eps: 1e-6 for 1e-5 shows
+        # a float mask, added to the scores as MultiHeadAttention adds it (COURSE_SPEC)
+        ({}, True, (2, 4, d), additive(no_full_rows(g, 4, 4), bias_mask(g, 4, 4)), 1.0),
     )
     for kwargs, norm_first, shape, mask, scale in cases:
         obj, label = construct(sub, "TransformerBlock", d, h, d_ff, **kwargs)
@@ -167,7 +171,9 @@ def check_transformer_block(sub) -> None:
         mutants = block_mutants(state, h, norm_first)
         out = c.run(obj, mutants=mutants)
         want = block(state, h, x, mask, norm_first)
-        if mask is not None and bool((mask == mask.tril()).all()):  # causal: the future is hidden
+        if (
+            mask is not None and mask.dtype == torch.bool and bool((mask == mask.tril()).all())
+        ):  # causal: the future is hidden
             x2 = x.clone()
             x2[:, -1] = randn(g, x.shape[0], d) * 3
             other = Call(label, x2, mask=mask, params="forward").run(obj, mutants=mutants)

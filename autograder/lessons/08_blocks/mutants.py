@@ -3,6 +3,7 @@ turned (``autograder.kit.expected.block``), and the arguments it is built with."
 
 from __future__ import annotations
 
+import torch
 import torch.nn.functional as F
 
 from autograder.i18n import _
@@ -42,9 +43,22 @@ BLOCK_KNOBS = (
 )
 
 
+AS_BOOL = (  # a float mask made a bool one, as learners write it
+    lambda m: m == 0,
+    lambda m: m.isfinite(),
+    lambda m: m >= 0,
+    lambda m: m.bool(),
+)
+
+
 def block_mutants(state, h, norm_first):
     def mask_as_key(x, mask=None):  # self.attn(x, mask): the mask is projected by w_k as a key
         return F.linear(mask, state["attn.w_k.weight"], state["attn.w_k.bias"])
+
+    def as_bool(x, mask=None, how=None):
+        if mask is None or mask.dtype == torch.bool:
+            raise ValueError("a mistake of float masks")
+        return block(state, h, x, how(mask), norm_first)
 
     return (
         *(
@@ -52,6 +66,10 @@ def block_mutants(state, h, norm_first):
             for m, kn in BLOCK_KNOBS
         ),
         ("mask-passed-as-key", mask_as_key),
+        *(
+            ("additive-mask-as-bool", lambda x, mask=None, how=how: as_bool(x, mask, how))
+            for how in AS_BOOL
+        ),
     )
 
 

@@ -5,8 +5,9 @@
 # context_vec.contiguous().view(b, num_tokens, d_out).
 # Adapted to the contract: W_* and out_proj renamed w_q/w_k/w_v/w_o (d_in = d_out = d_model,
 # bias=bias); forward's x named query (the contract's keyword); the registered causal buffer replaced by the `mask` argument, inverted once since
-# the book's mask_bool is True where masked; key/value arguments; zero rows where no key is
-# allowed; dropout dropped.
+# the book's mask_bool is True where masked; a float mask added after the scaling, as SDPA adds
+# it (the book's masks are bool only); key/value arguments; zero rows where no key is allowed;
+# dropout dropped.
 # grade: MultiHeadAttention
 import torch
 import torch.nn as nn
@@ -56,10 +57,11 @@ class MultiHeadAttention(nn.Module):
             mask_bool = ~mask  # the book's mask is True where a key is hidden
             # Use the mask to fill attention scores
             attn_scores = attn_scores.masked_fill(mask_bool, -torch.inf)
-        elif mask is not None:
+        attn_scores = attn_scores / keys.shape[-1] ** 0.5
+        if mask is not None and mask.dtype != torch.bool:  # the contract's float mask, as SDPA
             attn_scores = attn_scores + mask.to(attn_scores.dtype)
 
-        attn_weights = torch.softmax(attn_scores / keys.shape[-1] ** 0.5, dim=-1)
+        attn_weights = torch.softmax(attn_scores, dim=-1)
         attn_weights = torch.where(attn_weights.isnan(), 0.0, attn_weights)
 
         # Shape: (b, num_tokens, num_heads, head_dim)

@@ -34,8 +34,10 @@ class MultiHeadAttention(nn.Module):
         k = self.w_k(key).unflatten(-1, (self.h, self.d_head))
         v = self.w_v(value).unflatten(-1, (self.h, self.d_head))
         scores = torch.einsum("blhe,bmhe->bhlm", q, k) / math.sqrt(self.d_head)
-        if mask is not None:
+        if mask is not None and mask.dtype == torch.bool:
             scores = torch.where(mask, scores, float("-inf"))
+        elif mask is not None:  # a float mask: biases added to the scores, -inf blocks
+            scores = scores + mask
         weights = softmax(scores, dim=-1)
         out = torch.einsum("bhlm,bmhe->blhe", weights, v).flatten(-2)
         return self.w_o(out), weights
