@@ -64,7 +64,7 @@ def test_causal_mask_on_the_wrong_device_is_told_to_use_its_device_argument():
     [result] = judge_source(BASE + "\n\nimport torch\n\n" + code, only=["causal_mask"])
     assert result.mistake == "created-on-cpu"
     assert "the device it is given" in result.message and "x.device" not in result.message
-    assert "causal_mask's own device argument" in MISTAKES["created-on-cpu"].hint
+    assert "given no tensor uses its own device argument" in MISTAKES["created-on-cpu"].hint
 
 
 def test_hints_point_at_the_fix_of_the_exercise_that_names_them():

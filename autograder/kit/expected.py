@@ -170,6 +170,8 @@ def mha(state, h, query, key=None, value=None, mask=None, knobs=None):
         v = linear(value, state, "w_v").reshape(shape).transpose(1, 2)
     if knobs.pop("d_model_scale", False):
         knobs["scale"] = query.shape[-1] ** -0.5
+    if knobs.pop("values_are_keys", False):  # weights @ k
+        v = k
     average = knobs.pop("average", False)
     skip_wo = knobs.pop("skip_wo", False)
     o, w = attend(q, k, v, mask, **knobs_for(q, knobs))  # (B, H, Lq, E), (B, H, Lq, Lk)

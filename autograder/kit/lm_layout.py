@@ -28,11 +28,14 @@ LAST_BLOCK_SCALE = 4.0
 FINAL_NORM_RTOL = 1e-3
 
 
-def block_names(info) -> set[str]:
-    """The names of the model's TransformerBlocks, found by the contract's attribute names."""
-    return {
-        m[1] for n in info.get("parameters", {}) if (m := re.match(r"^(.*)\.norm1\.weight$", n))
-    }
+def block_names(info, repeated=False) -> set[str]:
+    """The names of the model's TransformerBlocks, found by the contract's attribute names;
+    ``repeated``: with the names that reach a block already named (``[block] * num_layers``)."""
+    names = [
+        *info.get("parameters", {}),
+        *(info.get("repeated_parameters", ()) if repeated else ()),
+    ]
+    return {m[1] for n in names if (m := re.match(r"^(.*)\.norm1\.weight$", n))}
 
 
 def expect_gpt2_layout(obj, label, info, g, tokens, d) -> None:

@@ -53,6 +53,10 @@ LM_SEES_FUTURE = N_(
     "Changing the tokens at positions 4-6 changed the logits at positions 0-3 (by up to {diff}): "
     "{model} must not see future tokens."
 )
+LM_TOO_FEW_BLOCKS = N_(
+    "{model} has {blocks} TransformerBlock(s) where it was built with num_layers={layers}: its "
+    "{count} trainable parameters are fewer than the {least} that {layers} blocks need."
+)
 LM_TOO_FEW_PARAMETERS = N_(
     "{model} has {count} trainable parameters; its {layers} blocks alone need at least {least}."
 )

@@ -86,8 +86,8 @@ MISTAKES = (
             "KVCache",
         ),
         "A tensor is created on the CPU instead of on the input's device",
-        "Create each new tensor (torch.arange, torch.ones, torch.full...) with device=x.device "
-        "from an input x, or with causal_mask's own device argument where there is no input.",
+        "Create each new tensor (torch.arange, torch.ones, torch.full...) on the input's device, "
+        "device=x.device; a function given no tensor uses its own device argument.",
     ),
     Mistake(
         "padding-mask-inverted",

@@ -96,7 +96,7 @@ MISTAKES = (
     Mistake(
         "scaled-by-d-model",
         ("SelfAttention", "MultiHeadAttention"),
-        "Scaled by sqrt(d_model) instead of sqrt of the per-head dimension",
+        "Scaled by sqrt(d_model) instead of sqrt(d_k), the width q and k have",
         "Divide the scores by the square root of the dimension q and k actually have, "
         "q.shape[-1] (SelfAttention's d_k, or each head's d_model // num_heads), not d_model.",
     ),
@@ -153,8 +153,15 @@ MISTAKES = (
             "TinyTransformer",
         ),
         "Dropout still active in eval mode, or where the exercise has none",
-        "F.dropout(x, p) defaults to training=True: use an nn.Dropout module (or pass "
-        "training=self.training); scaled_dot_product_attention takes no dropout at all.",
+        "F.dropout(x, p) defaults to training=True: use an nn.Dropout module, or pass "
+        "training=self.training; where the exercise takes no dropout argument, apply none.",
+    ),
+    Mistake(
+        "weights-times-keys",
+        ("scaled_dot_product_attention", "SelfAttention", "MultiHeadAttention", "tiled_attention"),
+        "The weights average the keys instead of the values: weights @ k",
+        "The output is weights @ v: the keys decide how much each position counts, the values "
+        "are what is averaged.",
     ),
     Mistake(
         "output-weights-swapped",

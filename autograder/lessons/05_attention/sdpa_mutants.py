@@ -60,6 +60,7 @@ SDPA_MUTANTS = (
         for r in (int, round)  # math.isqrt(d_k) is int(sqrt(d_k))
     ),
     ("output-weights-swapped", lambda *a, **kw: ref_attention64(*a, **kw)[::-1]),
+    ("weights-times-keys", lambda q, k, v, mask=None: ref_attention64(q, k, k, mask)),
     (
         "values-transposed",
         lambda q, k, v, mask=None: _values_transposed(ref_attention64(q, k, v, mask)[1], v),

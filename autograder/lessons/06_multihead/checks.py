@@ -65,6 +65,11 @@ SPLIT_MUTANTS = (
     # (B, L, H, E).transpose(1, 3) is (B, E, H, L): reshaped to (B, H, L, E), positions mixed in
     ("split-heads-no-transpose", lambda x, h: _split_transposed_1_3(x, h)),
     ("split-heads-dims-mislabelled", lambda x, h: _split_mislabelled(x, h)),
+    # d_head read from L: x.view(B, L, h, x.shape[1] // h)
+    (
+        "split-heads-dims-mislabelled",
+        lambda x, h: x.reshape(*x.shape[:2], h, x.shape[1] // h).transpose(1, 2),
+    ),
 )
 
 

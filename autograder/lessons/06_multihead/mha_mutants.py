@@ -40,6 +40,8 @@ def mha_mutants(state, h):
             (m, lambda *a, kn=kn, **kw: run(*a, knobs=kn, **kw))
             for m, kn in (
                 ("scaled-by-d-model", {"d_model_scale": True}),
+                ("weights-times-keys", {"values_are_keys": True}),
+                ("scale-precedence", {"scale": 1 / (len(state["w_q.weight"]) // h**0.5)}),
                 ("missing-output-projection", {"skip_wo": True}),
                 ("output-projection-misplaced", {"wo_on_values": True}),
                 ("weights-averaged-over-heads", {"average": True}),

@@ -132,8 +132,15 @@ MISTAKES = (
         "no-value-error",
         ("MultiHeadAttention", "sinusoidal_positional_encoding", "LearnedPositionalEmbedding"),
         "Invalid arguments do not raise ValueError",
-        "Check the arguments up front and raise ValueError with a clear message (d_model not a "
-        "multiple of num_heads, odd d_model, sequence longer than max_len).",
+        "Check that argument up front and raise ValueError with a message that says what is "
+        "wrong (the line above names the case); an assert is accepted too.",
+    ),
+    Mistake(
+        "scale-precedence",
+        ("MultiHeadAttention",),
+        "The scale written d_model // num_heads ** 0.5, which divides by sqrt(num_heads) first",
+        "** binds tighter than //: write (d_model // num_heads) ** 0.5, or math.sqrt(d_head), "
+        "or let scaled_dot_product_attention scale by q.shape[-1].",
     ),
     Mistake(
         "params-forgot-output-projection",

@@ -127,7 +127,7 @@ MISTAKES = (
     ),
     Mistake(
         "positions-by-batch-index",
-        ("LearnedPositionalEmbedding",),
+        ("LearnedPositionalEmbedding", "TinyTransformer"),
         "Each sequence gets the embedding of its batch index instead of its positions",
         "Look the table up by position: self.embedding(torch.arange(L, device=x.device)) is "
         "(L, d_model), the same for every sequence of the batch.",

@@ -49,7 +49,7 @@ from autograder.kit.module_calls import expect_module_calls
 from autograder.kit.modules import not_a_module
 
 from .arguments import expect_arguments_used
-from .layout import expect_tiny_layout, naming_batch_mask
+from .layout import expect_tiny_layout, naming_batch_mask, positions_by_batch_index
 from .mutants import block_mutants, load_block_weights
 from .training import (
     expect_affine_norms,
@@ -229,15 +229,15 @@ def check_tiny_transformer(sub) -> None:
         raise fail(not_a_module(label, info.get("type")))
     least = layers * (4 * d * d + 2 * d * d_ff)  # the blocks' weight matrices alone
     if info.get("num_parameters", 0) < least:
-        shared = len(block_names(info)) == 1  # registered once: one block repeated
-        raise fail(
-            (
-                _(sentences.LM_ONE_BLOCK_OF_PARAMETERS)
-                if shared
-                else _(sentences.LM_TOO_FEW_PARAMETERS)
-            ).format(model=label, count=info.get("num_parameters"), layers=layers, least=least),
-            "layers-shared" if shared else "layers-not-registered",
-        )
+        blocks, placed = len(block_names(info)), len(block_names(info, repeated=True))
+        if placed >= layers > blocks:  # [block] * num_layers: one block placed again
+            text, mistake = _(sentences.LM_ONE_BLOCK_OF_PARAMETERS), "layers-shared"
+        elif 0 < blocks < layers:  # range(num_layers - 1)
+            text, mistake = _(sentences.LM_TOO_FEW_BLOCKS), "lm-too-few-blocks"
+        else:
+            text, mistake = _(sentences.LM_TOO_FEW_PARAMETERS), "layers-not-registered"
+        fields = {"count": info.get("num_parameters"), "blocks": blocks, "layers": layers}
+        raise fail(text.format(model=label, least=least, **fields), mistake)
     obj.eval()
     tokens = torch.randint(0, vocab, (2, 7), generator=g)
     # What the model computes is judged first, and where the tensors it makes live last.
@@ -284,7 +284,9 @@ def check_tiny_transformer(sub) -> None:
     c3 = Call(label, same, params="lm.forward")
     logits3 = expect_tensor(c3.run(obj, devices=False), c3, shape=(1, 6, vocab), what="logits")
     if float((logits3 - logits3[:, :1]).abs().max()) < 1e-5:
-        raise fail(_(sentences.LM_POSITIONS_MISSING).format(call=c3), "positions-missing")
+        by_batch = positions_by_batch_index(obj, label)
+        mistake = "positions-by-batch-index" if by_batch else "positions-missing"
+        raise fail(_(sentences.LM_POSITIONS_MISSING).format(call=c3), mistake)
     expect_lm_in_training(sub, g, (vocab, d, h, layers, d_ff, max_len))
     expect_order_seen(sub, (vocab, d, h, 1, d_ff, max_len), tokens)
     start = torch.randint(0, vocab, (16, 1), generator=g)

@@ -133,6 +133,21 @@ def expect_token_zero_used(obj, label, vocab, d) -> None:
         )
 
 
+def positions_by_batch_index(obj, label) -> bool:
+    """Two sequences of one repeated token: logits the same along each sequence but different
+    between the two are positions looked up by the batch index."""
+    with paused():
+        c = Call(label, torch.full((2, 6), 3), params="lm.forward")
+        try:
+            out = c.run(obj, devices=False)
+        except CheckFailure:
+            return False
+    if not isinstance(out, torch.Tensor) or out.dim() != 3 or len(out) != 2:
+        return False
+    along = float((out - out[:, :1]).abs().max())
+    return along < 1e-5 < float((out[0] - out[1]).abs().max())
+
+
 def naming_batch_mask(check):
     """The check ``check``; when it fails with no mistake named, a mask made per sequence: a new
     TinyTransformer(5, 8, 2, 1, 16, 4) runs on as many sequences as it has heads but raises on

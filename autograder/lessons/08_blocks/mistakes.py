@@ -234,6 +234,13 @@ MISTAKES = (
         "range(num_layers)); [block] * num_layers repeats one block with one set of weights.",
     ),
     Mistake(
+        "lm-too-few-blocks",
+        ("TinyTransformer",),
+        "Fewer blocks than num_layers",
+        "Build exactly num_layers blocks: nn.ModuleList(TransformerBlock(...) for _ in "
+        "range(num_layers)), not range(num_layers - 1) or a first block kept outside the list.",
+    ),
+    Mistake(
         "ffn-dropout-twice",
         ("FeedForward",),
         "Dropout applied twice: after the ReLU and after linear2",

@@ -103,6 +103,8 @@ def check_tiled_attention(sub) -> None:
                 failure.mistake = "tiled-output-width-d-k"
             if failure.mistake is None and out is None and _first_block_only(sub, c):
                 failure.mistake = "tiled-keys-first-block-only"
+            if failure.mistake is None and isinstance(out, (tuple, list)) and out:
+                failure.mistake = "tiled-returns-tuple" if _right(out[0], c) else None
             raise fail(failure.message + not_rescaled(out, c, failure), failure.mistake) from None
     expect_large_scores(sub, g)
     for dtype in low_precision_dtypes():
@@ -148,6 +150,14 @@ def check_tiled_attention(sub) -> None:
 
 def _reference(c):
     return tiled_reference(*c.args, c.kwargs.get("block_size", 64), c.kwargs.get("causal", False))
+
+
+def _right(out, c) -> bool:
+    try:
+        expect_close(out, _reference(c), c, dtype=c.args[0].dtype)
+    except CheckFailure:
+        return False
+    return True
 
 
 def _right_with_v_as_q(sub, c) -> bool:

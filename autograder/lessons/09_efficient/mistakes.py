@@ -157,8 +157,9 @@ MISTAKES = (
     Mistake(
         "kv-cache-returns-v-k",
         ("KVCache",),
-        "append returns (v_all, k_all) instead of (k_all, v_all)",
-        "Return the keys first: return self.k, self.v.",
+        "append gives the values where the keys belong, (v_all, k_all)",
+        "Keys first, where they are stored and where they are returned: self.k, self.v = k, v on "
+        "the first append (not v, k), and return self.k, self.v.",
     ),
     Mistake(
         "kv-cache-returns-new-only",
@@ -238,6 +239,20 @@ MISTAKES = (
         "The running sum l has no last dim (no keepdim), so acc / l divides by the wrong sums",
         "Keep l as (..., Lq, 1), p.sum(dim=-1, keepdim=True): an l of shape (..., Lq) divides "
         "feature j of every query by query j's sum.",
+    ),
+    Mistake(
+        "tiled-returns-tuple",
+        ("tiled_attention",),
+        "tiled_attention returns a tuple where the output alone is asked for",
+        "Return the output tensor only, (..., Lq, d_v): the weights are never formed here, and "
+        "the running max and sum stay inside the function.",
+    ),
+    Mistake(
+        "online-normalised-twice",
+        ("tiled_attention",),
+        "The output is divided by the softmax's sum twice",
+        "Divide by the running sum l once: keep the accumulator unnormalised and return acc / l, "
+        "or keep it normalised block by block (FlashAttention-1) and return it as it is.",
     ),
     Mistake(
         "tiled-output-width-d-k",

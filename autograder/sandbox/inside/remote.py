@@ -24,7 +24,9 @@ def describe(obj, names=()) -> dict:
 
     ``names`` are attribute names the contract gives layers: one that is no registered child but
     an attribute holding an ``nn.Module`` (a property over a ModuleList) is described too, and
-    ``shared`` lists the names that reach the very same layer as an earlier one."""
+    ``shared`` lists the names that reach the very same layer as an earlier one, and
+    ``repeated_parameters`` the parameter paths that reach a parameter already listed (one block
+    placed twice in a ModuleList)."""
     info = {"type": _type_name(obj)}
     info["is_module"] = isinstance(obj, torch.nn.Module)
     if not info["is_module"]:
@@ -55,6 +57,8 @@ def describe(obj, names=()) -> dict:
         children[name] = c
     info["children"] = children
     info["parameters"] = {n: list(p.shape) for n, p in obj.named_parameters()}
+    every = (n for n, _ in obj.named_parameters(remove_duplicate=False))
+    info["repeated_parameters"] = [n for n in every if n not in info["parameters"]]
     info["num_parameters"] = int(sum(p.numel() for p in obj.parameters()))
     return info
 
