@@ -196,3 +196,16 @@ def test_a_read_with_a_data_dependent_shape_is_correct_code(read):
     code = _SDPA_READS.format(read=read)
     [result] = judge_source(BASE + "\n\n" + code, only=["scaled_dot_product_attention"])
     assert result.passed, result.message
+
+
+def test_a_definition_that_raised_while_loading_says_why_it_is_not_defined():
+    code = (
+        "from course_lib.blocks import TinyTransformer as Reference\n\n\n"
+        "class TinyTransformer(Reference):  # a subclass of the course's reference\n"
+        "    pass\n"
+    )
+    [result] = judge_source(code, only=["TinyTransformer"])
+    assert result.mistake == "not-defined"
+    assert "line 4: ImportError: course_lib.TinyTransformer is the course's reference" in (
+        result.message
+    )

@@ -117,9 +117,12 @@ def judge_one(sub: Submission, ex: Gradable, time_limit: float | None = None) ->
     if time_limit is not None:
         ex = replace(ex, time_limit=time_limit)
     if not sub.defines(ex.name):
-        return failed_result(
-            ex, _("{name} is not defined in your code.").format(name=ex.name), "not-defined"
-        )
+        message = _("{name} is not defined in your code.").format(name=ex.name)
+        if sub.problems:  # a definition that raised while the code was loaded
+            message += "\n" + _("While loading your code: {problems}").format(
+                problems="; ".join(sub.problems[:3])
+            )
+        return failed_result(ex, message, "not-defined")
     notes.start()
     try:
         run_check(sub, ex)  # a time limit hit is retried once before it counts

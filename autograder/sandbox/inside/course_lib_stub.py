@@ -35,6 +35,9 @@ class Reference:
     def __repr__(self) -> str:
         return f"<{self.name}: the course's reference, not available while grading>"
 
+    def __mro_entries__(self, bases):  # class Mine(course_lib.TinyTransformer): a subclass
+        self()
+
     def __call__(self, *args, **kwargs):
         report = getattr(sys.modules.get("autograder.sandbox.inside.watch"), "report", None)
         if report is not None:
