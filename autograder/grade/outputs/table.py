@@ -19,10 +19,15 @@ from autograder.grade.results import (
 )
 from autograder.sandbox.protocol import one_line
 
+# A cell starting like a formula gets a quote first, and so does one that starts with a quote,
+# so that reading the table back (``_unescape``) gives every name exactly as it was: '-bob and
+# -bob stay two students (red team round 14).
+QUOTED = ("=", "+", "-", "@", "\t", "\r", "'")
+
 
 def csv_cell(text: str) -> str:
     """A text cell a spreadsheet shows as text: one starting like a formula gets a quote first."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    return "'" + text if text[:1] in QUOTED else text
 
 
 FIXED = ["student", "assignment", "status"]
@@ -55,7 +60,7 @@ SURROGATE_ESCAPE = re.compile(r"\\u(d[89a-f][0-9a-f]{2})")
 
 def _unescape(text: str) -> str:
     text = SURROGATE_ESCAPE.sub(lambda m: chr(int(m[1], 16)), text)
-    return text[1:] if text[:1] == "'" and text[1:2] in ("=", "+", "-", "@", "\t", "\r") else text
+    return text[1:] if text[:1] == "'" and text[1:2] in QUOTED else text
 
 
 def write_csv(table: GradeTable, keep: list[dict[str, str]]) -> None:

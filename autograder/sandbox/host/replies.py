@@ -177,6 +177,12 @@ def from_plain(value, devices: set[str], depth: int = 0):
     if isinstance(value, torch.Tensor):
         if type(value) is not torch.Tensor:
             raise ProtocolError("a tensor subclass")
+        if value.layout is not torch.strided:
+            raise ProtocolError(f"a tensor of layout {value.layout}")
+        if value.numel() * value.element_size() > value.untyped_storage().nbytes():
+            # a view with stride 0 over a small storage: torch.equal on it would walk every
+            # element it claims, in the judge (red team round 14: 2**62 elements on 4 bytes)
+            raise ProtocolError("a tensor with more elements than its storage holds")
         if value.device.type not in devices:
             raise WrongDevice(
                 f"returned a tensor on the '{value.device.type}' device, but its inputs were on "

@@ -25,7 +25,7 @@ def _ended(pid: int) -> bool:
 
 def _memory(pid: int) -> tuple[int, int, int, int] | None:
     """A process's start time (which process this pid is), resident memory, its peak since the
-    last reset, and its resident memory that is not a file's (VmRSS, VmHWM, RssAnon + RssShmem),
+    last reset, and its memory that is not a file's (VmRSS, VmHWM, RssAnon + RssShmem + VmSwap),
     in KiB; None once it has ended (a zombie has no memory), so that a learner process whose
     memory cannot be read counts as ended, never as nothing. (The last rises where a page of a
     privately mapped file is copied on write, or file pages dropped make room for memory written
@@ -38,8 +38,9 @@ def _memory(pid: int) -> tuple[int, int, int, int] | None:
     if "VmHWM" not in fields:
         return None
     # RssAnon + RssShmem = VmRSS - RssFile: file pages dropped then memory written elsewhere
-    # (red team round 13) keep VmRSS flat, not this
-    anon = sum(int(fields[f].split()[0]) for f in ("RssAnon", "RssShmem") if f in fields)
+    # (red team round 13) keep VmRSS flat, not this; VmSwap: written memory paged out to swap
+    # (madvise(MADV_PAGEOUT), on a host with swap or zswap: round 14) is still held
+    anon = sum(int(fields[f].split()[0]) for f in ("RssAnon", "RssShmem", "VmSwap") if f in fields)
     return start, int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0]), anon
 
 
