@@ -126,8 +126,15 @@ def _judge(message: dict) -> dict:
 _interrupt = threading.Lock()
 
 
+HANG_UP_GRACE_S = 10.0  # after its caller left, how long a request may take to stop
+
+
 def _watch(conn: socket.socket, done: threading.Event) -> None:
-    """Stop the request (KeyboardInterrupt in the main thread) when its caller hangs up."""
+    """Stop the request (KeyboardInterrupt in the main thread) when its caller hangs up. A judge
+    busy in one long native call (torch on a huge tensor) sees no KeyboardInterrupt until it
+    returns: if the request has not stopped after ``HANG_UP_GRACE_S``, this worker exits (its
+    sandboxes die with it), and the supervisor starts another, rather than keep a core busy
+    for no one (red team round 14 left a worker spinning for 18 minutes)."""
     while not done.is_set():
         readable, _, _ = select.select([conn], [], [], 0.2)
         if readable and not done.is_set():
@@ -139,6 +146,9 @@ def _watch(conn: socket.socket, done: threading.Event) -> None:
                 with _interrupt:
                     if not done.is_set():
                         _thread.interrupt_main()
+                if not done.wait(HANG_UP_GRACE_S):
+                    print("worker: the caller left and the request did not stop", file=sys.stderr)
+                    os._exit(3)
                 return
 
 

@@ -344,3 +344,30 @@ def test_grade_in_the_warm_grader_starts_no_sandbox_of_its_own_ahead(monkeypatch
         monkeypatch.setattr(client, "INSIDE", inside)
         assert grade_cli.main(args) == grade_cli.EXIT_UNGRADABLE  # no such folder
     assert started == [args.workers]
+
+
+def test_a_worker_whose_caller_left_exits_when_the_request_does_not_stop(monkeypatch):
+    """A judge stuck in one native call never sees the KeyboardInterrupt: the worker exits
+    after the grace period instead of keeping a core busy for no one (red team round 14)."""
+    from autograder.service import worker
+
+    ours, theirs = socket.socketpair()
+    interrupted, exited = [], []
+    monkeypatch.setattr(worker._thread, "interrupt_main", lambda: interrupted.append(1))
+    monkeypatch.setattr(worker, "HANG_UP_GRACE_S", 0.1)
+
+    def exit_(code):
+        exited.append(code)
+        raise SystemExit(code)
+
+    monkeypatch.setattr(worker.os, "_exit", exit_)
+    theirs.close()  # the caller hangs up; the request (done never set) does not stop
+    with pytest.raises(SystemExit):
+        worker._watch(ours, threading.Event())
+    assert interrupted == [1] and exited == [3]
+    done = threading.Event()  # a request that stops when interrupted: the worker stays
+    ours2, theirs2 = socket.socketpair()
+    monkeypatch.setattr(worker._thread, "interrupt_main", done.set)
+    theirs2.close()
+    worker._watch(ours2, done)
+    assert exited == [3]
