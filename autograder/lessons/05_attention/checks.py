@@ -78,6 +78,7 @@ def check_scaled_dot_product_attention(sub) -> None:
         ((2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 3), (2, 2, 3, 5)),  # its own mask per head
         "large",
         ((2, 3, 8), (2, 5, 8), (2, 5, 5), (3, 5)),  # d_k = 8: sqrt(d_k) is not a whole number
+        ((3, 3, 4, 4), (3, 3, 5, 4), (3, 3, 5, 3), (3, 4, 5)),  # per head, broadcast over B = h
     )
     for case in cases:
         if case == "invariants":  # what a mask means, before its exact values

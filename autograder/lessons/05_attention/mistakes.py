@@ -135,11 +135,16 @@ MISTAKES = (
     ),
     Mistake(
         "dtype-promoted",
-        ("apply_rope", "LearnedPositionalEmbedding", "scaled_dot_product_attention"),
+        (
+            "apply_rope",
+            "LearnedPositionalEmbedding",
+            "scaled_dot_product_attention",
+            "MultiHeadAttention",
+        ),
         "float16/bfloat16 mixed with float32: the result comes back as float32 or the call raises",
-        "A float32 tensor you created or were given (a scale, a mask, position angles) promoted "
-        "the result, or made a matmul raise (expected scalar type Float but found Half): create "
-        "it with dtype=x.dtype, or cast it with .to(x.dtype).",
+        "A float32 tensor you created or were given (a scale, a mask, position angles), or a "
+        ".float() on the way, promoted the result or made a matmul raise (expected scalar type "
+        "Float but found Half): create tensors with dtype=x.dtype, or cast with .to(x.dtype).",
     ),
     Mistake(
         "dropout-always-on",

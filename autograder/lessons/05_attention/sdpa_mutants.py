@@ -193,8 +193,19 @@ def self_attention_extra_mutants(state):
         out, w = self_attention(state, x.reshape(-1, x.shape[-1]), mask)
         return out.reshape(*x.shape[:-1], -1), w
 
-    def untransposed(x, mask=None):
-        q, k, v = (x.double() @ state[f"w_{n}.weight"].double() for n in "qkv")
+    def untransposed(x, mask=None, names="qkv"):  # x @ W for the projections in names
+        q, k, v = (
+            x.double() @ (w.double() if n in names else w.double().T)
+            + state.get(f"w_{n}.bias", torch.zeros(())).double()
+            for n in "qkv"
+            for w in (state[f"w_{n}.weight"],)
+        )
         return attend(q, k, v, mask)
 
-    return (("batch-flattened", flattened), ("weight-untransposed", untransposed))
+    return (
+        ("batch-flattened", flattened),
+        *(
+            ("weight-untransposed", lambda x, mask=None, names=names: untransposed(x, mask, names))
+            for names in ("qkv", "q", "k", "v")
+        ),
+    )

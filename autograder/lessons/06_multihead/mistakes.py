@@ -88,8 +88,9 @@ MISTAKES = (
     Mistake(
         "cross-attention-ignores-kv",
         ("MultiHeadAttention",),
-        "key and value arguments ignored: always self-attention",
-        "Use key and value when they are given; fall back to query only when they are None.",
+        "The key or value argument ignored: attention over the query instead",
+        "Project keys from key and values from value when they are given; fall back to query "
+        "only when they are None.",
     ),
     Mistake(
         "bias-not-passed",

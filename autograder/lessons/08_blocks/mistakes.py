@@ -182,8 +182,9 @@ MISTAKES = (
         "block-dropout-rate-ignored",
         ("TransformerBlock",),
         "The block's dropout has a rate of its own, not the dropout argument",
-        "Build dropout1, dropout2 and ff from the block's argument, nn.Dropout(dropout) and "
-        "FeedForward(d_model, d_ff, dropout): a hard-coded nn.Dropout(0.1) ignores the caller.",
+        "Build every dropout of the block from its argument: nn.Dropout(dropout) for the two "
+        "sublayer outputs (and FeedForward(d_model, d_ff, dropout) where the FFN drops too); a "
+        "hard-coded nn.Dropout(0.1) ignores the caller.",
     ),
     Mistake(
         "lm-dropout-of-its-own",
