@@ -12,7 +12,7 @@ from autograder.kit.calling import Call, fail, learner_failed
 from autograder.kit.exercise import CheckFailure
 from autograder.kit.inputs import generator, randn
 from autograder.kit.modules import construct
-from autograder.kit.repeat import watching
+from autograder.kit.repeat import paused, watching
 from autograder.sandbox.host.remote_object import RemoteObject
 from autograder.sandbox.host.replies import LearnerError
 
@@ -120,19 +120,41 @@ def expect_true_gradients(target: Any, c: Call, *, output: int | None = None) ->
     except LearnerError as err:
         raise backward_failed(c, err) from None
     names = tuple(c.params)
+    wrong = _wrong_gradient(rows)
+    if wrong is None:
+        return
+    kind, key = wrong
+    what = _("the output")
+    if output is None:  # several outputs summed: which of them lost a path, where one did
+        for i in (0, 1):
+            with paused():
+                try:
+                    one = remote_function(target, c.name).apply(
+                        "derivatives", tuple(c.args), dict(c.kwargs), i
+                    )
+                except LearnerError:
+                    break
+            if not one or _wrong_gradient(one) == wrong:  # []: no gradient on it at all
+                what = _("element {i} of what it returns").format(i=i)
+                break
+    if kind == "arg":
+        key = names[key] if key < len(names) else f"arg{key}"
+    raise fail(
+        _(
+            "{call}: the gradient of {name} is not the derivative of {what}: a .detach(), .data "
+            "or no_grad cuts one of the paths from {name} to it."
+        ).format(call=c, name=key, what=what),
+        "gradient-path-detached",
+    )
+
+
+def _wrong_gradient(rows) -> tuple | None:
+    """The first (kind, key) whose backward() derivative differs from its centred differences."""
     for kind, key, auto, *steps, size in rows if isinstance(rows, list) else ():
         auto = auto or 0.0
-        if any(abs(auto - d) <= 1e-4 * (1 + size) + 1e-3 * (abs(d) + abs(auto)) for d in steps):
-            continue
-        if kind == "arg":
-            key = names[key] if key < len(names) else f"arg{key}"
-        raise fail(
-            _(
-                "{call}: the gradient of {name} is not the derivative of the output: a "
-                ".detach(), .data or no_grad cuts one of the paths from {name} to the output."
-            ).format(call=c, name=key),
-            "gradient-path-detached",
-        )
+        if not any(abs(auto - d) <= 1e-4 * (1 + size) + 1e-3 * (abs(d) + abs(auto)) for d in steps):
+            return kind, key
+    return None
 
 
 def wide_call(name: str, g: Any, *shapes: tuple, params: Any = None, **kwargs: Any) -> Call:
