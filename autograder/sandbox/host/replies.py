@@ -196,7 +196,7 @@ def from_plain(value, devices: set[str], depth: int = 0):
             )
         return value
     if isinstance(value, dict):
-        if "__opaque__" in value and set(value) == {"__opaque__", "repr"}:
+        if set(value) == {"__opaque__", "repr"} and all(isinstance(v, str) for v in value.values()):
             return Opaque(one_line(value["__opaque__"], 200), one_line(value["repr"], 200))
         if not all(isinstance(k, str) for k in value):
             raise ProtocolError("a dict with keys that are not text")

@@ -231,6 +231,7 @@ class Submission:
             theirs.close()
         self._ex = Channel(ours)
         self._ex_deadline = time.monotonic() + wall + GRACE
+        self._ex_used = self._tally()  # the sandbox's CPU so far, as the judge reads it
         self._forbidden: list[str] = []
         self._refused: list[str] = []
         self._tampered: list[str] = []
@@ -249,7 +250,12 @@ class Submission:
         if message["type"] != "exited":
             self._stop()
             return None
-        self.cpu += max(0.0, message["cpu"])
+        # The learner process's figure, never more than the judge's own reading of the sandbox's
+        # CPU since the exercise began (red team round 15: cpu=1e300 turned off the wait budget
+        # and made a sleeping exercise look busy, so each wait was retried), nor than its limit.
+        measured = self._tally() - self._ex_used
+        message["cpu"] = min(max(0.0, message["cpu"]), measured + 0.1, self._cpu_limit + 1.0)
+        self.cpu += message["cpu"]
         if not self._live_server.trim(self._pid):  # what the exercise started ends with it
             self._stop()
         return message
