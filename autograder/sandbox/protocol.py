@@ -62,6 +62,7 @@ PEAK_FAILURES = {
 TMPFS = {"/tmp": (64 * 2**20, 16384), "/dev/shm": (16 * 2**20, 1024)}
 MAX_FRAME = 256 * 2**20  # the largest reply the judge reads (a tensor of 64M floats)
 MAX_TEXT = 4000  # characters of any message the sandbox sends
+MAX_NAMES, MAX_PROBLEMS = 4096, 20  # of a "loaded" message: names defined, problems kept
 # The largest pickle (all but the tensors' data) the judge reads of one message: decoding it is
 # pure Python, about a second per MiB; tensors' bytes are read at memory speed. A reply's plain
 # data (numbers, texts, a trace of op shapes) is a few KiB.
@@ -308,8 +309,10 @@ def parse(data: bytes) -> dict:
     if "traceback" in message:
         message["traceback"] = _traceback(message["traceback"][:MAX_TEXT])
     if message["type"] == "loaded":
-        message["defined"] = [_short(n) for n in message["defined"]]
-        message["problems"] = [_short(p) for p in message["problems"]]
+        # a few problems are shown, and names are short: 2**18 references to one 4000-character
+        # text would make a gigabyte of copies (red team round 15)
+        message["defined"] = [_short(n)[:200] for n in message["defined"][:MAX_NAMES]]
+        message["problems"] = [_short(p) for p in message["problems"][:MAX_PROBLEMS]]
     if message["type"] == "exited" and not (
         0 <= message["status"] < 2**16 and math.isfinite(message["cpu"])
     ):
