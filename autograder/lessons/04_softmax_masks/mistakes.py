@@ -125,7 +125,7 @@ MISTAKES = (
     ),
     Mistake(
         "masked-to-zero",
-        ("masked_scores", "scaled_dot_product_attention"),
+        ("masked_scores", "scaled_dot_product_attention", "MultiHeadAttention"),
         "Masked scores set to 0 (scores * mask) instead of -inf",
         "A score of 0 still gets weight exp(0) after softmax; masked scores must be -inf.",
     ),

@@ -88,7 +88,7 @@ MISTAKES = (
     ),
     Mistake(
         "bool-mask-added",
-        ("scaled_dot_product_attention", "SelfAttention"),
+        ("scaled_dot_product_attention", "SelfAttention", "MultiHeadAttention"),
         "A bool mask made a float and added to the scores",
         "mask.float() is 1 where a query may attend and 0 where it may not, so adding it blocks "
         "nothing: fill the blocked scores with -inf, scores.masked_fill(~mask, float('-inf')).",
@@ -116,14 +116,14 @@ MISTAKES = (
     ),
     Mistake(
         "mask-after-softmax",
-        ("scaled_dot_product_attention",),
+        ("scaled_dot_product_attention", "MultiHeadAttention"),
         "Mask applied after the softmax, not to the scores",
         "Mask the scores before the softmax, so the remaining weights are renormalised (a "
         "blocked key with a high score otherwise leaves the others 0, even renormalised).",
     ),
     Mistake(
         "weights-before-masking",
-        ("scaled_dot_product_attention",),
+        ("scaled_dot_product_attention", "MultiHeadAttention"),
         "The output or the returned weights computed before masking",
         "Multiply v with the weights you return, both computed from the masked scores.",
     ),

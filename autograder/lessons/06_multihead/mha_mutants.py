@@ -26,6 +26,10 @@ MHA_IDS = {
     "finite-fill-value",
     "additive-mask-as-bool",
     "additive-mask-wrong-sign",
+    "mask-after-softmax",
+    "weights-before-masking",
+    "masked-to-zero",
+    "bool-mask-added",
 }
 
 
