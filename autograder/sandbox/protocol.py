@@ -323,16 +323,23 @@ def parse(data: bytes) -> dict:
 MAX_ITEMS = 2**18  # values (containers, their items, leaves) a message may hold, shared ones
 # counted each time they are reached: a pickle stores a list once however often it is referenced,
 # so 2 KB can hold [[...] * 100] nested 20 deep, 10**40 items to walk (red team round 15)
+MAX_WEIGHT = 2**21  # the same, each text weighing its length and each int its 64-bit words: one
+# 4000-character text referenced 125000 times cost the judge minutes of copies (round 16)
 
 
 def _bounded(message: Any) -> None:
-    """:class:`ProtocolError` when the message reaches more than :data:`MAX_ITEMS` values."""
-    stack, seen = [message], 0
+    """:class:`ProtocolError` when the message reaches more than :data:`MAX_ITEMS` values, or
+    values of more than :data:`MAX_WEIGHT` in all (texts by length, ints by size)."""
+    stack, seen, weight = [message], 0, 0
     while stack:
         value = stack.pop()
         seen += 1
-        if seen > MAX_ITEMS:
-            raise ProtocolError(f"a message of more than {MAX_ITEMS} values")
+        if isinstance(value, (str, bytes)):
+            weight += len(value)
+        elif isinstance(value, int):
+            weight += value.bit_length() // 64
+        if seen > MAX_ITEMS or seen + weight > MAX_WEIGHT:
+            raise ProtocolError(f"a message of more than {MAX_ITEMS} values or {MAX_WEIGHT} units")
         if isinstance(value, dict):
             stack.extend(value.keys())
             stack.extend(value.values())
