@@ -271,7 +271,6 @@ def run_on_cluster(tasks: list[tuple], scheduler: str, *, allow_weak: bool) -> l
         queue = iter(enumerate(tasks))
         running = as_completed(loop=client.loop)
         bar = tqdm(total=len(tasks), desc="grading", unit="submission")
-        suspects: list[int] = []  # lost with their worker: graded again, alone, at the end
 
         def submit_next() -> None:
             for i, task in queue:
@@ -296,36 +295,16 @@ def run_on_cluster(tasks: list[tuple], scheduler: str, *, allow_weak: bool) -> l
             for future in running:
                 i = index.pop(future.key)
                 if future.status != "finished":
-                    if _lost(future) is None:
+                    lost = _lost(future)  # the student's row, not the class's failure
+                    if lost is None:
                         raise _failure(future, tasks[i])
-                    suspects.append(i)  # or a classmate in flight on the same worker
+                    rows[i] = grade_one(*tasks[i][:2], lost, *tasks[i][3:])
                     future.release()
+                    bar.update()
                     submit_next()
                     continue
                 rows[i] = future.result()
                 future.release()
                 bar.update()
                 submit_next()
-            for i in suspects:  # each alone on the cluster: only its own deaths count now
-                rows[i] = _alone(client, tasks[i], allow_weak)
-                bar.update()
     return rows
-
-
-def _alone(client: Client, task: tuple, allow_weak: bool) -> Graded:
-    """A submission whose worker died while it was in flight, graded again with nothing else in
-    flight: the scheduler counts a death against every task the worker held, so a classmate
-    queued beside a submission that kills its worker could be lost with it (under load, the
-    classmate was not done before the third death). Dying alone too, it is its student's
-    unreadable row."""
-    future = client.submit(_grade_shipped, _shipped(task), allow_weak, retries=RETRIES, pure=False)
-    try:
-        future.result()
-    except Exception:  # noqa: BLE001 - whatever it is, _lost and _failure say which
-        pass
-    if future.status == "finished":
-        return future.result()
-    lost = _lost(future)
-    if lost is None:
-        raise _failure(future, task)
-    return grade_one(*task[:2], lost, *task[3:])
