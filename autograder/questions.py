@@ -36,6 +36,7 @@ import torch
 
 from autograder.core import lesson_folders, syntax
 from autograder.i18n import _, ngettext
+from autograder.kit.text import fmt_returned
 
 __all__ = [
     "QUESTIONS",
@@ -129,21 +130,22 @@ QUESTIONS: Mapping[str, Question] = lesson_folders.Gathered(_questions)
 
 
 def _describe(value: Any) -> str:
-    text = repr(value)
-    if len(text) > 60:
-        text = text[:57] + "..."
-    return f"{text} ({type(value).__name__})"
+    return f"{fmt_returned(value)} ({type(value).__name__})"
 
 
 def _as_number(value: Any) -> float:
     if isinstance(value, bool):
         raise _Unreadable(_("a number, not True/False"))
-    if isinstance(value, torch.Tensor) and value.numel() == 1:
-        return float(value.item())
-    if isinstance(value, numbers.Real):
-        return float(value)
-    if hasattr(value, "item") and hasattr(value, "dtype"):  # a NumPy scalar
-        return float(value.item())
+    try:
+        if isinstance(value, torch.Tensor):  # one value; a tensor of several is no number
+            if value.numel() == 1:
+                return float(value.item())
+        elif isinstance(value, numbers.Real):
+            return float(value)
+        elif hasattr(value, "item") and hasattr(value, "dtype"):  # a NumPy scalar
+            return float(value.item())
+    except (TypeError, ValueError, OverflowError, RuntimeError):
+        pass  # an int too large for a float, a tensor of an odd dtype: not readable
     if isinstance(value, str):
         text = value.strip()
         if _GROUPED.fullmatch(text):  # 327,680 or 327 680 or 327_680: thousands separators

@@ -193,6 +193,9 @@ def judge_answers(sub: Submission, ids: list[str]) -> list[Result]:
         except LearnerProblem as problem:
             results.append(failed_result(question, str(problem), None))
             continue
+        except Exception as error:  # an answer the judge could not read costs its point only
+            results.append(failed_result(question, grader_failed(question, error), None))
+            continue
         points = question.points if verdict.correct else 0.0
         results.append(
             Result(question.name, verdict.correct, points, question.points, verdict.message, None)

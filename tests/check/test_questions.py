@@ -6,6 +6,7 @@ import re
 import pytest
 import torch
 
+from autograder.kit.text import fmt_returned
 from autograder.questions import QUESTIONS, WrongAnswer, check_answer, grade_answer
 
 
@@ -163,3 +164,22 @@ def test_loading_the_questions_stays_off_torchs_meta_registrations():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize(
+    "qid", [q for q, question in QUESTIONS.items() if question.kind in ("int", "number")][:2]
+)
+def test_a_tensor_of_several_values_for_a_number_is_unreadable_not_a_crash(qid):
+    """Red team round 17: ``answer_04_1 = mask.sum(-1)`` raised in the judge (``.item()`` of a
+    tensor of several values), and grade marked the whole notebook unreadable."""
+    verdict = grade_answer(qid, torch.ones(10))
+    assert not verdict.correct and "tensor(shape=(10,)" in verdict.message
+
+
+def test_a_large_tensor_answer_is_described_by_its_shape():
+    """torch prints a (2, 2, ..., 2) tensor element by element (minutes for 2**22 values)."""
+    big = torch.zeros((2,) * 22, dtype=torch.bool)
+    verdict = grade_answer("04_2", big)
+    assert not verdict.correct
+    assert "shape=(2, 2, 2" in verdict.message and len(verdict.message) < 400
+    assert len(fmt_returned([[list(range(100))] * 100] * 100)) <= 60

@@ -17,6 +17,7 @@ from autograder.kit import (
     expect_meta,
     fail,
     fmt_num,
+    fmt_returned,
     fmt_type,
     generator,
     low_precision_dtypes,
@@ -130,7 +131,7 @@ def check_dot_product_variance(sub) -> None:
     if not isinstance(value, (int, float)) or abs(value - 8) > 0.1 * 8:
         raise fail(
             _("{call} (default num_samples) returned {type} {value}; expected ≈ 8.").format(
-                call=c, type=fmt_type(value), value=repr(value)
+                call=c, type=fmt_type(value), value=fmt_returned(value)
             )
         )
     _check_generator_used(sub)
@@ -262,7 +263,10 @@ def _float_or_fail(c: Call, sub) -> float:
     value = c.run(sub)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise fail(expected_float(c, value, 1))
-    return value
+    try:
+        return float(value)
+    except OverflowError:  # an int past float's range (red team round 17)
+        raise fail(expected_float(c, value, 1)) from None
 
 
 def expected_float(c: Call, value, near) -> str:

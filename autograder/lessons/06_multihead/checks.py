@@ -24,6 +24,7 @@ from autograder.kit import (
     expect_tuple,
     fail,
     fmt_dtype,
+    fmt_returned,
     fmt_type,
     fully_masked,
     generator,
@@ -314,7 +315,7 @@ def check_mha_num_parameters(sub) -> None:
         if isinstance(value, bool) or not isinstance(value, int):
             raise fail(
                 _("{call} returned {type} ({value}); expected the int {want}.").format(
-                    call=c, type=fmt_type(value), value=repr(value), want=want
+                    call=c, type=fmt_type(value), value=fmt_returned(value), want=want
                 )
             )
         if value != want:
