@@ -15,9 +15,9 @@ link followed, nothing larger than the extract step's cap read, nothing written 
 of the other notebooks, and, for an entry that cannot be read (a link, something that is not a
 regular file, a file over the cap), only what it is, never its content. The worker lays that out
 in a private temporary folder and grades it there exactly as a local run grades the original, so
-the table is the same. Workers never see ``SUBMISSIONS_DIR``. At most a few tasks per worker
-thread are in flight at once, so the client and the scheduler hold a few notebooks each, not the
-class.
+the table is the same. Workers never see ``SUBMISSIONS_DIR``. One task per worker
+thread is in flight at a time, so the client and the scheduler hold a few notebooks, not the
+class, and a worker that dies takes no classmate's task with it.
 
 Every worker must have the course installed (``make install``: the same version as the client,
 which is checked) and bubblewrap: a worker without the strong sandbox refuses to grade unless
@@ -56,7 +56,11 @@ from autograder.sandbox.host.pool import close_kept
 from autograder.sandbox.protocol import one_line
 
 RETRIES = 2  # a task that raised gets this many more attempts (a dead worker's are reassigned)
-IN_FLIGHT = 4  # tasks submitted ahead per worker thread
+# Tasks in flight per worker thread: one. Dask counts a worker's death against every task the
+# worker holds, so a classmate queued on the worker behind a submission that kills it was lost
+# with it (its row unreadable) when more were submitted ahead; a task takes seconds, the next
+# one's submission milliseconds.
+IN_FLIGHT = 1
 CONNECT_TIMEOUT = 30  # seconds to reach the scheduler
 WAIT_FOR_WORKERS = 120  # seconds to wait for a first worker
 PLUGIN = "autograder-close-sandboxes"
