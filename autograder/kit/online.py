@@ -89,7 +89,7 @@ def online(
             m = m_new if update_max else m
         if sum_no_keepdim:  # l of shape (..., Lq): acc / l divides feature j by query j's sum
             s_sum = s_sum.squeeze(-1)
-        out[..., qs:qe, :] = acc / s_sum if normalise else acc
+        out[..., qs:qe, :] = acc / s_sum**normalise if normalise else acc  # 2: divided twice
         if normalise and not (strict or unguarded or max_block_only):  # NaN left where made
             # a fully masked row (bottom-right alignment) is zeros
             out[..., qs:qe, :] = out[..., qs:qe, :].nan_to_num(0.0)
@@ -123,18 +123,6 @@ def keys_of_first_block(q, k, v, block_size=64, causal=False):
 def max_block_only_guarded(q, k, v, block_size=64, causal=False):
     """The running max replaced by the block's own, with a zero-sum guard at the end."""
     return online(q, k, v, block_size, causal, max_block_only=True).nan_to_num(0.0)
-
-
-def normalised_twice(q, k, v, block_size=64, causal=False):
-    """The output divided by the softmax's sum twice: kept normalised in the loop (as
-    FlashAttention-1 does) and divided by the running sum l again at the end."""
-    s = q @ k.transpose(-2, -1) * q.shape[-1] ** -0.5
-    if causal:
-        lq, lk = s.shape[-2:]
-        s = s.masked_fill(torch.arange(lk)[None, :] > torch.arange(lq)[:, None], -INF)
-    m = s.amax(-1, keepdim=True)
-    total = (s - torch.where(m.isneginf(), 0.0, m)).exp().sum(-1, keepdim=True)
-    return online(q, k, v, block_size, causal) / torch.where(total > 0, total, 1.0)
 
 
 def not_rescaled(out, c, failure) -> str:
@@ -197,7 +185,7 @@ TILED_MUTANTS = (  # tiled_attention's known mistakes: the online softmax with a
     ("tiled-v-sliced-on-features", _online_mutant(v_features=True)),
     ("online-softmax-inverted-correction", _online_mutant(inverted=True)),
     ("weights-times-keys", lambda q, k, v, *a, **kw: online(q, k, k, *a, **kw)),
-    ("online-normalised-twice", lambda *a, **kw: normalised_twice(*a, **kw)),
+    ("online-normalised-twice", _online_mutant(normalise=2)),
     ("online-sum-no-keepdim", _online_mutant(sum_matrix=True)),
     ("tiled-masked-block-nan", _online_mutant(reverse=True, unguarded=True)),
     ("online-max-block-only", _online_mutant(max_block_only=True)),
