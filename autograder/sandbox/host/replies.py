@@ -144,6 +144,11 @@ class WrongDevice(LearnerProblem):
     """A returned tensor is on a device the inputs were not on (``meta``: shape, no values)."""
 
 
+class UnusualDtype(LearnerProblem):
+    """A returned tensor of a dtype no exercise returns (quantized, float8, bits...): the checks
+    compare bool, integer, floating and complex tensors only."""
+
+
 @dataclass(frozen=True)
 class Opaque:
     """A value the sandbox could not send as data (a module, a generator...): its type and repr."""
@@ -168,6 +173,13 @@ class Trace:
 
 
 _ALLOWED_LEAVES = (type(None), bool, int, float, str, torch.dtype)
+# The dtypes a reply tensor may have: those the checks' comparisons work on. Others (quantized,
+# float8, bits8, uint16...) raised inside the comparisons: "the grader failed" (red team round 17).
+PLAIN_DTYPES = frozenset(
+    {torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64}
+    | {torch.float16, torch.bfloat16, torch.float32, torch.float64}
+    | {torch.complex64, torch.complex128}
+)
 
 
 def from_plain(value, devices: set[str], depth: int = 0):
@@ -183,6 +195,11 @@ def from_plain(value, devices: set[str], depth: int = 0):
             # a view with stride 0 over a small storage: torch.equal on it would walk every
             # element it claims, in the judge (red team round 14: 2**62 elements on 4 bytes)
             raise ProtocolError("a tensor with more elements than its storage holds")
+        if value.dtype not in PLAIN_DTYPES:
+            raise UnusualDtype(
+                f"returned a tensor of dtype {value.dtype}: return an ordinary tensor "
+                "(float, integer or bool), as the exercise's inputs are"
+            )
         if value.device.type not in devices:
             raise WrongDevice(
                 f"returned a tensor on the '{value.device.type}' device, but its inputs were on "
