@@ -47,12 +47,15 @@ def _explain(ex: Gradable, problem: LearnerProblem) -> tuple[str, str | None]:
     """A failure message (and catalogue id) for what the learner's code did."""
     if isinstance(problem, ForbiddenUsed):
         reference = [w for w in problem.what if w.startswith("course_lib")]
-        if reference:
+        if reference:  # at most three names, as below (a forged flood: red team round 18)
             return (
                 _(
                     "{name} calls the course's reference ({reference}) instead of your own code. "
                     "Write it yourself: no points for the reference."
-                ).format(name=ex.name, reference=", ".join(reference)),
+                ).format(
+                    name=ex.name,
+                    reference=", ".join(reference[:3]) + (", …" if len(reference) > 3 else ""),
+                ),
                 "uses-reference",
             )
         reasons = [r for w in problem.what for k, r in ex.forbid_why if fnmatchcase(w, k)]

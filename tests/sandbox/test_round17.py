@@ -2,8 +2,9 @@
 descriptions and unreadable answers are in tests/check/test_questions.py).
 
 A reply tensor of a dtype no exercise returns (quantized, float8, bits8) reached the checks,
-whose comparisons raised on it: the learner's mistake was reported as "the grader failed". Such a
-tensor is now refused where the reply is read, as the learner's own mistake, with the fix.
+whose comparisons raised on it: the learner's mistake was reported as "the grader failed". The
+sandbox now sends such a tensor as an opaque value that says its dtype (the exercise fails on
+it, as on any other wrong type), and the judge refuses one that comes in a reply all the same.
 """
 
 from __future__ import annotations
@@ -45,12 +46,12 @@ def test_reply_tensors_of_every_plain_dtype_are_kept(dtype):
 @SANDBOX
 @pytest.mark.parametrize(
     "exercise, dtype",
-    [("softmax", "-"), ("causal_mask", "bits8"), ("causal_mask", "float8_e5m2")],
+    [("softmax", "quint8"), ("causal_mask", "bits8"), ("causal_mask", "float8_e5m2")],
 )
 def test_a_submission_returning_unusual_dtypes_fails_its_exercise_saying_why(exercise, dtype):
     attack = BASE + "\n\n" + hostile("unusual_dtypes.py", dtype=dtype)
     a, b = attacker_then_classmate(attack, exercise, BASE)
     assert not a.passed, a
     assert "the grader failed" not in a.message, a
-    assert "dtype" in a.message, a
+    assert f"Tensor(torch.{dtype})" in a.message and a.mistake != "tampering", a
     assert b.passed, b

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from autograder.sandbox import protocol
 from autograder.sandbox.protocol import ErrorKind, ProtocolError, one_line
 
 
@@ -173,13 +174,9 @@ class Trace:
 
 
 _ALLOWED_LEAVES = (type(None), bool, int, float, str, torch.dtype)
-# The dtypes a reply tensor may have: those the checks' comparisons work on. Others (quantized,
-# float8, bits8, uint16...) raised inside the comparisons: "the grader failed" (red team round 17).
-PLAIN_DTYPES = frozenset(
-    {torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64}
-    | {torch.float16, torch.bfloat16, torch.float32, torch.float64}
-    | {torch.complex64, torch.complex128}
-)
+# Others (quantized, float8, bits8, uint16...) raised inside the comparisons: "the grader
+# failed" (red team round 17).
+PLAIN_DTYPES = frozenset(getattr(torch, name) for name in protocol.PLAIN_DTYPES)
 
 
 def from_plain(value, devices: set[str], depth: int = 0):
@@ -189,6 +186,10 @@ def from_plain(value, devices: set[str], depth: int = 0):
     if isinstance(value, torch.Tensor):
         if type(value) is not torch.Tensor:
             raise ProtocolError("a tensor subclass")
+        if vars(value) or value._backward_hooks:
+            # attributes of its own shadow its methods (red team round 18: `double` replaced
+            # made a comparison with an empty tensor)
+            raise ProtocolError("a tensor with attributes of its own")
         if value.layout is not torch.strided:
             raise ProtocolError(f"a tensor of layout {value.layout}")
         if value.numel() * value.element_size() > value.untyped_storage().nbytes():
@@ -212,18 +213,19 @@ def from_plain(value, devices: set[str], depth: int = 0):
                 )
             )
         return value
-    if isinstance(value, dict):
-        if set(value) == {"__opaque__", "repr"} and all(isinstance(v, str) for v in value.values()):
+    # exact types only, walked with their own methods (a subclass's attributes could shadow them)
+    if type(value) is dict:
+        if set(value) == {"__opaque__", "repr"} and all(type(v) is str for v in value.values()):
             return Opaque(one_line(value["__opaque__"], 200), one_line(value["repr"], 200))
-        if not all(isinstance(k, str) for k in value):
+        if not all(type(k) is str for k in value):
             raise ProtocolError("a dict with keys that are not text")
-        return {one_line(k): from_plain(v, devices, depth + 1) for k, v in value.items()}
-    if isinstance(value, tuple | list):
+        return {one_line(k): from_plain(v, devices, depth + 1) for k, v in dict.items(value)}
+    if type(value) in (tuple, list):
         return type(value)(from_plain(v, devices, depth + 1) for v in value)
-    if isinstance(value, str):  # learner text: shown on one line wherever a message quotes it
+    if type(value) is str:  # learner text: shown on one line wherever a message quotes it
         # (around it, spaces and line breaks are dropped: an answer "B\n" is still "B")
         return value if one_line(value) == value else one_line(value.strip())
-    if isinstance(value, _ALLOWED_LEAVES):
+    if type(value) in _ALLOWED_LEAVES:
         return value
     raise ProtocolError(f"a value of type {type(value).__name__}")
 

@@ -10,7 +10,9 @@ import traceback
 
 import torch
 
-from autograder.sandbox.protocol import encode
+from autograder.sandbox.protocol import PLAIN_DTYPES, encode
+
+_PLAIN = frozenset(getattr(torch, name) for name in PLAIN_DTYPES)
 
 
 def to_plain(value, depth=0):
@@ -23,6 +25,8 @@ def to_plain(value, depth=0):
             t = t.as_subclass(torch.Tensor)
         if t.layout != torch.strided:
             return {"__opaque__": f"Tensor({t.layout})", "repr": ""}
+        if t.dtype not in _PLAIN:  # no check compares these: said, not sent
+            return {"__opaque__": f"Tensor({t.dtype})", "repr": ""}
         return t.clone() if t.device.type == "meta" else t.to("cpu").clone().contiguous()
     if value is None or isinstance(value, bool | int | float | str):
         return value
