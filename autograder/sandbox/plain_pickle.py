@@ -14,6 +14,7 @@ does not write for such data.
 
 from __future__ import annotations
 
+import functools
 import io
 import pickletools
 
@@ -56,19 +57,17 @@ def check_archive(data: bytes) -> None:
         raise ProtocolError(f"not a message ({e})") from None
 
 
-def _dtype_names() -> set[str]:
+@functools.cache
+def _globals() -> frozenset[str]:
+    """The globals a plain reply's pickle may name: the calls above, storages and dtypes."""
     import torch
 
-    return {f"torch {n}" for n, v in vars(torch).items() if isinstance(v, torch.dtype)}
-
-
-_GLOBALS: set[str] = set()
+    dtypes = {f"torch {n}" for n, v in vars(torch).items() if isinstance(v, torch.dtype)}
+    return frozenset({*_REBUILDS, _HOOKS, *_STORAGES, *dtypes})
 
 
 def check(pickle: bytes) -> None:
     """:class:`NotPlain` unless ``pickle`` is one torch.save writes for plain data."""
-    if not _GLOBALS:
-        _GLOBALS.update(_REBUILDS, {_HOOKS}, _STORAGES, _dtype_names())
     stack: list[tuple] = []
     memo: dict[int, tuple] = {}
 
@@ -123,7 +122,7 @@ def check(pickle: bytes) -> None:
                     raise NotPlain("a malformed pickle")
                 stack.append(memo[arg])
             elif name == "GLOBAL":
-                if arg not in _GLOBALS:
+                if arg not in _globals():
                     raise NotPlain(f"a pickle naming {arg.replace(' ', '.')[:100]}")
                 stack.append(("global", arg))
             elif name == "REDUCE":
