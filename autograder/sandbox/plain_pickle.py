@@ -18,8 +18,6 @@ import functools
 import io
 import pickletools
 
-from autograder.sandbox.protocol import MAX_PICKLE, ProtocolError
-
 # The calls a reply's pickle makes: a tensor (its storage comes from the archive), a meta tensor
 # (shape, no values), and the empty OrderedDict of a tensor's backward hooks.
 _REBUILDS = {"torch._utils _rebuild_tensor_v2", "torch._utils _rebuild_meta_tensor_no_storage"}
@@ -46,15 +44,17 @@ _MARK, _OTHER = ("mark",), ("value",)
 
 
 class NotPlain(Exception):
-    """The pickle is not one torch.save writes for plain data; says what it holds instead."""
+    """Not what torch.save writes for plain data; says what it holds instead."""
 
 
-def check_archive(data: bytes) -> None:
-    """:class:`ProtocolError` unless ``data`` is an archive torch.save writes, of plain data."""
+def check_archive(data: bytes, max_pickle: int) -> None:
+    """:class:`NotPlain`, in words for the judge's report, unless ``data`` is an archive
+    torch.save writes, of plain data, whose pickle is at most ``max_pickle`` bytes."""
+    pickle = _pickle_of(data, max_pickle)
     try:
-        check(_pickle_of(data))
+        check(pickle)
     except NotPlain as e:
-        raise ProtocolError(f"not a message ({e})") from None
+        raise NotPlain(f"not a message ({e})") from None
 
 
 @functools.cache
@@ -153,16 +153,16 @@ def check(pickle: bytes) -> None:
 MAX_ENTRIES, MAX_DIRECTORY = 1024, 64 * 2**10  # a reply archive's directory: entries, bytes
 
 
-def _pickle_of(data: bytes) -> bytes:
+def _pickle_of(data: bytes, max_pickle: int) -> bytes:
     """The pickle (``*/data.pkl``) of a ``torch.save`` archive, as torch.load will read it; a
-    :class:`ProtocolError` for anything else: what does not begin as an archive (torch.load reads
+    :class:`NotPlain` for anything else: what does not begin as an archive (torch.load reads
     it as pickles, its legacy format, whatever zip follows), an archive it would read otherwise
     than Python's zipfile, a compressed entry (what it inflates to is not bounded by the frame),
-    a pickle past :data:`MAX_PICKLE`."""
+    a pickle past ``max_pickle`` bytes."""
     import zipfile
 
     if data[:4] != b"PK\x03\x04":
-        raise ProtocolError("not a message (not an archive torch.save writes)")
+        raise NotPlain("not a message (not an archive torch.save writes)")
     try:
         end = zipfile._EndRecData(io.BytesIO(data))
         if end is None:
@@ -171,7 +171,7 @@ def _pickle_of(data: bytes) -> bytes:
             # zipfile parses the whole directory in Python, each entry's extra field in time
             # quadratic in its length (red team round 15: 75 s of the judge's CPU for one reply);
             # torch.save writes a handful of entries
-            raise ProtocolError("not a message (an archive with a directory that large)")
+            raise NotPlain("not a message (an archive with a directory that large)")
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             entries = archive.infolist()
             # Python's zipfile reads the directory just before its end record even where the
@@ -182,31 +182,27 @@ def _pickle_of(data: bytes) -> bytes:
             if end[zipfile._ECD_SIGNATURE] == zipfile.stringEndArchive64:
                 found -= zipfile.sizeEndCentDir64 + zipfile.sizeEndCentDir64Locator
             if found != end[zipfile._ECD_OFFSET]:
-                raise ProtocolError(
-                    "not a message (an archive whose directory is not where it says)"
-                )
+                raise NotPlain("not a message (an archive whose directory is not where it says)")
             if any(e.compress_type != zipfile.ZIP_STORED for e in entries):
                 # torch.save stores every entry as is; a compressed one would be inflated past what
                 # the frame's length bounds (1 KiB of DEFLATE holds about a million bytes of pickle)
-                raise ProtocolError(
-                    "not a message (a compressed archive: torch.save never compresses)"
-                )
+                raise NotPlain("not a message (a compressed archive: torch.save never compresses)")
             names = [e.filename.lower() for e in entries]
             if len(set(names)) != len(names):
                 # torch's reader finds a name whatever its case (red team round 13: a 4-byte
                 # data.pkl counted, a DATA.PKL of millions of lists read): two such names, two
                 # readings
-                raise ProtocolError("not a message (an archive with two entries of one name)")
+                raise NotPlain("not a message (an archive with two entries of one name)")
             pickles = [
                 e for e, name in zip(entries, names, strict=True) if name.endswith("data.pkl")
             ]
             if len(pickles) != 1:
-                raise ProtocolError("not a message (an archive without one pickle)")
-            if pickles[0].file_size > MAX_PICKLE:
-                raise ProtocolError(
+                raise NotPlain("not a message (an archive without one pickle)")
+            if pickles[0].file_size > max_pickle:
+                raise NotPlain(
                     f"a message of {pickles[0].file_size // 1024} KiB of plain data (the limit is "
-                    f"{MAX_PICKLE // 1024} KiB): return tensors, not long lists"
+                    f"{max_pickle // 1024} KiB): return tensors, not long lists"
                 )
             return archive.read(pickles[0])
     except (zipfile.BadZipFile, ValueError, EOFError, OSError, RuntimeError):
-        raise ProtocolError("not a message (an archive that cannot be read)") from None
+        raise NotPlain("not a message (an archive that cannot be read)") from None

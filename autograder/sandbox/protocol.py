@@ -242,9 +242,12 @@ def parse(data: bytes) -> dict:
     """A validated sandbox message, or :class:`ProtocolError` (never anything else)."""
     import torch
 
-    from autograder.sandbox.plain_pickle import check_archive
+    from autograder.sandbox.plain_pickle import NotPlain, check_archive
 
-    check_archive(data)  # what torch.load would do while reading it: only what torch.save writes
+    try:  # what torch.load would do while reading it: only what torch.save writes
+        check_archive(data, MAX_PICKLE)
+    except NotPlain as e:
+        raise ProtocolError(str(e)) from None
     try:
         message = torch.load(io.BytesIO(data), weights_only=True)
     except Exception as e:
