@@ -22,6 +22,9 @@ def printable(text: str) -> str:
     return _CONTROL.sub(lambda m: ascii(m.group())[1:-1], str(text))
 
 
+MAX_MESSAGE = 4000  # characters of a result's message
+
+
 @dataclass(frozen=True)
 class Result:
     exercise: str
@@ -39,7 +42,11 @@ class Result:
         # messages, which can quote what learner code returned, are made safe to print.
         object.__setattr__(self, "points", float(self.points))
         object.__setattr__(self, "max_points", float(self.max_points))
-        object.__setattr__(self, "message", printable(self.message))
+        # cut: a check may quote a learner's value whole (red team round 19: 14.5 MB for one)
+        message = printable(self.message)
+        if len(message) > MAX_MESSAGE:
+            message = message[:MAX_MESSAGE] + " …"
+        object.__setattr__(self, "message", message)
 
     def to_json(self) -> dict:
         """The contract's result object, exactly."""

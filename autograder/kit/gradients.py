@@ -38,7 +38,7 @@ def missing_gradients(
     if not got.get("output_has_grad"):
         return ["<output>"]
     if uncalled is not None:
-        uncalled += [n for n in got.get("uncalled", []) if isinstance(n, str)]
+        uncalled += dict.fromkeys(n for n in got.get("uncalled", []) if isinstance(n, str))
     names = tuple(c.params)
     missing = [
         names[i] if i < len(names) else f"arg{i}"
@@ -75,8 +75,13 @@ def expect_gradients(target: Any, c: Call, *, output: int | None = None) -> None
             "breaks-autograd",
         )
     shown = ", ".join(str(m) for m in missing[:4]) + (" ..." if len(missing) > 4 else "")
-    unused = [n for n in uncalled if any(str(m).startswith(n + ".") for m in missing)]
-    unused = [n for n in unused if not any(n.startswith(u + ".") for u in unused)]  # outermost
+    # the layers that hold a missing parameter (each dotted prefix of its name), outermost only;
+    # sets, and names of at most 200 characters: the lists are the learner's (red team round 19)
+    names = [m for m in map(str, missing) if len(m) <= 200]
+    holders = {m[:i] for m in names for i, c in enumerate(m) if c == "."}
+    unused = [n for n in uncalled if n in holders]
+    held = set(unused)
+    unused = [n for n in unused if not any(n[:i] in held for i, c in enumerate(n) if c == ".")]
     if unused:
         raise fail(
             _(

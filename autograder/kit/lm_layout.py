@@ -68,7 +68,8 @@ def _check_final_norm_used(obj, label, info, d, tokens) -> None:
     if not missing:
         return
     params, blocks = info.get("parameters", {}), sorted(block_names(info))
-    unused = [b for b in blocks if all(n in missing for n in params if n.startswith(b + "."))]
+    lost = set(map(str, missing))  # a set: the learner's list (round 19)
+    unused = [b for b in blocks if all(n in lost for n in params if n.startswith(b + "."))]
     if unused and len(unused) < len(blocks):
         raise fail(
             _(sentences.LM_BLOCK_UNUSED).format(call=c, blocks=", ".join(unused)),

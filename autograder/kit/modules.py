@@ -15,7 +15,7 @@ import torch
 from autograder.i18n import _
 from autograder.kit.calling import Call, fail, learner_failed
 from autograder.kit.inputs import randn
-from autograder.kit.text import first_line
+from autograder.kit.text import first_line, fmt_returned
 from autograder.sandbox.host.replies import LearnerError
 
 
@@ -70,7 +70,7 @@ def expect_layers(
                 if not str(got).endswith(value):
                     raise fail(
                         _("{layer} is a {type}, expected a {expected}.").format(
-                            layer=f"{label}.{attr}", type=got, expected=value
+                            layer=f"{label}.{attr}", type=first_line(str(got)), expected=value
                         )
                     )
             elif _plain(got) != _plain(value):
@@ -78,7 +78,7 @@ def expect_layers(
                 mistake = mistake or (known or {}).get((attr, key, _plain(got)))
                 raise fail(
                     _("{layer} has {key}={value}, expected {expected}.").format(
-                        layer=f"{label}.{attr}", key=key, value=got, expected=value
+                        layer=f"{label}.{attr}", key=key, value=fmt_returned(got), expected=value
                     ),
                     mistake,
                 )

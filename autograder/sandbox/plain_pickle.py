@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import io
 import pickletools
+import re
 
 # The calls a reply's pickle makes: a tensor (its storage comes from the archive), a meta tensor
 # (shape, no values), and the empty OrderedDict of a tensor's backward hooks.
@@ -40,19 +41,21 @@ _LEAVES = {
 _POP_TO_MARK = {"APPENDS", "SETITEMS"}
 _MARK_TO_ONE = {"TUPLE", "LIST", "DICT"}
 
-_MARK, _OTHER = ("mark",), ("value",)
+_MARK, _OTHER, _TEXT = ("mark", 1), ("value", 1), ("text", 1)
+_PERSISTENT_ID = re.compile(r"text global torch \w+Storage text text value")
 
 
 class NotPlain(Exception):
     """Not what torch.save writes for plain data; says what it holds instead."""
 
 
-def check_archive(data: bytes, max_pickle: int) -> None:
+def check_archive(data: bytes, max_pickle: int, max_items: int) -> None:
     """:class:`NotPlain`, in words for the judge's report, unless ``data`` is an archive
-    torch.save writes, of plain data, whose pickle is at most ``max_pickle`` bytes."""
+    torch.save writes, of plain data, whose pickle is at most ``max_pickle`` bytes (and its
+    tuples at most ``max_items`` values: :func:`check`)."""
     pickle = _pickle_of(data, max_pickle)
     try:
-        check(pickle)
+        check(pickle, max_items)
     except NotPlain as e:
         raise NotPlain(f"not a message ({e})") from None
 
@@ -66,8 +69,16 @@ def _globals() -> frozenset[str]:
     return frozenset({*_REBUILDS, _HOOKS, *_STORAGES, *dtypes})
 
 
-def check(pickle: bytes) -> None:
-    """:class:`NotPlain` unless ``pickle`` is one torch.save writes for plain data."""
+def check(pickle: bytes, max_items: int) -> None:
+    """:class:`NotPlain` unless ``pickle`` is one torch.save writes for plain data, whose tuples
+    reach at most ``max_items`` values.
+
+    Each item on the simulated stack is ``(kind, weight)``: a tuple's weight is the values it
+    reaches, each shared one counted each time (what hashing or printing it costs), so a tuple
+    built of two references to the one below it, 40 deep, is refused at its 18th level rather
+    than hashed 2**40 times inside torch.load (red team round 19). The two places torch.load
+    hashes a value, a dict's key and a storage's key, must be text; the storage's persistent id
+    is exactly the five plain values torch.save writes."""
     stack: list[tuple] = []
     memo: dict[int, tuple] = {}
 
@@ -78,41 +89,53 @@ def check(pickle: bytes) -> None:
         del stack[len(stack) - n :]
         return items
 
-    def pop_to_mark() -> int:
+    def pop_to_mark() -> list[tuple]:
         for i in range(len(stack) - 1, -1, -1):
             if stack[i] is _MARK:
-                n = len(stack) - i - 1
+                items = stack[i + 1 :]
                 del stack[i:]
-                return n
+                return items
         raise NotPlain("a malformed pickle")
+
+    def tuple_of(items: list[tuple]) -> tuple:
+        weight = 1 + sum(item[1] for item in items)
+        if weight > max_items:
+            raise NotPlain(f"a pickle of more than {max_items} values")
+        return ("tuple", weight, tuple(item[0] for item in items))
+
+    def keys_are_text(items: list[tuple]) -> None:
+        if any(key[0] != "text" for key in items[::2]):
+            raise NotPlain("a pickle with a dict key that is not text")
 
     try:
         for op, arg, _ in pickletools.genops(pickle):
             name = op.name
             if name in _LEAVES:
-                stack.append(_OTHER)
+                stack.append(_TEXT if name == "BINUNICODE" else _OTHER)
             elif name == "PROTO":
                 if arg != 2:
                     raise NotPlain(f"a pickle of protocol {arg}")
             elif name == "MARK":
                 stack.append(_MARK)
             elif name == "EMPTY_TUPLE":
-                stack.append(("tuple", 0))
+                stack.append(tuple_of([]))
             elif name in ("TUPLE1", "TUPLE2", "TUPLE3"):
-                n = int(name[-1])
-                pop(n)
-                stack.append(("tuple", n))
+                stack.append(tuple_of(pop(int(name[-1]))))
             elif name in _MARK_TO_ONE:
-                n = pop_to_mark()
-                stack.append(("tuple", n) if name == "TUPLE" else _OTHER)
+                items = pop_to_mark()
+                if name == "DICT":
+                    keys_are_text(items)
+                stack.append(tuple_of(items) if name == "TUPLE" else _OTHER)
             elif name == "APPEND":
                 pop(2)
                 stack.append(_OTHER)
             elif name == "SETITEM":
-                pop(3)
+                keys_are_text(pop(3)[1:])
                 stack.append(_OTHER)
             elif name in _POP_TO_MARK:
-                pop_to_mark()
+                items = pop_to_mark()
+                if name == "SETITEMS":
+                    keys_are_text(items)
                 pop(1)
                 stack.append(_OTHER)
             elif name in ("BINPUT", "LONG_BINPUT"):
@@ -124,18 +147,20 @@ def check(pickle: bytes) -> None:
             elif name == "GLOBAL":
                 if arg not in _globals():
                     raise NotPlain(f"a pickle naming {arg.replace(' ', '.')[:100]}")
-                stack.append(("global", arg))
+                stack.append(("global " + arg, 1))
             elif name == "REDUCE":
                 fn, args = pop(2)
-                if not (
-                    fn[0] == "global"
-                    and (fn[1] in _REBUILDS or (fn[1] == _HOOKS and args == ("tuple", 0)))
-                ):
-                    called = fn[1].replace(" ", ".") if fn[0] == "global" else "a value"
+                called = fn[0].removeprefix("global ")
+                if not (called in _REBUILDS or (called == _HOOKS and args[:2] == ("tuple", 1))):
+                    called = called.replace(" ", ".") if fn[0] != called else "a value"
                     raise NotPlain(f"a pickle calling {called[:100]}")
                 stack.append(_OTHER)
             elif name == "BINPERSID":  # a tensor's storage, read from the archive
-                pop(1)
+                [saved] = pop(1)
+                # ("storage", its class, its key, its location, its size): torch.load hashes
+                # the key and prints it into a file name
+                if saved[0] != "tuple" or not _PERSISTENT_ID.fullmatch(" ".join(saved[2])):
+                    raise NotPlain("a pickle with a storage of another form")
                 stack.append(_OTHER)
             elif name == "STOP":
                 if len(stack) != 1:

@@ -245,7 +245,7 @@ def parse(data: bytes) -> dict:
     from autograder.sandbox.plain_pickle import NotPlain, check_archive
 
     try:  # what torch.load would do while reading it: only what torch.save writes
-        check_archive(data, MAX_PICKLE)
+        check_archive(data, MAX_PICKLE, MAX_ITEMS)
     except NotPlain as e:
         raise ProtocolError(str(e)) from None
     try:

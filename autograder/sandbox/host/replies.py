@@ -8,6 +8,7 @@ did wrong reaches the checks as a :class:`LearnerProblem`.
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 from dataclasses import dataclass, field
@@ -183,6 +184,12 @@ def from_plain(value, devices: set[str], depth: int = 0):
     """The learner's value as the checks see it; refuses what a reply may not contain."""
     if depth > 20:
         raise ProtocolError("a value nested too deeply")
+    if depth == 0 and _tensor_bytes(value) > protocol.MAX_FRAME:
+        # views of one storage, each as large as it: the reply is small (torch.save writes the
+        # storage once), but what the judge does with each tensor (compare it, send it back in a
+        # request, where pickle writes each view's storage again) is not (red team round 19:
+        # 1000 views of 1 MiB in a 1 MB reply, 2.4 GB of the judge's memory)
+        raise ProtocolError(f"tensors of more than {protocol.MAX_FRAME} bytes in all")
     if isinstance(value, torch.Tensor):
         if type(value) is not torch.Tensor:
             raise ProtocolError("a tensor subclass")
@@ -228,6 +235,52 @@ def from_plain(value, devices: set[str], depth: int = 0):
     if type(value) in _ALLOWED_LEAVES:
         return value
     raise ProtocolError(f"a value of type {type(value).__name__}")
+
+
+def _tensor_bytes(value) -> int:
+    """The bytes of the tensors ``value`` reaches (off the meta device), each view counted."""
+    total, stack = 0, [value]
+    while stack:
+        v = stack.pop()
+        if type(v) is torch.Tensor and v.device.type != "meta":
+            total += v.numel() * v.element_size()
+        elif type(v) is dict:
+            stack.extend(dict.values(v))
+        elif type(v) in (list, tuple):
+            stack.extend(v)
+    return total
+
+
+# What the judge does with a helper's reply: loops over the names it lists, builds tensors of the
+# shapes it reports (red team round 19: 125000 names in a gradients reply, minutes of the judge's
+# CPU; a parameter of 16384 x 16384 on the meta device, 3.5 GB of its memory). The course's
+# modules have dozens of layers and parameters, each of a few thousand values.
+HELPER_NAMES = 1024  # entries of any list or dict in a helper's reply
+HELPER_VALUES = 2**24  # values of the parameters a describe reply reports, in all
+
+
+def helper_reply(helper: str | None, value):
+    """``value``, the reply of ``apply(helper)`` (``helper`` None: of another request), unless
+    it lists more than :data:`HELPER_NAMES` things, or (``describe``) parameters of more than
+    :data:`HELPER_VALUES` values in all or of a shape that is none: :class:`ProtocolError`."""
+    if helper is None or type(value) is not dict:
+        return value
+    for key, items in dict.items(value):
+        if type(items) in (list, dict) and len(items) > HELPER_NAMES:
+            raise ProtocolError(f"a {helper} reply listing more than {HELPER_NAMES} {key}")
+    if helper == "describe":
+        shapes = value.get("parameters", {})
+        total = 0
+        for shape in dict.values(shapes) if type(shapes) is dict else ():
+            if type(shape) is not list or len(shape) > 8 or any(type(n) is not int for n in shape):
+                raise ProtocolError("a describe reply with a shape that is not a list of sizes")
+            total += math.prod(min(max(n, 0), HELPER_VALUES + 1) for n in shape)
+        if total > HELPER_VALUES:
+            raise ProtocolError(
+                f"a model whose parameters hold {total} values, more than the {HELPER_VALUES} "
+                "the checks build: build the layers the exercise asks for, of the sizes given"
+            )
+    return value
 
 
 def devices_of(*values) -> set[str]:

@@ -7,8 +7,7 @@ process's own CPU time (``RLIMIT_CPU``); a generous wall-clock backstop (:func:`
 stops code that sleeps or blocks. A call that raises, runs past a limit, dies, or uses what the
 exercise forbids raises a :class:`~autograder.sandbox.host.replies.LearnerProblem`.
 
-The requests are generic (:class:`autograder.sandbox.protocol.Request`): ``call``, ``new``, ``get``
-and ``apply`` (a helper of :mod:`autograder.sandbox.inside.remote` run next to a remote object).
+Requests: :class:`autograder.sandbox.protocol.Request` (``apply``: a helper of ``inside.remote``).
 """
 
 from __future__ import annotations
@@ -36,6 +35,7 @@ from autograder.sandbox.host.replies import (
     devices_of,
     ended,
     from_plain,
+    helper_reply,
     machine_busy,
     trace_of,
     wall_backstop,
@@ -355,7 +355,7 @@ class Submission:
         try:
             if message["trace"] is not None:
                 self.last_trace = trace_of(message["trace"])
-            return from_plain(message["value"], devices)
+            return helper_reply(req.helper, from_plain(message["value"], devices))
         except ProtocolError as e:
             raise Tampered(f"the sandbox sent something that is not a reply ({e})") from None
 
