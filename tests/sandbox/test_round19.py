@@ -88,6 +88,8 @@ def test_views_of_one_storage_count_each_time_they_are_reached():
     assert from_plain({f"k{i}": big[:] for i in range(200)}, {"cpu"})  # 200 MiB: read
     with pytest.raises(ProtocolError, match=f"more than {MAX_FRAME} bytes"):
         from_plain({f"k{i}": big[:] for i in range(1000)}, {"cpu"})
+    with pytest.raises(ProtocolError, match=f"more than {MAX_FRAME} bytes"):
+        from_plain([big[:1]] * 1000, {"cpu"})  # a value each; pickle writes 1 MiB for each
     meta = torch.empty(2**40, device="meta")  # a shape without values counts nothing
     assert from_plain([meta] * 4, {"cpu", "meta"})
 

@@ -238,12 +238,14 @@ def from_plain(value, devices: set[str], depth: int = 0):
 
 
 def _tensor_bytes(value) -> int:
-    """The bytes of the tensors ``value`` reaches (off the meta device), each view counted."""
+    """The bytes of the storages of the tensors ``value`` reaches (off the meta device), each
+    view counted: pickle writes a view's whole storage (the sandbox sends each tensor as a
+    clone, its storage no larger than it)."""
     total, stack = 0, [value]
     while stack:
         v = stack.pop()
         if type(v) is torch.Tensor and v.device.type != "meta":
-            total += v.numel() * v.element_size()
+            total += v.untyped_storage().nbytes()
         elif type(v) is dict:
             stack.extend(dict.values(v))
         elif type(v) in (list, tuple):
