@@ -244,8 +244,8 @@ def _tensor_bytes(value) -> int:
     total, stack = 0, [value]
     while stack:
         v = stack.pop()
-        if type(v) is torch.Tensor and v.device.type != "meta":
-            total += v.untyped_storage().nbytes()
+        if type(v) is torch.Tensor and v.layout is torch.strided and v.device.type != "meta":
+            total += v.untyped_storage().nbytes()  # (another layout is refused after)
         elif type(v) is dict:
             stack.extend(dict.values(v))
         elif type(v) in (list, tuple):
