@@ -68,19 +68,27 @@ def fmt_type(value: Any) -> str:
     return _("a {type}").format(type=type_name or type(value).__name__)
 
 
-_SHORT = reprlib.Repr()  # keyword arguments only from Python 3.12
+class _Short(reprlib.Repr):
+    """reprlib's bounded repr, with tensors inside containers described as :func:`fmt_returned`
+    describes one (reprlib would take a tensor's whole repr, then cut it: red team round 20)."""
+
+    def repr1(self, x, level):
+        if isinstance(x, torch.Tensor) and (x.numel() > 6 or x.dim() > 2):
+            return f"tensor(shape={tuple(x.shape)}, dtype={x.dtype})"
+        return super().repr1(x, level)
+
+
+_SHORT = _Short()  # keyword arguments only from Python 3.12
 _SHORT.maxlevel, _SHORT.maxlist, _SHORT.maxtuple, _SHORT.maxdict = 3, 6, 6, 6
 _SHORT.maxstring = _SHORT.maxother = 60
 
 
 def fmt_returned(value: Any, limit: int = 60) -> str:
     """A learner's value in a message: its repr, at most ``limit`` characters, computed at a
-    cost bounded by that (a tensor of more than 6 values is its shape and dtype: torch prints
-    (2, 2, ..., 2) element by element, minutes for one answer: red team round 17)."""
-    if isinstance(value, torch.Tensor) and (value.numel() > 6 or value.dim() > 2):
-        text = f"tensor(shape={tuple(value.shape)}, dtype={value.dtype})"
-    else:
-        text = _SHORT.repr(value)
+    cost bounded by that (a tensor of more than 6 values, alone or in a container, is its shape
+    and dtype: torch prints (2, 2, ..., 2) element by element, minutes for one answer: red team
+    rounds 17 and 20)."""
+    text = _SHORT.repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

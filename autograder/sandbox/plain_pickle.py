@@ -81,6 +81,7 @@ def check(pickle: bytes, max_items: int) -> None:
     is exactly the five plain values torch.save writes."""
     stack: list[tuple] = []
     memo: dict[int, tuple] = {}
+    rebuilt = 0  # the values all calls are given (their arguments' weights)
 
     def pop(n: int = 1) -> list[tuple]:
         if len(stack) < n or _MARK in stack[len(stack) - n :]:
@@ -154,6 +155,12 @@ def check(pickle: bytes, max_items: int) -> None:
                 if not (called in _REBUILDS or (called == _HOOKS and args[:2] == ("tuple", 1))):
                     called = called.replace(" ", ".") if fn[0] != called else "a value"
                     raise NotPlain(f"a pickle calling {called[:100]}")
+                # each call keeps its own copy of what it is given (a tensor, its sizes and
+                # strides): one memoised tuple of 65536 sizes, given to thousands of rebuilds at
+                # 5 bytes each, made gigabytes (red team round 20). All calls share one budget.
+                rebuilt += args[1]
+                if rebuilt > max_items:
+                    raise NotPlain(f"a pickle rebuilding tensors of more than {max_items} values")
                 stack.append(_OTHER)
             elif name == "BINPERSID":  # a tensor's storage, read from the archive
                 [saved] = pop(1)

@@ -237,20 +237,28 @@ def from_plain(value, devices: set[str], depth: int = 0):
     raise ProtocolError(f"a value of type {type(value).__name__}")
 
 
-def _tensor_bytes(value) -> int:
-    """The bytes of the storages of the tensors ``value`` reaches (off the meta device), each
-    view counted: pickle writes a view's whole storage (the sandbox sends each tensor as a
-    clone, its storage no larger than it)."""
-    total, stack = 0, [value]
+def _tensors(value):
+    """Every tensor ``value`` reaches, each reference once (a reply is bounded: _bounded)."""
+    stack = [value]
     while stack:
         v = stack.pop()
-        if type(v) is torch.Tensor and v.layout is torch.strided and v.device.type != "meta":
-            total += v.untyped_storage().nbytes()  # (another layout is refused after)
+        if isinstance(v, torch.Tensor):
+            yield v
         elif type(v) is dict:
             stack.extend(dict.values(v))
         elif type(v) in (list, tuple):
             stack.extend(v)
-    return total
+
+
+def _tensor_bytes(value) -> int:
+    """The bytes of the storages of the tensors ``value`` reaches (off the meta device), each
+    view counted: pickle writes a view's whole storage (the sandbox sends each tensor as a
+    clone, its storage no larger than it). Another layout is refused after."""
+    return sum(
+        t.untyped_storage().nbytes()
+        for t in _tensors(value)
+        if type(t) is torch.Tensor and t.layout is torch.strided and t.device.type != "meta"
+    )
 
 
 # What the judge does with a helper's reply: loops over the names it lists, builds tensors of the
@@ -263,15 +271,24 @@ HELPER_VALUES = 2**24  # values of the parameters a describe reply reports, in a
 
 def helper_reply(helper: str | None, value):
     """``value``, the reply of ``apply(helper)`` (``helper`` None: of another request), unless
-    it lists more than :data:`HELPER_NAMES` things, or (``describe``) parameters of more than
-    :data:`HELPER_VALUES` values in all or of a shape that is none: :class:`ProtocolError`."""
-    if helper is None or type(value) is not dict:
+    it lists more than :data:`HELPER_NAMES` things, holds a tensor where the helper returns none
+    or a number that is not a float where it returns floats (the judge does arithmetic on them:
+    round 20, a (N, 1) and a (1, N) tensor as two losses made an N x N one), or (``describe``)
+    reports parameters of more than :data:`HELPER_VALUES` values or a shape that is none:
+    :class:`ProtocolError`."""
+    if helper is None:
         return value
-    for key, items in dict.items(value):
+    if helper not in _TENSOR_HELPERS and next(_tensors(value), None) is not None:
+        raise ProtocolError(f"a {helper} reply holding a tensor")
+    if helper in _FLOAT_ROWS and not (
+        type(value) is list and all(_FLOAT_ROWS[helper](row) for row in value)
+    ):
+        raise ProtocolError(f"a {helper} reply that is not the numbers it returns")
+    for key, items in dict.items(value) if type(value) is dict else enumerate([value]):
         if type(items) in (list, dict) and len(items) > HELPER_NAMES:
             raise ProtocolError(f"a {helper} reply listing more than {HELPER_NAMES} {key}")
     if helper == "describe":
-        shapes = value.get("parameters", {})
+        shapes = value.get("parameters", {}) if type(value) is dict else {}
         total = 0
         for shape in dict.values(shapes) if type(shapes) is dict else ():
             if type(shape) is not list or len(shape) > 8 or any(type(n) is not int for n in shape):
@@ -283,6 +300,25 @@ def helper_reply(helper: str | None, value):
                 "the checks build: build the layers the exercise asks for, of the sizes given"
             )
     return value
+
+
+# The helpers (sandbox/inside/remote.py) whose replies hold tensors: a learner's outputs, and
+# gradients (the judge reads only whether each is there).
+_TENSOR_HELPERS = {"call", "gradients", "last_block_scaled"}
+_FLOATS = (float, type(None))
+# The helpers that return numbers, by the form of each item: fit's losses; derivatives' rows
+# [kind, key, autograd or None, difference, difference, size].
+_FLOAT_ROWS = {
+    "fit": lambda loss: type(loss) is float,
+    "derivatives": lambda row: (
+        type(row) is list
+        and len(row) == 6
+        and type(row[0]) is str
+        and type(row[1]) in (int, str)
+        and type(row[2]) in _FLOATS
+        and all(type(x) is float for x in row[3:])
+    ),
+}
 
 
 def devices_of(*values) -> set[str]:
