@@ -284,7 +284,7 @@ def helper_reply(helper: str | None, value):
         type(value) is list and all(_FLOAT_ROWS[helper](row) for row in value)
     ):
         raise ProtocolError(f"a {helper} reply that is not the numbers it returns")
-    for key, items in dict.items(value) if type(value) is dict else enumerate([value]):
+    for key, items in dict.items(value) if type(value) is dict else [("items", value)]:
         if type(items) in (list, dict) and len(items) > HELPER_NAMES:
             raise ProtocolError(f"a {helper} reply listing more than {HELPER_NAMES} {key}")
     if helper == "describe":
