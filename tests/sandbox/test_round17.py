@@ -14,7 +14,7 @@ import torch
 from lesson_files import BASE
 
 from autograder.sandbox.host import bwrap
-from autograder.sandbox.host.replies import PLAIN_DTYPES, UnusualDtype, from_plain
+from autograder.sandbox.host.replies import PLAIN_DTYPES, UnusualTensor, from_plain
 from tests.sandbox.test_round3 import attacker_then_classmate, hostile
 
 SANDBOX = pytest.mark.skipif(
@@ -33,7 +33,7 @@ SANDBOX = pytest.mark.skipif(
     ids=["quantized", "bits8", "float8"],
 )
 def test_a_reply_tensor_of_an_unusual_dtype_is_the_learners_mistake(tensor):
-    with pytest.raises(UnusualDtype, match="return an ordinary tensor"):
+    with pytest.raises(UnusualTensor, match="return an ordinary tensor"):
         from_plain([tensor], {"cpu"})
 
 

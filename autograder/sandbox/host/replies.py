@@ -146,9 +146,11 @@ class WrongDevice(LearnerProblem):
     """A returned tensor is on a device the inputs were not on (``meta``: shape, no values)."""
 
 
-class UnusualDtype(LearnerProblem):
+class UnusualTensor(LearnerProblem):
     """A returned tensor of a dtype no exercise returns (quantized, float8, bits...): the checks
-    compare bool, integer, floating and complex tensors only."""
+    compare bool, integer, floating and complex tensors only; or of more dims than MAX_DIMS
+    (torch's comparisons cost the square of the dims before they refuse more than 64: red team
+    round 21, 30 s of the judge's CPU for a tensor of 65000 dims of size 1)."""
 
 
 @dataclass(frozen=True)
@@ -203,8 +205,12 @@ def from_plain(value, devices: set[str], depth: int = 0):
             # a view with stride 0 over a small storage: torch.equal on it would walk every
             # element it claims, in the judge (red team round 14: 2**62 elements on 4 bytes)
             raise ProtocolError("a tensor with more elements than its storage holds")
+        if value.dim() > MAX_DIMS:
+            raise UnusualTensor(
+                f"returned a tensor of {value.dim()} dims: the exercises return at most {MAX_DIMS}"
+            )
         if value.dtype not in PLAIN_DTYPES:
-            raise UnusualDtype(
+            raise UnusualTensor(
                 f"returned a tensor of dtype {value.dtype}: return an ordinary tensor "
                 "(float, integer or bool), as the exercise's inputs are"
             )
@@ -341,7 +347,7 @@ def devices_of(*values) -> set[str]:
 
 
 MAX_TRACED = 2**16  # shapes or ops a trace may list
-MAX_DIMS = 16  # dims of a traced shape
+MAX_DIMS = 16  # dims of a traced shape, and of a returned tensor
 
 
 def _size(d) -> int:
