@@ -26,6 +26,7 @@ from autograder.sandbox.host.replies import (
     Tampered,
 )
 from autograder.sandbox.host.submission import Submission, run_check
+from autograder.sandbox.protocol import first_few
 
 
 class NothingToGrade(Exception):
@@ -47,19 +48,16 @@ def _explain(ex: Gradable, problem: LearnerProblem) -> tuple[str, str | None]:
     """A failure message (and catalogue id) for what the learner's code did."""
     if isinstance(problem, ForbiddenUsed):
         reference = [w for w in problem.what if w.startswith("course_lib")]
-        if reference:  # at most three names, as below (a forged flood: red team round 18)
+        if reference:
             return (
                 _(
                     "{name} calls the course's reference ({reference}) instead of your own code. "
                     "Write it yourself: no points for the reference."
-                ).format(
-                    name=ex.name,
-                    reference=", ".join(reference[:3]) + (", …" if len(reference) > 3 else ""),
-                ),
+                ).format(name=ex.name, reference=first_few(reference)),
                 "uses-reference",
             )
         reasons = [r for w in problem.what for k, r in ex.forbid_why if fnmatchcase(w, k)]
-        names = ", ".join(problem.what[:3]) + (", …" if len(problem.what) > 3 else "")
+        names = first_few(problem.what)
         what = (
             _("which {reason}").format(reason=_(reasons[0]))
             if reasons

@@ -219,6 +219,12 @@ _NOT_ONE_LINE = re.compile(
 _FRAME = re.compile(r"  (cell \d+|[^,]*\.py), line \d+, in .*")
 
 
+def first_few(names: list[str], sep: str = ", ") -> str:
+    """At most three of ``names``, joined, then "…" where there were more (a forged flood of
+    names made megabytes of one message: red team round 18)."""
+    return sep.join(names[:3]) + (f"{sep}…" if len(names) > 3 else "")
+
+
 def one_line(text: str, limit: int = MAX_TEXT) -> str:
     """Learner text as the judge shows it, everywhere: on one line, every control character
     (newlines included) written as its escape (``\\n``, ``\\x1b``), at most ``limit`` characters.

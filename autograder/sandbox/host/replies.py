@@ -286,8 +286,8 @@ def helper_reply(helper: str | None, value):
         return value
     if helper not in _TENSOR_HELPERS and next(_tensors(value), None) is not None:
         raise ProtocolError(f"a {helper} reply holding a tensor")
-    if helper in _FLOAT_ROWS and not (
-        type(value) is list and all(_FLOAT_ROWS[helper](row) for row in value)
+    if helper in _NUMBERS and not (
+        type(value) is list and all(_NUMBERS[helper](row) for row in value)
     ):
         raise ProtocolError(f"a {helper} reply that is not the numbers it returns")
     for key, items in dict.items(value) if type(value) is dict else [("items", value)]:
@@ -312,9 +312,9 @@ def helper_reply(helper: str | None, value):
 # gradients (the judge reads only whether each is there).
 _TENSOR_HELPERS = {"call", "gradients", "last_block_scaled"}
 _FLOATS = (float, type(None))
-# The helpers that return numbers, by the form of each item: fit's losses; derivatives' rows
-# [kind, key, autograd or None, difference, difference, size].
-_FLOAT_ROWS = {
+# The helpers that return lists of numbers, by the form of each item: fit's losses (floats);
+# derivatives' rows [kind, key, autograd or None, difference, difference, size].
+_NUMBERS = {
     "fit": lambda loss: type(loss) is float,
     "derivatives": lambda row: (
         type(row) is list

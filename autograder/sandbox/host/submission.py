@@ -55,6 +55,7 @@ from autograder.sandbox.protocol import (
     ProtocolError,
     Request,
     Setup,
+    first_few,
     parse,
 )
 
@@ -334,9 +335,8 @@ class Submission:
         if self._tampered:
             raise Tampered(self._tampered[0])
         if self._refused:  # reported even if the learner's code caught the exception
-            refused = list(dict.fromkeys(self._refused))  # at most three, once each (round 18)
-            more = "; …" if len(refused) > 3 else ""
-            raise Tampered(f"the grader's sandbox does not allow {'; '.join(refused[:3])}{more}")
+            refused = first_few(list(dict.fromkeys(self._refused)), "; ")  # once each
+            raise Tampered(f"the grader's sandbox does not allow {refused}")
         if message["type"] == "error":
             kind, text = message["kind"], message["message"]
             if kind == "MemoryError" or "can't allocate memory" in text:
