@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 from autograder.grade import RELEASE
 
@@ -46,8 +46,47 @@ def parse_due(text: str) -> datetime:
     return when
 
 
+# nbgrader's timestamp.txt: "DATE TIME ZONE" (its Exchange.timestamp_format, "%Y-%m-%d %H:%M:%S.%f
+# %Z"). ZONE is an abbreviation or key of the IANA database ("UTC", "CET", "Europe/Paris") or an
+# offset ("+0100"); none is UTC.
+_STAMP = re.compile(
+    r"(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?"
+    r"(?: (?:(?P<offset>[+-]\d\d:?\d\d)|(?P<zone>[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+)*)))?"
+)
+_UTC_NAMES = {"UTC", "Z", "GMT", "Etc/UTC"}
+
+
+def read_timestamp(text: str) -> datetime:
+    """The time in a learner's ``timestamp.txt``, in UTC without a time zone, as nbgrader reads
+    the one it writes; anything else raises ValueError. Stricter than nbgrader's ``parse_utc``,
+    which hands a zone it cannot parse to dateutil's ``gettz``: that opens a zone named by a path
+    as a file, anywhere on the host, with no size limit (red team round 22). A zone here is an
+    offset or a key of the IANA database, which ``zoneinfo`` reads from its own folders only."""
+    import zoneinfo
+
+    found = _STAMP.fullmatch(text.strip())
+    if found is None:
+        raise ValueError(f"not nbgrader's 'YYYY-MM-DD HH:MM:SS ZONE': {text.strip()[:60]!r}")
+    year, month, day, hour, minute, second = map(int, found.groups()[:6])
+    micro = int((found.group(7) or "0").ljust(6, "0"))
+    when = datetime(year, month, day, hour, minute, second, micro)
+    offset, zone = found.group("offset"), found.group("zone")
+    if offset:
+        sign = -1 if offset[0] == "-" else 1
+        digits = offset[1:].replace(":", "")
+        return when - sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+    if zone is None or zone in _UTC_NAMES:
+        return when
+    try:
+        tz = zoneinfo.ZoneInfo(zone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError) as e:  # a folder ("Europe")
+        raise ValueError(f"unknown time zone {zone[:60]!r}") from e
+    return when.replace(tzinfo=tz).astimezone(timezone.utc).replace(tzinfo=None)
+
+
 def parse_utc(text: str) -> datetime:
-    """nbgrader's own reading of a date (nbgrader imports nbformat: see ``import_nbformat``)."""
+    """nbgrader's own reading of a date (nbgrader imports nbformat: see ``import_nbformat``), for
+    the instructor's due dates; a learner's timestamp is :func:`read_timestamp`'s."""
     from autograder.core.extract import import_nbformat
 
     import_nbformat()

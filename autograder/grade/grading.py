@@ -29,7 +29,7 @@ from tqdm import tqdm
 
 from autograder.core.assignment import assignment, judge_assignment
 from autograder.core.extract import ExtractError, from_file, read_submission
-from autograder.grade.due import DueError, parse_utc, read_dues
+from autograder.grade.due import DueError, read_dues, read_timestamp
 from autograder.grade.due import parse_due as read_due
 from autograder.grade.outputs import details
 from autograder.grade.outputs.table import read_table
@@ -127,8 +127,8 @@ def _submitted(folder: Path) -> tuple[datetime | None, str | None]:
     """The time in nbgrader's ``timestamp.txt`` (UTC), or a note on why it could not be read."""
     if not os.path.lexists(folder / TIMESTAMP):
         return None, None
-    try:  # nbgrader's own reading of the file it writes
-        return parse_utc(read_submission(folder / TIMESTAMP, limit=200).strip()), None
+    try:  # the format nbgrader writes, read strictly (due.read_timestamp: never a path)
+        return read_timestamp(read_submission(folder / TIMESTAMP, limit=200)), None
     except (ExtractError, ValueError, OverflowError, TypeError) as e:
         return None, f"{TIMESTAMP} could not be read ({e}); lateness not checked"
 

@@ -31,6 +31,10 @@ CELL_KEYS = {
     "raw": {"id", "cell_type", "metadata", "source", "attachments"},
 }
 ID_PUNCTUATION = "_.-@"  # besides letters (with their marks) and digits of any script
+# How much of the learner's markdown and raw text formgrader's page shows (characters): what
+# renders it (nbconvert's strip_files_prefix, red team round 22) is quadratic in a line's length.
+MAX_SHOWN, MAX_SHOWN_TOTAL = 8000, 32000
+NOT_SHOWN = "(a {kind} cell of {n} characters, not shown here: it is in the submitted notebook)"
 _locked = lambda meta: bool(meta.get("locked") and meta.get("grade_id"))  # noqa: E731
 
 
@@ -48,6 +52,7 @@ def inert(nb, trusted: set[str] = frozenset()):
 
     clean = SanitizeHTML(strip=True)
     nb.cells = [c for c in nb.cells if c.get("cell_type") in CELL_KEYS]
+    shown_total = 0
     for cell in nb.cells:
         for key in set(cell) - CELL_KEYS[cell.cell_type]:
             del cell[key]
@@ -58,6 +63,10 @@ def inert(nb, trusted: set[str] = frozenset()):
         if cell.cell_type == "code":
             cell.outputs = [o for o in cell.outputs if o.output_type == "stream"]
         elif not (cell.source in trusted or _locked(cell.metadata.get("nbgrader", {}))):
+            if len(cell.source) > MAX_SHOWN or shown_total + len(cell.source) > MAX_SHOWN_TOTAL:
+                cell.source = NOT_SHOWN.format(kind=cell.cell_type, n=len(cell.source))
+                continue
+            shown_total += len(cell.source)
             cell.source = clean.sanitize_html_tags(cell.source)
             if cell.cell_type == "markdown" and harmful_link(cell.source, cell):
                 fence = "`" * max(3, 1 + max(map(len, re.findall("`+", cell.source)), default=0))
@@ -93,11 +102,49 @@ def _base64(data) -> bool:
 def rendered(markdown: str, cell=None) -> str:
     """A markdown cell's HTML as formgrader's page has it: nbconvert's HTMLExporter's own
     ``markdown2html`` (math, strikethrough, the cell's attachments), then ``strip_files_prefix``
-    (formgrade's template: ``cell.source | markdown2html | strip_files_prefix``)."""
+    (formgrade's template: ``cell.source | markdown2html | strip_files_prefix``); but a fenced
+    block that names a language is not highlighted: it raises :class:`Highlighted` (pygments's
+    lexers run the learner's text through grammars that can take exponential time, round 22)."""
+    from nbconvert.filters.markdown_mistune import MarkdownWithMath
     from nbconvert.filters.strings import strip_files_prefix
 
-    context = {"cell": cell if cell is not None else {}, "resources": {}}
-    return strip_files_prefix(_exporter().markdown2html(context, markdown))
+    exporter = _exporter()  # its markdown2html, with a renderer that does not highlight
+    renderer = _renderer()(
+        escape=False,
+        attachments=(cell if cell is not None else {}).get("attachments", {}),
+        embed_images=exporter.embed_images,
+        path="",
+        anchor_link_text=exporter.anchor_link_text,
+        exclude_anchor_links=exporter.exclude_anchor_links,
+        **exporter.lexer_options,
+    )
+    return strip_files_prefix(MarkdownWithMath(renderer=renderer).render(markdown))
+
+
+class Highlighted(Exception):
+    """A learner's fenced block names a language pygments would highlight it in."""
+
+
+@functools.cache
+def _renderer():
+    from nbconvert.filters.markdown_mistune import IPythonRenderer
+    from pygments.lexers import get_lexer_by_name
+    from pygments.lexers.special import TextLexer
+    from pygments.util import ClassNotFound
+
+    class Unhighlighted(IPythonRenderer):
+        def block_code(self, code, info=None):
+            words = (info or "").split(None, 1)
+            if words and not words[0].startswith("mermaid"):
+                try:
+                    lexer = get_lexer_by_name(words[0], **self.lexer_options)
+                except ClassNotFound:
+                    lexer = None
+                if lexer is not None and type(lexer) is not TextLexer:
+                    raise Highlighted(words[0])
+            return super().block_code(code, info)
+
+    return Unhighlighted
 
 
 @functools.cache
@@ -114,7 +161,8 @@ def harmful_link(markdown: str, cell=None) -> bool:
     nbconvert fail the whole page)."""
     try:
         html = rendered(markdown, cell)
-    except Exception:  # nbconvert's InvalidNotebook, or a failure of its own: not shown as is
+    except Exception:  # Highlighted, nbconvert's InvalidNotebook, a failure of its own: not shown
+        # as is
         return True
     finder = _Active()
     finder.feed(html)

@@ -49,6 +49,7 @@ from autograder.grade.grading import (
     lesson_of,
 )
 from autograder.grade.inert import ID_PUNCTUATION, id_problem, inert
+from autograder.grade.outputs.files import write_text
 from autograder.sandbox.protocol import one_line
 
 CONFIG = "nbgrader_config.py"
@@ -304,20 +305,27 @@ class CourseGradebook:
                 gb.db.commit()
                 written.submissions += 1
                 if submissions is not None and self.coursedir is not None:
-                    self._autograded(g, Path(submissions), sorted(notebooks)[0], written)
+                    try:  # a notebook that cannot be shown is that student's note, not the class's
+                        self._autograded(g, Path(submissions), sorted(notebooks)[0], written)
+                    except Exception as e:
+                        why = f"{one_line(g.student)}/{g.assignment}: {one_line(e)}"
+                        written.skipped.append(why)
         return written
 
-    def _released(self, assignment: str, notebook: str) -> set[str]:
-        """The markdown and raw cells of the course's own notebook (release/, source/)."""
+    def _released(self, assignment: str, notebook: str) -> tuple[set[str], set[str], dict]:
+        """Of the course's own notebook (release/, source/): its markdown and raw cells, its
+        cells' grade ids, and its ``language_info``."""
         import nbformat
 
-        trusted = set()  # a learner's copy of one holds nothing the course did not write
+        trusted, ids, language = set(), set(), {}  # a copy of one holds nothing of the learner's
         for step in (self.coursedir.release_directory, self.coursedir.source_directory):
             path = Path(self.coursedir.format_path(step, ".", assignment)) / f"{notebook}.ipynb"
             if path.is_file() and not path.is_symlink():
-                cells = nbformat.read(path, as_version=4).cells
-                trusted |= {c.source for c in cells if c.cell_type in ("markdown", "raw")}
-        return trusted
+                nb = nbformat.read(path, as_version=4)
+                trusted |= {c.source for c in nb.cells if c.cell_type in ("markdown", "raw")}
+                ids |= {c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells}
+                language = language or dict(nb.metadata.get("language_info", {}))
+        return trusted, ids - {None}, language
 
     def _autograded(self, g: Graded, submissions: Path, notebook: str, written: Written) -> None:
         """The autograded notebook of one submission, or (unreadable: none) the stale one gone."""
@@ -329,32 +337,39 @@ class CourseGradebook:
                 target.unlink()
             written.skipped.append(f"{g.student}/{g.assignment}: {g.status}")
             return
+        import nbformat
+
         try:
             nb = sanitised(
                 read_submission(submissions / g.student / g.assignment / g.notebook),
                 {"db_url": self.url, "assignment": g.assignment, "notebook": notebook},
-                self._released(g.assignment, notebook),
+                *self._released(g.assignment, notebook),
             )
+            verdicts = {cell_name(r.exercise): r for r in g.results}
+            for cell in nb.cells:
+                result = verdicts.get(cell.metadata.get("nbgrader", {}).get("grade_id"))
+                if result is not None and cell.cell_type == "code":
+                    cell.outputs = [verdict_output(result)]
+            text = nbformat.writes(nb)
         except Exception as e:  # nbgrader refuses the notebook's metadata: say so, grade stands
             written.skipped.append(f"{one_line(g.student)}/{g.assignment}: {one_line(e)}")
             return
-        verdicts = {cell_name(r.exercise): r for r in g.results}
-        for cell in nb.cells:
-            result = verdicts.get(cell.metadata.get("nbgrader", {}).get("grade_id"))
-            if result is not None and cell.cell_type == "code":
-                cell.outputs = [verdict_output(result)]
         target.parent.mkdir(parents=True, exist_ok=True)
         if target.is_symlink():
             target.unlink()
-        import nbformat
-
-        nbformat.write(nb, target)
+        write_text(target, text)  # atomic; a lone surrogate is written as its escape
         written.autograded += 1
 
 
-def sanitised(text: str, resources: dict, trusted: set[str] = frozenset()):
+MAX_CELLS = 2000  # in a notebook shown on formgrader's page (the course's have about 60)
+
+
+def sanitised(text: str, resources: dict, trusted=frozenset(), ids=None, language=None):
     """A submitted notebook as nbgrader's autograde sanitises it before running it (which this
-    never does): nbgrader's own preprocessors, reading the release from the gradebook."""
+    never does): nbgrader's own preprocessors, reading the release from the gradebook. Given the
+    release's grade ``ids``, a learner cell's nbgrader metadata naming another is dropped first
+    (``OverwriteCells`` asks the gradebook about each one: red team round 22); the release's
+    ``language_info`` replaces the learner's (it picks formgrader's highlighter)."""
     import nbformat
     from nbgrader.preprocessors import (
         CheckCellMetadata,
@@ -365,6 +380,15 @@ def sanitised(text: str, resources: dict, trusted: set[str] = frozenset()):
     )
 
     nb = nbformat.reads(text, as_version=4)
+    if len(nb.cells) > MAX_CELLS:
+        raise ValueError(f"{len(nb.cells)} cells, more than the {MAX_CELLS} shown")
+    for cell in nb.cells:
+        meta = cell.get("metadata", {})
+        if ids is not None and meta.get("nbgrader", {}).get("grade_id") not in ids:
+            meta.pop("nbgrader", None)
+    nb.metadata.pop("language_info", None)
+    if language:
+        nb.metadata["language_info"] = language
     state = {"nbgrader": dict(resources)}
     for step in (
         ClearOutput(),

@@ -69,8 +69,9 @@ def test_learner_html_and_outputs_are_made_inert_in_the_autograded_notebook(tmp_
     text = hostile_submission()
     resources = {"db_url": url, "assignment": MASKS, "notebook": MASKS}
     target = tmp_path / "autograded.ipynb"
-    trusted = CourseGradebook.of(course)._released(MASKS, MASKS)  # the course's own cells
-    nbformat.write(sanitised(text, resources, trusted), target)
+    released = CourseGradebook.of(course)._released(MASKS, MASKS)  # the course's own cells...
+    trusted = released[0]
+    nbformat.write(sanitised(text, resources, *released), target)
 
     written = target.read_text()
     nb = nbformat.read(target, as_version=4)

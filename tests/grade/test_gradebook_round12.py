@@ -68,10 +68,10 @@ def solution() -> nbformat.NotebookNode:
 def autograded(course: Path, nb, name: str = "x") -> Path:
     """``nb`` as ``grade --gradebook`` writes it for formgrader."""
     resources = {"db_url": f"sqlite:///{course / 'gradebook.db'}", "assignment": MASKS}
-    trusted = CourseGradebook.of(course)._released(MASKS, MASKS)
+    released = CourseGradebook.of(course)._released(MASKS, MASKS)  # cells, grade ids, language
     target = course / f"{name}.ipynb"
     text = json.dumps(nb) if isinstance(nb, dict) else nbformat.writes(nb)
-    nbformat.write(sanitised(text, resources | {"notebook": MASKS}, trusted), target)
+    nbformat.write(sanitised(text, resources | {"notebook": MASKS}, *released), target)
     return target
 
 
