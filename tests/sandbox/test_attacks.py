@@ -23,15 +23,13 @@ import nbformat
 import pytest
 
 from autograder.core.judge import judge_source
-from autograder.sandbox.host import bwrap, pool, submission
+from autograder.sandbox.host import pool, submission
+from tests.sandbox.marks import NEEDS_BWRAP
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = Path(__file__).parent / "hostile"
 
-pytestmark = pytest.mark.skipif(
-    not bwrap.strong_isolation_available(),
-    reason="needs bubblewrap (the OS-level sandbox): apt-get install bubblewrap",
-)
+pytestmark = NEEDS_BWRAP
 
 
 def digest(*folders: Path) -> str:

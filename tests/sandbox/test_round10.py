@@ -24,15 +24,12 @@ from pathlib import Path
 import pytest
 
 from autograder.core.judge import judge_source
-from autograder.sandbox.host import bwrap
 from autograder.sandbox.host.submission import Submission
+from tests.sandbox.marks import NEEDS_BWRAP
 from tests.sandbox.test_round4 import GOOD_MASK, field, kept
 
 HOSTILE = Path(__file__).parent / "hostile"
-pytestmark = pytest.mark.skipif(
-    not bwrap.strong_isolation_available(),
-    reason="needs bubblewrap (the OS-level sandbox): apt-get install bubblewrap",
-)
+pytestmark = NEEDS_BWRAP
 UNWATCH = """import sys
 def _unwatch():
     frame = sys._getframe(1)  # the audit hook is a teacher, not a wall (SECURITY.md)

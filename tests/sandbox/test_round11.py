@@ -21,15 +21,9 @@ import pytest
 
 from autograder.core.extract import MAX_FILE_BYTES
 from autograder.grade.grading import UNREADABLE
-from autograder.sandbox.host import bwrap
+from tests.sandbox.marks import NEEDS_BWRAP
 from tests.sandbox.test_round4 import GOOD_MASK, field, kept
 from tests.sandbox.test_round10 import UNWATCH
-
-SANDBOX = pytest.mark.skipif(
-    not bwrap.strong_isolation_available(),
-    reason="needs bubblewrap (the OS-level sandbox): apt-get install bubblewrap",
-)
-
 
 # -- 1. extended attributes on the sandbox's tmpfs -------------------------------------------------
 XATTR = (
@@ -64,7 +58,7 @@ def causal_mask(seq_len, device=None):
 )
 
 
-@SANDBOX
+@NEEDS_BWRAP
 @pytest.mark.skipif(platform.machine() not in ("x86_64", "aarch64"), reason="seccomp: 2 CPUs")
 def test_extended_attributes_cannot_be_set():
     r = kept(XATTR)

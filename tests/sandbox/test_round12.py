@@ -25,17 +25,12 @@ import zipfile
 import pytest
 import torch
 
-from autograder.sandbox.host import bwrap
 from autograder.sandbox.inside.lockdown import PENDING_SIGNALS_LIMIT
 from autograder.sandbox.protocol import MAX_PICKLE, ProtocolError, encode, parse
+from tests.sandbox.marks import NEEDS_BWRAP
 from tests.sandbox.test_round3 import GOOD_MASK, attacker_then_classmate, hostile
 from tests.sandbox.test_round4 import field, kept
 from tests.sandbox.test_round10 import UNWATCH
-
-SANDBOX = pytest.mark.skipif(
-    not bwrap.strong_isolation_available(),
-    reason="needs bubblewrap (the OS-level sandbox): apt-get install bubblewrap",
-)
 
 
 # -- 8. a deflated reply --------------------------------------------------------------------------
@@ -88,7 +83,7 @@ def test_a_zip_after_pickles_is_not_read_for_the_pickle_s_size():
     assert parse(small)["value"] == [1]
 
 
-@SANDBOX
+@NEEDS_BWRAP
 def test_a_deflated_reply_fails_its_exercise_at_once_and_the_classmate_keeps_its_points():
     a, b = attacker_then_classmate(
         hostile("deflated_reply.py", lists=4 * MAX_PICKLE), "causal_mask", GOOD_MASK
@@ -123,7 +118,7 @@ def causal_mask(seq_len, device=None):
 )
 
 
-@SANDBOX
+@NEEDS_BWRAP
 @pytest.mark.skipif(platform.machine() not in ("x86_64", "aarch64"), reason="syscall numbers")
 def test_few_signals_can_be_queued():
     r = kept(SIGQUEUE)
@@ -134,7 +129,7 @@ def test_few_signals_can_be_queued():
 
 
 # -- round 12, 1. a privately mapped file copied on write -------------------------------------
-@SANDBOX
+@NEEDS_BWRAP
 def test_a_matrix_written_over_a_privately_mapped_file_counts_as_the_calls_memory():
     from autograder.core.judge import judge_source
     from tests.sandbox.test_round9 import HOSTILE
@@ -160,7 +155,7 @@ def test_an_archive_with_two_entries_of_one_name_by_case_is_refused(monkeypatch)
 
 
 # -- round 13, 1. file pages dropped, the matrix in shared anonymous memory ---------------------
-@SANDBOX
+@NEEDS_BWRAP
 def test_a_matrix_in_shared_memory_after_dropped_file_pages_counts_as_the_calls_memory():
     from autograder.core.judge import judge_source
     from tests.sandbox.test_round9 import HOSTILE

@@ -19,15 +19,10 @@ import torch
 from lesson_files import BASE
 
 from autograder.grade.outputs.table import _unescape, csv_cell
-from autograder.sandbox.host import bwrap
 from autograder.sandbox.host.replies import from_plain
 from autograder.sandbox.protocol import ProtocolError
+from tests.sandbox.marks import NEEDS_BWRAP
 from tests.sandbox.test_round3 import attacker_then_classmate, hostile
-
-SANDBOX = pytest.mark.skipif(
-    not bwrap.strong_isolation_available(),
-    reason="needs bubblewrap (the OS-level sandbox): apt-get install bubblewrap",
-)
 
 
 @pytest.mark.parametrize(
@@ -51,7 +46,7 @@ def test_reply_tensors_the_sandbox_sends_are_kept():
     assert from_plain(meta, {"cpu", "meta"}) is meta
 
 
-@SANDBOX
+@NEEDS_BWRAP
 @pytest.mark.parametrize("how", ["expand", "sparse"])
 def test_a_reply_that_claims_a_huge_tensor_is_refused_and_a_classmate_is_graded(how):
     attack = BASE + "\n\n" + hostile("claims_a_huge_tensor.py", how=how)

@@ -22,15 +22,10 @@ import zipfile
 import pytest
 from lesson_files import BASE
 
-from autograder.sandbox.host import bwrap
 from autograder.sandbox.host.replies import Opaque, from_plain
 from autograder.sandbox.protocol import MAX_ITEMS, ProtocolError, encode, parse
+from tests.sandbox.marks import NEEDS_BWRAP
 from tests.sandbox.test_round3 import attacker_then_classmate, hostile
-
-SANDBOX = pytest.mark.skipif(
-    not bwrap.strong_isolation_available(),
-    reason="needs bubblewrap (the OS-level sandbox): apt-get install bubblewrap",
-)
 
 
 def laughs(width: int, depth: int):
@@ -73,7 +68,7 @@ def test_an_exited_report_with_an_impossible_status_or_cpu_time_is_refused(statu
     assert parse(ok)["cpu"] == 1e300  # possible on its face: capped by the judge's own reading
 
 
-@SANDBOX
+@NEEDS_BWRAP
 def test_a_reply_of_shared_lists_is_refused_and_a_classmate_is_graded():
     attack = BASE + "\n\n" + hostile("billion_laughs.py", w=100, d=20)
     a, b = attacker_then_classmate(attack, "scaled_dot_product_attention", BASE)
@@ -102,7 +97,7 @@ def attention_scores(q, k):
 """
 
 
-@SANDBOX
+@NEEDS_BWRAP
 def test_a_forged_cpu_figure_counts_no_more_than_the_judge_read():
     import torch
 

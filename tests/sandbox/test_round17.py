@@ -13,14 +13,9 @@ import pytest
 import torch
 from lesson_files import BASE
 
-from autograder.sandbox.host import bwrap
 from autograder.sandbox.host.replies import PLAIN_DTYPES, UnusualTensor, from_plain
+from tests.sandbox.marks import NEEDS_BWRAP
 from tests.sandbox.test_round3 import attacker_then_classmate, hostile
-
-SANDBOX = pytest.mark.skipif(
-    not bwrap.strong_isolation_available(),
-    reason="needs bubblewrap (the OS-level sandbox): apt-get install bubblewrap",
-)
 
 
 @pytest.mark.parametrize(
@@ -43,7 +38,7 @@ def test_reply_tensors_of_every_plain_dtype_are_kept(dtype):
     assert from_plain(t, {"cpu"}) is t
 
 
-@SANDBOX
+@NEEDS_BWRAP
 @pytest.mark.parametrize(
     "exercise, dtype",
     [("softmax", "quint8"), ("causal_mask", "bits8"), ("causal_mask", "float8_e5m2")],

@@ -34,15 +34,10 @@ from lesson_files import BASE
 
 from autograder.core.judge import _explain
 from autograder.core.registry import all_exercises
-from autograder.sandbox.host import bwrap
 from autograder.sandbox.host.replies import ForbiddenUsed, from_plain
 from autograder.sandbox.protocol import PLAIN_DTYPES, ProtocolError, encode, parse
+from tests.sandbox.marks import NEEDS_BWRAP
 from tests.sandbox.test_round3 import attacker_then_classmate, hostile
-
-SANDBOX = pytest.mark.skipif(
-    not bwrap.strong_isolation_available(),
-    reason="needs bubblewrap (the OS-level sandbox): apt-get install bubblewrap",
-)
 
 
 def _text(s: str) -> bytes:
@@ -197,7 +192,7 @@ def test_a_flood_of_reported_names_makes_a_short_message():
     assert mistake == "uses-builtin" and len(message) < 800, len(message)
 
 
-@SANDBOX
+@NEEDS_BWRAP
 @pytest.mark.parametrize("mode", ["codec", "bytearray"])
 def test_a_reply_that_works_while_loading_fails_at_once_and_the_classmate_keeps_its_points(mode):
     attack = BASE + "\n\n" + hostile("loads_with_calls.py", mode=mode)

@@ -31,16 +31,11 @@ from lesson_files import BASE
 
 from autograder.core.judge import judge_source
 from autograder.core.result import MAX_MESSAGE, Result
-from autograder.sandbox.host import bwrap
 from autograder.sandbox.host.replies import HELPER_NAMES, from_plain, helper_reply
 from autograder.sandbox.protocol import MAX_FRAME, ProtocolError, encode, parse
+from tests.sandbox.marks import NEEDS_BWRAP
 from tests.sandbox.test_round3 import attacker_then_classmate, hostile
 from tests.sandbox.test_round18 import _text, reply_calling, with_pickle
-
-SANDBOX = pytest.mark.skipif(
-    not bwrap.strong_isolation_available(),
-    reason="needs bubblewrap (the OS-level sandbox): apt-get install bubblewrap",
-)
 
 
 def shared_tuple(depth: int) -> bytes:
@@ -117,7 +112,7 @@ def test_a_result_message_is_cut():
     assert len(r.message) <= MAX_MESSAGE + 2
 
 
-@SANDBOX
+@NEEDS_BWRAP
 def test_a_model_with_a_huge_meta_parameter_fails_without_the_judge_building_it():
     import resource
 
@@ -128,7 +123,7 @@ def test_a_model_with_a_huge_meta_parameter_fails_without_the_judge_building_it(
     assert grew < 512 * 1024, grew  # a 16384 x 16384 tensor is 1 GiB; it made 3.5 GB
 
 
-@SANDBOX
+@NEEDS_BWRAP
 @pytest.mark.parametrize("mode, exercise", [("uncalled", "softmax"), ("views", "SelfAttention")])
 def test_a_forged_helper_reply_fails_at_once_and_the_classmate_keeps_its_points(mode, exercise):
     attack = BASE + "\n\n" + hostile("forges_helper_replies.py", mode=mode)

@@ -23,13 +23,10 @@ from autograder.core.judge import judge_source
 from autograder.sandbox.host import bwrap, pool
 from autograder.sandbox.host.replies import LearnerTimeout
 from autograder.sandbox.protocol import NOBODY, TMPFS, ErrorKind, one_line
+from tests.sandbox.marks import NEEDS_BWRAP
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = Path(__file__).parent / "hostile"
-strong = pytest.mark.skipif(
-    not bwrap.strong_isolation_available(),
-    reason="needs bubblewrap (the OS-level sandbox): apt-get install bubblewrap",
-)
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="the judge must run as root")
 
 GOOD_MASK = (
@@ -72,7 +69,7 @@ def look_inside(body: str) -> list:
 
 
 # -- every writable place capped and private -----------------------------------------------------
-@strong
+@NEEDS_BWRAP
 def test_dev_is_minimal_and_every_writable_place_is_capped_in_bytes_and_inodes():
     dev = ["fd", "full", "null", "random", "shm", "stderr", "stdin", "stdout", "urandom", "zero"]
     found = look_inside(
@@ -94,7 +91,7 @@ except OSError:
     assert found == []
 
 
-@strong
+@NEEDS_BWRAP
 def test_no_capability_no_system_v_ipc_and_no_hard_link_out_of_the_tmpfs():
     found = look_inside(
         """
@@ -119,7 +116,7 @@ for target in ("/sandbox/autograder/sandbox/inside/zygote.py", "/usr/bin/env", "
     assert found == []
 
 
-@strong
+@NEEDS_BWRAP
 def test_no_host_path_and_no_mount_list_are_visible_inside():
     found = look_inside(
         f"""
@@ -171,7 +168,7 @@ def submit(root: Path, student: str, source: str) -> None:
     nbformat.write(nb, folder / "04_softmax_masks.ipynb")
 
 
-@strong
+@NEEDS_BWRAP
 @pytest.mark.parametrize("attack", ["fills_and_leaves_notes.py", "fork_bomb.py", "thread_bomb.py"])
 def test_the_next_student_in_a_kept_sandbox_sees_nothing_of_the_last_and_keeps_its_points(
     tmp_path, attack
@@ -195,7 +192,7 @@ def test_the_next_student_in_a_kept_sandbox_sees_nothing_of_the_last_and_keeps_i
     assert found_in(victim["softmax"].message) == []
 
 
-@strong
+@NEEDS_BWRAP
 def test_a_kept_sandbox_that_does_not_reset_in_time_is_discarded(monkeypatch):
     with pool.isolated(fresh=False) as kept:
         [r] = judge_source(GOOD_MASK, ["causal_mask"])
@@ -212,7 +209,7 @@ def test_a_kept_sandbox_that_does_not_reset_in_time_is_discarded(monkeypatch):
 
 
 # -- learner text on one line --------------------------------------------------------------------
-@strong
+@NEEDS_BWRAP
 def test_a_forged_type_name_message_or_traceback_adds_no_line_to_the_report():
     results = judge_source((HOSTILE / "forges_lines.py").read_text())
     by_name = {r.exercise: r for r in results}
@@ -237,7 +234,7 @@ def test_one_line_escapes_every_line_break_and_control_character():
 
 
 # -- sleeping code is not retried ----------------------------------------------------------------
-@strong
+@NEEDS_BWRAP
 def test_code_that_sleeps_is_stopped_once_not_retried(short_backstop):
     short_backstop("causal_mask")  # it sleeps: stopped by the wall-clock backstop, 3 s here
     source = (HOSTILE / "sleeps.py").read_text()
@@ -271,7 +268,7 @@ def test_a_null_byte_is_refused_with_its_line(tmp_path):
 
 
 # -- run as root from a private folder -----------------------------------------------------------
-@strong
+@NEEDS_BWRAP
 @as_root
 def test_as_root_a_private_folder_is_staged_where_nobody_reaches_it(tmp_path):
     private = tmp_path / "private"
@@ -312,7 +309,7 @@ def test_as_root_files_nobody_cannot_read_are_refused_with_the_cause(tmp_path, m
     assert not (tmp_path / "grades.csv").exists()
 
 
-@strong
+@NEEDS_BWRAP
 @as_root
 def test_as_root_the_sandbox_runs_as_nobody_on_the_host():
     server = pool.isolated  # the kept one of this thread, started as the judge starts it

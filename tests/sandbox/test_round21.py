@@ -13,13 +13,8 @@ import torch
 from lesson_files import BASE
 
 from autograder.core.judge import judge_source
-from autograder.sandbox.host import bwrap
 from autograder.sandbox.host.replies import MAX_DIMS, UnusualTensor, from_plain
-
-SANDBOX = pytest.mark.skipif(
-    not bwrap.strong_isolation_available(),
-    reason="needs bubblewrap (the OS-level sandbox): apt-get install bubblewrap",
-)
+from tests.sandbox.marks import NEEDS_BWRAP
 
 MANY_DIMS = """
 
@@ -36,7 +31,7 @@ def test_a_tensor_of_more_dims_than_any_exercise_returns_is_the_learners_mistake
             from_plain([torch.zeros((1,) * dims)], {"cpu"})
 
 
-@SANDBOX
+@NEEDS_BWRAP
 def test_a_forward_returning_sixty_thousand_dims_fails_at_once():
     start = time.process_time()
     [r] = judge_source(BASE + MANY_DIMS, ["SelfAttention"])

@@ -17,14 +17,12 @@ import pytest
 
 from autograder.core.extract import from_file
 from autograder.core.judge import judge_code, judge_source
-from autograder.sandbox.host import bwrap, pool
+from autograder.sandbox.host import pool
+from tests.sandbox.marks import NEEDS_BWRAP
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = Path(__file__).parent / "hostile"
-pytestmark = pytest.mark.skipif(
-    not bwrap.strong_isolation_available(),
-    reason="needs bubblewrap (the OS-level sandbox): apt-get install bubblewrap",
-)
+pytestmark = NEEDS_BWRAP
 GOOD_MASK = (
     "import torch\n"
     "def causal_mask(seq_len, device=None):\n"

@@ -20,17 +20,15 @@ import pytest
 
 from autograder.core.extract import from_file
 from autograder.core.judge import judge_source
-from autograder.sandbox.host import bwrap, pool, replies
+from autograder.sandbox.host import pool, replies
 from autograder.sandbox.host.submission import MEASURE_TRIES, Submission
 from autograder.sandbox.protocol import PEAK_UNMEASURED
+from tests.sandbox.marks import NEEDS_BWRAP
 from tests.sandbox.test_round4 import GOOD_MASK, PROBE, field, kept
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = Path(__file__).parent / "hostile"
-pytestmark = pytest.mark.skipif(
-    not bwrap.strong_isolation_available(),
-    reason="needs bubblewrap (the OS-level sandbox): apt-get install bubblewrap",
-)
+pytestmark = NEEDS_BWRAP
 EPERM = "1"
 
 

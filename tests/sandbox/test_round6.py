@@ -15,14 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from autograder.sandbox.host import bwrap
+from tests.sandbox.marks import NEEDS_BWRAP
 from tests.sandbox.test_round4 import GOOD_MASK, field, kept
 
 HOSTILE = Path(__file__).parent / "hostile"
-pytestmark = pytest.mark.skipif(
-    not bwrap.strong_isolation_available(),
-    reason="needs bubblewrap (the OS-level sandbox): apt-get install bubblewrap",
-)
+pytestmark = NEEDS_BWRAP
 
 
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="the attack's syscall numbers: x86-64")

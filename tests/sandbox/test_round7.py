@@ -19,19 +19,16 @@ from autograder.core.extract import from_sources
 from autograder.core.judge import judge_code, judge_source
 from autograder.grade.grading import UNREADABLE
 from autograder.grade.nbgrader_gradebook import CourseGradebook, Written
-from autograder.sandbox.host import bwrap, submission
+from autograder.sandbox.host import submission
 from autograder.sandbox.host.submission import Submission
 from tests.grade.test_gradebook import MASKS, make_gradebook, row, table
+from tests.sandbox.marks import NEEDS_BWRAP
 
 HOSTILE = Path(__file__).parent / "hostile"
-needs_bwrap = pytest.mark.skipif(
-    not bwrap.strong_isolation_available(),
-    reason="needs bubblewrap (the OS-level sandbox): apt-get install bubblewrap",
-)
 
 
 # -- 1. a zombie's peak -------------------------------------------------------------------------
-@needs_bwrap
+@NEEDS_BWRAP
 def test_a_full_matrix_in_a_zombie_child_fails_the_memory_check():
     results = judge_source((HOSTILE / "leaves_a_zombie.py").read_text(), ["tiled_attention"])
     [r] = results
@@ -50,7 +47,7 @@ def _unwatch():  # the audit hook is a teacher, not a wall (SECURITY.md)
 """
 
 
-@needs_bwrap
+@NEEDS_BWRAP
 def test_a_zombie_left_by_an_earlier_call_is_named_for_what_it_is():
     source = UNWATCH + (
         "def leave():\n"
@@ -119,7 +116,7 @@ answer_02_1 = "a"
 )
 
 
-@needs_bwrap
+@NEEDS_BWRAP
 def test_a_submission_that_makes_the_machine_busy_itself_is_still_stopped(monkeypatch):
     monkeypatch.setattr(submission, "WALL_BUDGET", 1.0)  # a test-only budget
     monkeypatch.setattr(submission, "machine_busy", lambda: True)  # as its spinners make it
@@ -129,7 +126,7 @@ def test_a_submission_that_makes_the_machine_busy_itself_is_still_stopped(monkey
     assert not answer.passed and "not judged" in answer.message, answer
 
 
-@needs_bwrap
+@NEEDS_BWRAP
 def test_the_judge_counts_the_cpu_of_every_process_of_the_sandbox():
     class Exercise:
         name, time_limit = "attention_scores", 20.0

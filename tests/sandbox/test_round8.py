@@ -26,14 +26,11 @@ import torch
 from autograder.core.judge import judge_source
 from autograder.kit import Call, generator, randn
 from autograder.kit.exercise import CheckFailure
-from autograder.sandbox.host import bwrap, submission
+from autograder.sandbox.host import submission
 from autograder.sandbox.host.submission import Submission
+from tests.sandbox.marks import NEEDS_BWRAP
 
 HOSTILE = Path(__file__).parent / "hostile"
-needs_bwrap = pytest.mark.skipif(
-    not bwrap.strong_isolation_available(),
-    reason="needs bubblewrap (the OS-level sandbox): apt-get install bubblewrap",
-)
 
 
 class Exercise:
@@ -41,7 +38,7 @@ class Exercise:
 
 
 # -- 1. a buffer resident before the call -------------------------------------------------------
-@needs_bwrap
+@NEEDS_BWRAP
 @pytest.mark.parametrize("attack", ["pool_before_the_fork.py", "pool_kept_between_calls.py"])
 def test_a_buffer_made_resident_before_the_measured_call_counts_as_its_memory(attack):
     [r] = judge_source((HOSTILE / attack).read_text(), ["tiled_attention"])
@@ -60,7 +57,7 @@ def f(n):
 """
 
 
-@needs_bwrap
+@NEEDS_BWRAP
 def test_what_a_process_holds_at_the_start_counts_and_memory_freed_before_does_not():
     with Submission([("holds.py", HOLDS)], {}) as sub:
         sub.begin(Exercise)
@@ -87,7 +84,7 @@ def f(n):
 """
 
 
-@needs_bwrap
+@NEEDS_BWRAP
 def test_files_written_during_the_measured_call_count_as_its_memory():
     with Submission([("writes.py", WRITES)], {}) as sub:
         sub.begin(Exercise)
@@ -106,7 +103,7 @@ def write_beside():
 """
 
 
-@needs_bwrap
+@NEEDS_BWRAP
 def test_a_folder_whose_name_begins_with_the_working_folders_is_outside_it():
     with Submission([("sibling.py", SIBLING)], {}) as sub:
         sub.begin(Exercise)
