@@ -6,8 +6,8 @@ reason that says so (never silently passed).
 
 import os
 
-# torch's OpenMP threads sleep when they have no work instead of spinning for it: under `-n 2`
-# the two workers, their kernels and the warm grader share the cores, and a spinning thread
+# torch's OpenMP threads sleep when they have no work instead of spinning for it: under `-n 3`
+# the workers, their kernels and the warm grader share the cores, and a spinning thread
 # burns the CPU another process waits for (tests/test_course_lib_blocks.py's training test, at
 # load 9: 16.4 CPU-s spinning, 1.6 asleep). Set before torch loads OpenMP, here and in every
 # process the tests start (workers, kernels, the lab, the grader); results are the same.
@@ -39,7 +39,7 @@ def pytest_configure(config):
     import tempfile
 
     os.environ["AUTOGRADER_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="ag-test-rt-")
-    os.environ.setdefault("AUTOGRADER_DAEMON_WORKERS", "1")  # `-n 2`: one each
+    os.environ.setdefault("AUTOGRADER_DAEMON_WORKERS", "1")  # one: the xdist workers fill the cores
     os.environ.setdefault("AUTOGRADER_DAEMON_IDLE", "600")  # a backstop: stopped at the end
     config._service_dir = os.environ["AUTOGRADER_RUNTIME_DIR"]
 

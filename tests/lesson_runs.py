@@ -9,7 +9,7 @@ without an error or stderr and nbgrader gives it full marks and the blank notebo
 as it should (``tests/test_browser.py``).
 
 Tests that read a run are parametrised with :func:`params`, which puts each run's tests in one
-xdist group: under ``pytest -n 2 --dist loadgroup`` (``make test``) they go to the one worker
+xdist group: under ``pytest -n 3 --dist loadgroup`` (``make test``) they go to the one worker
 that executes it, so it is executed once per session, whichever gate asks first.
 
 Languages: English from ``solutions/``; a translated edition from ``<language>/solutions/``
@@ -197,8 +197,8 @@ def released(language: str, tmp_path_factory) -> Path:
     ``nbgrader generate_assignment`` (a few seconds of start-up, not one per lesson), once per
     session: the first process of the session that asks generates it, under a lock, and the
     others (xdist workers) wait for it and read it. A process that would wait generates another
-    edition nobody has started meanwhile (under ``-n 2`` the two workers start with two English
-    runs: one generates the English release while the other makes the Chinese one, instead of
+    edition nobody has started meanwhile (under ``-n 3`` the workers start with English runs:
+    one generates the English release while another makes the Chinese one, instead of
     waiting). Where generating failed, every run says why."""
     base = tmp_path_factory.getbasetemp()
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the session's
