@@ -64,7 +64,8 @@ def run_cli(message: dict, fds: list[int]) -> int:
             bwrap.note_weak_again()
         if message["argv"][:1] == ["grade"]:
             # grade's first notebook takes the warm sandbox, reset before it is handed on (as
-            # grade's kept sandboxes are between notebooks); it is restarted after the request
+            # grade's kept sandboxes are between notebooks); it is this worker's own again after
+            # the class if it reset clean at the end of its last notebook (else restarted)
             pool.lend_default()
         try:
             status = main(list(message["argv"]))

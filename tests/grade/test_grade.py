@@ -310,3 +310,32 @@ def test_due_dates_come_from_the_config_and_the_command_line(tmp_path):
     assert f"{due_dates(['2026-12-01'], None)[None]:%Y-%m-%d}" == "2026-12-01"
     with pytest.raises(GradeError, match="cannot read the due date"):
         due_dates(["next tuesday-ish"], None)
+
+
+def test_the_sandbox_lent_to_a_class_is_the_processs_own_again_and_nothing_restarts(tmp_path):
+    """The warm grader lends its own sandbox to ``grade`` (the first notebook takes it): after the
+    class it is the grader's own again, reset and alive, and the class's other sandbox is a spare,
+    so that the next request starts none (it had been closed and restarted after every class:
+    a sandbox's start, seconds of CPU, beside the next request)."""
+    from autograder.sandbox.host import pool
+
+    root = tmp_path / "submitted"
+    for student in ("ada", "bea", "cy"):
+        submit(root, student, CORRECT if student != "bea" else INVERTED)
+    pool.close_kept()  # what earlier classes in this process left as spares
+    own = pool.default_server()
+    assert own.wait_ready(120)
+    pool.lend_default()
+    grade_class(root, tmp_path / "grades.csv", workers=2, config=None)
+    spares = list(pool._spares)
+    try:
+        assert pool.started_default() is own and own.alive()
+        assert len(spares) == 1 and spares[0] is not own and spares[0].alive()
+        first = {r["student"]: r["total"] for r in read_table(tmp_path / "grades.csv")}
+        pool.lend_default()  # a second class: the same two sandboxes, the same grades
+        grade_class(root, tmp_path / "again.csv", workers=2, config=None)
+        assert pool.started_default() is own and pool._spares == spares
+        assert {r["student"]: r["total"] for r in read_table(tmp_path / "again.csv")} == first
+        assert first["bea"] != first["ada"] == first["cy"]
+    finally:
+        pool.close_kept()

@@ -196,8 +196,9 @@ def lend_default() -> None:
     """Hand this process's own sandbox, if it is strong, to the next :func:`isolated` block (the
     warm grader's ``grade``: its first notebook takes the warm sandbox). It is reset first, as a
     kept sandbox is before it is handed on; one that does not reset in :data:`RESET_TIMEOUT` is
-    not lent. The block's end or :func:`close_kept` may close it; :func:`default_server` then
-    starts a fresh one."""
+    not lent. It is this process's own again after the class (:func:`retire_kept`) if it reset
+    clean at the end of its last notebook; the block's end or :func:`close_kept` may close it, and
+    :func:`default_server` then starts a fresh one."""
     server = _default
     if server is None or not server.strong or not server.alive():
         return
@@ -223,23 +224,23 @@ def retire_kept() -> None:
     stay are sandboxes kept by ``isolated(fresh=False)`` that reset clean at the end of their last
     notebook (every process killed, every tmpfs emptied, verified: as one is handed from notebook
     to notebook within a class), or started ahead and never used; never one a live thread still
-    keeps, this process's own sandbox (lent to the class: :func:`lend_default`) or one that
-    would die with the thread that started it."""
+    keeps, or one that would die with the thread that started it. This process's own sandbox
+    (lent to the class: :func:`lend_default`) is its own again on the same terms, not a spare:
+    restarting it cost the warm grader a sandbox's start (seconds of CPU) after every ``grade``,
+    beside the next request."""
     with _server_lock:
         candidates = [*_spares, *_kept]
         _kept[:], _spares[:] = [], []
         stay: list[Server] = []
         for server in candidates:
             keeper = _keepers.get(server)
-            if (
-                len(stay) < RETIRED
-                and server in _durable
-                and server is not _default
-                and server.alive()
-                and (keeper is None or not keeper.is_alive())
-            ):
+            free = server.alive() and (keeper is None or not keeper.is_alive())
+            if server is _default:
+                if free:
+                    stay.append(server)
+            elif len(stay) < RETIRED + (_default in stay) and server in _durable and free:
                 stay.append(server)
-        _spares[:] = stay
+        _spares[:] = [s for s in stay if s is not _default]
         for server in candidates:
             _keepers.pop(server, None)
             if server not in stay:
