@@ -34,6 +34,10 @@ ID_PUNCTUATION = "_.-@"  # besides letters (with their marks) and digits of any 
 # How much of the learner's markdown and raw text formgrader's page shows (characters): what
 # renders it (nbconvert's strip_files_prefix, red team round 22) is quadratic in a line's length.
 MAX_SHOWN, MAX_SHOWN_TOTAL = 8000, 32000
+# A line of spaces only: pygments's Python lexer tries a docstring at each line start across every
+# such line below it, quadratic in a run of them (20000: 21 s per view of formgrader's page, round
+# 23); emptied in the page's copy of the code, which reads the same.
+_SPACES_ONLY = re.compile(r"^[^\S\n]+$", re.MULTILINE)
 NOT_SHOWN = "(a {kind} cell of {n} characters, not shown here: it is in the submitted notebook)"
 _locked = lambda meta: bool(meta.get("locked") and meta.get("grade_id"))  # noqa: E731
 
@@ -62,6 +66,7 @@ def inert(nb, trusted: set[str] = frozenset()):
             cell.attachments[name] = kept or {"text/plain": ""}
         if cell.cell_type == "code":
             cell.outputs = [o for o in cell.outputs if o.output_type == "stream"]
+            cell.source = _SPACES_ONLY.sub("", cell.source)  # shown the same, linear to colour
         elif not (cell.source in trusted or _locked(cell.metadata.get("nbgrader", {}))):
             if len(cell.source) > MAX_SHOWN or shown_total + len(cell.source) > MAX_SHOWN_TOTAL:
                 cell.source = NOT_SHOWN.format(kind=cell.cell_type, n=len(cell.source))

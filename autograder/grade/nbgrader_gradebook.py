@@ -35,7 +35,7 @@ from datetime import datetime
 from pathlib import Path
 
 from autograder.check.report import mistake_line
-from autograder.core.extract import read_submission
+from autograder.core.extract import read_notebook, read_submission
 from autograder.core.items import lesson_items
 from autograder.core.result import Result, printable
 from autograder.grade.grading import (
@@ -369,8 +369,8 @@ def sanitised(text: str, resources: dict, trusted=frozenset(), ids=None, languag
     never does): nbgrader's own preprocessors, reading the release from the gradebook. Given the
     release's grade ``ids``, a learner cell's nbgrader metadata naming another is dropped first
     (``OverwriteCells`` asks the gradebook about each one: red team round 22); the release's
-    ``language_info`` replaces the learner's (it picks formgrader's highlighter)."""
-    import nbformat
+    ``language_info`` replaces the learner's, with Python's lexer (it picks formgrader's
+    highlighter). Only nbformat 4 is read (``read_notebook``)."""
     from nbgrader.preprocessors import (
         CheckCellMetadata,
         ClearOutput,
@@ -379,16 +379,19 @@ def sanitised(text: str, resources: dict, trusted=frozenset(), ids=None, languag
         OverwriteKernelspec,
     )
 
-    nb = nbformat.reads(text, as_version=4)
+    nb = read_notebook(text)
     if len(nb.cells) > MAX_CELLS:
         raise ValueError(f"{len(nb.cells)} cells, more than the {MAX_CELLS} shown")
     for cell in nb.cells:
         meta = cell.get("metadata", {})
         if ids is not None and meta.get("nbgrader", {}).get("grade_id") not in ids:
             meta.pop("nbgrader", None)
-    nb.metadata.pop("language_info", None)
-    if language:
-        nb.metadata["language_info"] = language
+    # formgrader highlights every code cell with the lexer language_info names, "ipython3" when
+    # none: quadratic in a run of blank lines, and it lets a cell's magics_language pick any
+    # lexer (round 23): Python's own lexer, linear, whatever the release or the learner says.
+    nb.metadata["language_info"] = {**(language or {"name": "python"}), "pygments_lexer": "python"}
+    for cell in nb.cells:
+        cell.get("metadata", {}).pop("magics_language", None)
     state = {"nbgrader": dict(resources)}
     for step in (
         ClearOutput(),
