@@ -82,6 +82,7 @@ def run_cli(message: dict, fds: list[int]) -> int:
             status = 1
         return int(status)
     finally:
+        pool.reclaim_default()  # lent to this request only, whatever it did
         with contextlib.suppress(Exception):
             sys.stdout.flush()
             sys.stderr.flush()

@@ -339,3 +339,41 @@ def test_the_sandbox_lent_to_a_class_is_the_processs_own_again_and_nothing_resta
         assert first["bea"] != first["ada"] == first["cy"]
     finally:
         pool.close_kept()
+
+
+SEES_OTHERS = """import os, time
+def softmax(x, dim=-1):
+    most, t0 = 0, time.time()
+    while time.time() - t0 < 2:  # both students' notebooks are being graded meanwhile
+        most = max(most, len([f for f in os.listdir("/tmp") if f.startswith("submission-")]))
+        time.sleep(0.05)
+    raise RuntimeError(f"working folders seen: {most}")
+"""
+
+
+def test_a_grade_that_graded_nothing_leaves_the_lent_sandbox_lent_to_no_one(tmp_path):
+    """Red team round 24: the warm grader lends its sandbox to each ``grade`` request; one that
+    ended before grading (a mistyped folder) left it among the spares, the next lent it again,
+    and two students' notebooks ran at once in one sandbox (each killed the other's processes
+    and saw its working folder). Lending is once, and taken back when the request ends."""
+    from autograder.sandbox.host import pool
+
+    root = tmp_path / "submitted"
+    for student in ("ada", "bea"):
+        submit(root, student, SEES_OTHERS)
+    pool.close_kept()
+    own = pool.default_server()
+    assert own.wait_ready(120)
+    try:
+        pool.lend_default()
+        with pytest.raises(GradeError):  # the first request grades nothing
+            grade_class(tmp_path / "no_such_folder", tmp_path / "x.csv", workers=2, config=None)
+        pool.lend_default()  # the next request lends it again: once
+        table = grade_class(root, tmp_path / "grades.csv", workers=2, config=None)
+        seen = [r.message for g in table.rows for r in g.results if r.exercise == "softmax"]
+        assert len(seen) == 2 and all("working folders seen: 1" in m for m in seen), seen
+        pool.lend_default()
+        pool.reclaim_default()  # what the warm grader does when any request ends
+        assert own not in pool._spares and pool.started_default() is own
+    finally:
+        pool.close_kept()

@@ -26,6 +26,7 @@ _spares: list[Server] = []  # started ahead (start_ahead), never used: the next 
 RETIRED = 2
 _durable: set[Server] = set()  # started in the starter thread: they outlive the threads using them
 _keepers: dict[Server, threading.Thread] = {}  # a kept sandbox: the thread whose blocks use it
+_NOBODY = threading.Thread()  # never started: no keeper
 
 
 def default_server(*, wait: bool = True) -> Server:
@@ -181,6 +182,8 @@ def _spare(strong: bool | None) -> Server | None:
     with _server_lock:
         while _spares:
             server = _spares.pop(0)
+            if server in _kept or _keepers.get(server, _NOBODY).is_alive():
+                continue  # in use (never two submissions in one sandbox): not a spare
             if server.alive() and (server.strong or not strong):
                 return server
             server.close()
@@ -202,9 +205,21 @@ def lend_default() -> None:
     server = _default
     if server is None or not server.strong or not server.alive():
         return
+    with _server_lock:
+        if server in _spares or server in _kept:  # lent already (a request that graded nothing)
+            return
     if server.reset(RESET_TIMEOUT):
         with _server_lock:
             _spares.insert(0, server)
+
+
+def reclaim_default() -> None:
+    """This process's own sandbox is no longer lent (the ``grade`` request that was lent it has
+    ended, having graded nothing or not): never a spare for a later request to take again.
+    Red team round 24: a ``grade`` that ended before grading left it among the spares, the next
+    one lent it again, and two of that class's threads took the same sandbox at once."""
+    with _server_lock:
+        _spares[:] = [s for s in _spares if s is not _default]
 
 
 def close_kept() -> None:
