@@ -257,21 +257,23 @@ def import_nbformat():
 
 
 def read_notebook(text: str):
-    """A notebook's text as nbformat reads it (``nbformat.reads(text, as_version=4)``), nbformat 4
-    only: nbformat's upgrade of an older one runs on the learner's values unchecked (a version-3
-    heading cell becomes ``"#" * level``: a 100-byte file made gigabytes in the judge, red team
-    round 23). Raises ValueError for another version, saying what to do."""
+    """A notebook's text as ``nbformat.reads(text, as_version=4)`` reads a version-4 notebook,
+    without its validation, whose result nbformat only logs: an invalid notebook sends it to
+    jsonschema's pure-Python validator, 5 s of CPU per MB before any learner code runs (red team
+    round 24). nbformat 4 only: nbformat's upgrade of an older one runs on the learner's values
+    unchecked (a version-3 heading became ``"#" * level``: 100 bytes made gigabytes, round 23).
+    Raises ValueError for anything else, saying what to do; json.JSONDecodeError for no JSON."""
     nbformat = import_nbformat()
-    try:
-        version = json.loads(text).get("nbformat")
-    except (ValueError, AttributeError):  # not JSON, or not an object: nbformat says which
-        version = 4
+    notebook = json.loads(text)
+    if not isinstance(notebook, dict) or "nbformat" not in notebook:
+        raise ValueError("it is JSON, but not a notebook (it names no nbformat version)")
+    version = notebook["nbformat"]
     if version != 4:
         raise ValueError(
             f"it says it is in nbformat {str(version)[:20]}; the grader reads nbformat 4, which "
             "Jupyter has saved since 2015: open it in Jupyter and save it"
         )
-    return nbformat.reads(text, as_version=4)
+    return nbformat.versions[4].to_notebook_json(notebook)
 
 
 def _notebook_sources(path: Path, text: str) -> list[tuple[str, str]]:
