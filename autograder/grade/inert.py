@@ -169,8 +169,7 @@ def harmful_link(markdown: str, cell=None) -> bool:
     nbconvert fail the whole page)."""
     try:
         html = rendered(markdown, cell)
-    except Exception:  # Highlighted, nbconvert's InvalidNotebook, a failure of its own: not shown
-        # as is
+    except Exception:  # Highlighted, nbconvert's InvalidNotebook, its own failure: not as is
         return True
     finder = _Active()
     finder.feed(html)
