@@ -21,8 +21,7 @@ import shutil
 from pathlib import Path
 
 import nbformat
-import pytest
-from test_gradebook import MASKS, ROOT, _load_release, row, table
+from test_gradebook import MASKS, ROOT, row, table
 from test_gradebook_inert import PNG, formgrader_html
 
 from autograder.grade.grading import GRADED
@@ -45,14 +44,6 @@ LINKS = [
     "[a](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
 ]
 ACTIVE = re.compile(r'(href|src)\s*=\s*["\']?\s*(javascript|vbscript|data:text)', re.I)
-
-
-@pytest.fixture(scope="module")
-def released(tmp_path_factory) -> Path:
-    course = tmp_path_factory.mktemp("released") / "course"
-    course.mkdir()
-    _load_release().generate(course, [MASKS])  # nbgrader generate_assignment
-    return course
 
 
 def course_of(released: Path, tmp_path: Path) -> Path:

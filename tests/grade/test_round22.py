@@ -25,7 +25,7 @@ import nbformat
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from test_gradebook import MASKS, _load_release, row, table
+from test_gradebook import MASKS, row, table
 from test_gradebook_inert import formgrader_html
 from test_gradebook_round12 import autograded, course_of, solution
 
@@ -33,15 +33,6 @@ from autograder.grade.due import read_timestamp
 from autograder.grade.grading import GRADED, _submitted
 from autograder.grade.inert import MAX_SHOWN, MAX_SHOWN_TOTAL, harmful_link
 from autograder.grade.nbgrader_gradebook import MAX_CELLS, CourseGradebook, sanitised
-
-
-@pytest.fixture(scope="module")
-def released(tmp_path_factory):
-    course = tmp_path_factory.mktemp("released") / "course"
-    course.mkdir()
-    _load_release().generate(course, [MASKS])  # nbgrader generate_assignment
-    return course
-
 
 SLOW_FENCE = '```cddl\n"' + "\\" * 70 + "\n```"  # pygments' cddl lexer: ~1.6x per backslash
 

@@ -16,7 +16,7 @@ import json
 
 import nbformat
 import pytest
-from test_gradebook import MASKS, _load_release
+from test_gradebook import MASKS
 from test_gradebook_inert import formgrader_html
 from test_gradebook_round12 import autograded, course_of, solution
 
@@ -29,14 +29,6 @@ V3_HEADING = {
     "metadata": {},
     "worksheets": [{"cells": [{"cell_type": "heading", "level": 300_000_000, "source": "x"}]}],
 }
-
-
-@pytest.fixture(scope="module")
-def released(tmp_path_factory):
-    course = tmp_path_factory.mktemp("released") / "course"
-    course.mkdir()
-    _load_release().generate(course, [MASKS])  # nbgrader generate_assignment
-    return course
 
 
 @pytest.mark.parametrize("version", [3, 2, 1, 5, "4", None])

@@ -14,7 +14,6 @@ import json
 import nbformat
 import pytest
 from nbformat import json_compat
-from test_gradebook import MASKS, _load_release
 from test_gradebook_round12 import autograded, course_of, solution
 
 from autograder.core.extract import from_file, read_notebook
@@ -52,14 +51,6 @@ def test_an_invalid_notebook_is_read_and_graded_without_the_slow_validator(tmp_p
         code = from_file(path)
     results = judge_code(code, only=["causal_mask"])
     assert [r.passed for r in results] == [True]
-
-
-@pytest.fixture(scope="module")
-def released(tmp_path_factory):
-    course = tmp_path_factory.mktemp("released") / "course"
-    course.mkdir()
-    _load_release().generate(course, [MASKS])  # nbgrader generate_assignment
-    return course
 
 
 def test_the_autograded_notebook_of_an_invalid_one_is_checked_fast(released, tmp_path):

@@ -13,10 +13,12 @@ and the server discards the sandbox (it exits) when it is not: it is never hande
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import resource
 import signal
 import stat
+import struct
 import time
 from collections.abc import Collection
 
@@ -92,6 +94,35 @@ def restore(place: str) -> None:
         os.chmod(place, MODE)
 
 
+STAMP_NS = 0  # every tmpfs root's access and change times after a reset
+_FS_IOC_GETFLAGS, _FS_IOC_SETFLAGS = 0x80086601, 0x40086602  # <linux/fs.h>, 64-bit
+
+
+def settle(place: str) -> None:
+    """The root's times and inode flags (``chattr``) as every reset leaves them: a learner owns the
+    roots and could leave 64 bits in a time or set flags for the next submission to read (red team
+    round 25)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(place, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            with contextlib.suppress(OSError):
+                fcntl.ioctl(fd, _FS_IOC_SETFLAGS, struct.pack("i", 0))
+            os.utime(fd, ns=(STAMP_NS, STAMP_NS))
+        finally:
+            os.close(fd)
+
+
+def _flags(place: str) -> int:
+    """A root's inode flags (0 where the file system has none to show)."""
+    fd = os.open(place, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        return struct.unpack("i", fcntl.ioctl(fd, _FS_IOC_GETFLAGS, b"\0" * 4))[0]
+    except OSError:
+        return 0
+    finally:
+        os.close(fd)
+
+
 def verify(state: tuple) -> str | None:
     """What is not as a fresh sandbox has it (None: clean): a process left, a tmpfs root whose
     owner, mode or extended attributes differ, anything in it, or this server's own state."""
@@ -107,6 +138,8 @@ def verify(state: tuple) -> str | None:
                 return f"{place} has mode {stat.S_IMODE(st.st_mode):o}"
             if os.listxattr(place):
                 return f"{place} has extended attributes"
+            if (st.st_atime_ns, st.st_mtime_ns) != (STAMP_NS, STAMP_NS) or _flags(place):
+                return f"{place} has times or inode flags a submission set"
             if os.listdir(place):
                 return f"{place} is not empty"
             fs = os.statvfs(place)
@@ -131,6 +164,7 @@ def reset(state: tuple, reap) -> str | None:
     for place in TMPFS:
         restore(place)
         empty(place)
+        settle(place)
     return verify(state)
 
 
