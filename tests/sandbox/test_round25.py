@@ -5,10 +5,9 @@ them the same, and a sandbox whose roots still differ is not handed on."""
 
 from __future__ import annotations
 
-import nbformat
-
 from autograder.grade.grading import grade_class
 from tests.sandbox.marks import NEEDS_BWRAP
+from tests.sandbox.test_round2 import submit
 from tests.sandbox.test_round3 import GOOD_MASK
 
 LEAVES = GOOD_MASK.replace(
@@ -28,14 +27,6 @@ def softmax(x, dim=-1):
     raise ValueError(f"times found: {[os.stat(p).st_mtime_ns for p in ('/dev/shm', '/tmp')]}")
 """
 )
-
-
-def submit(root, student, source):
-    folder = root / student / "04_softmax_masks"
-    folder.mkdir(parents=True)
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(source)]
-    nbformat.write(nb, folder / "04_softmax_masks.ipynb")
 
 
 @NEEDS_BWRAP
