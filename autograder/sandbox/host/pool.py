@@ -26,7 +26,6 @@ _spares: list[Server] = []  # started ahead (start_ahead), never used: the next 
 RETIRED = 2
 _durable: set[Server] = set()  # started in the starter thread: they outlive the threads using them
 _keepers: dict[Server, threading.Thread] = {}  # a kept sandbox: the thread whose blocks use it
-_NOBODY = threading.Thread()  # never started: no keeper
 
 
 def default_server(*, wait: bool = True) -> Server:
@@ -182,7 +181,8 @@ def _spare(strong: bool | None) -> Server | None:
     with _server_lock:
         while _spares:
             server = _spares.pop(0)
-            if server in _kept or _keepers.get(server, _NOBODY).is_alive():
+            keeper = _keepers.get(server)
+            if server in _kept or (keeper is not None and keeper.is_alive()):
                 continue  # in use (never two submissions in one sandbox): not a spare
             if server.alive() and (server.strong or not strong):
                 return server

@@ -94,7 +94,7 @@ def restore(place: str) -> None:
         os.chmod(place, MODE)
 
 
-STAMP_NS = 0  # every tmpfs root's access and change times after a reset
+STAMP_NS = 0  # every tmpfs root's access and modification times after a reset
 _FS_IOC_GETFLAGS, _FS_IOC_SETFLAGS = 0x80086601, 0x40086602  # <linux/fs.h>, 64-bit
 
 
