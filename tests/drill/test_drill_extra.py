@@ -667,6 +667,28 @@ def test_a_greedy_failure_shows_the_params_by_shape_and_agrees_in_number(tmp_pat
     assert "the tokens have shape (2, 5)" in failed.message  # agrees in number
 
 
+@pytest.mark.parametrize(
+    "note",
+    [
+        "[torch.ones(64, 1, 1), torch.ones(1, 64, 1), torch.ones(1, 1, 64)]",  # broadcast: 64³
+        "[1] * 5000",
+        "[2**40]",
+        "'3, 1, 1'",
+    ],
+)
+def test_a_rebound_decode_note_fails_before_the_judge_uses_it(tmp_path, note):
+    """Red team round 26: greedy_decode rebound the probe's note of decode_step calls to three
+    tensors, which the judge summed (1024 each: 5.5 GB of broadcast floats in the judge). The
+    note is read as a short list of small ints, or the check fails, with nothing computed."""
+    source = answer("greedy-kv").replace(
+        "    return out\n", f"    globals()['_drill_decode_steps'] = {note}\n    return out\n"
+    )
+    assert source != answer("greedy-kv")
+    (failed,) = [r for r in judged(tmp_path, "greedy-kv", source) if not r.passed]
+    assert failed.mistake == "kv-cache-not-used", failed.message
+    assert "_drill_decode_steps" in failed.message and "leave that name" in failed.message
+
+
 def test_an_lm_loss_failure_shows_the_tokens_and_the_padded_targets(tmp_path):
     source = answer("lm-loss").replace(", ignore_index=pad_id", "")
     (failed,) = [r for r in judged(tmp_path, "lm-loss", source) if not r.passed]

@@ -8,6 +8,7 @@ import math
 import torch
 import torch.nn.functional as F
 
+from autograder.drill.extra.decode_probe import decode_log, expect_cache_used
 from autograder.drill.extra.judging import (
     BriefCall,
     expect,
@@ -202,58 +203,6 @@ def greedy(params, prompt, n, *, drop_prompt=False, wrong_dim=False):
     return tokens[:, prompt.shape[1] :] if drop_prompt else tokens
 
 
-# Run in the sandbox after the candidate's code (the drill's probe): decode_step, wrapped, notes
-# how many tokens each call processes; nothing else changes. It replaces the function's own code,
-# so a reference kept earlier (`_raw_step = decode_step`) is counted too (red team round 10).
-PROBE = """
-def _drill_probe(step, log):
-    def _count(args, kwargs):
-        given = list(args[1:2]) + [v for k, v in kwargs.items() if k != "cache"]
-        sizes = [int(t.shape[1]) for t in given if hasattr(t, "shape") and t.dim() == 2]
-        log.append(sizes[0] if sizes else -1)
-
-    def decode_step(*args, _drill_probe_of=None, **kwargs):
-        original, count = _drill_probe_of
-        count(args, kwargs)
-        return original(*args, **kwargs)
-
-    try:
-        import types
-        original = types.FunctionType(step.__code__, step.__globals__, step.__name__,
-                                      step.__defaults__, step.__closure__)
-        original.__kwdefaults__ = step.__kwdefaults__
-        if step.__closure__:
-            raise ValueError("a closure: the code cannot be replaced")
-        step.__code__ = decode_step.__code__
-        step.__kwdefaults__ = {"_drill_probe_of": (original, _count)}
-        return step
-    except (AttributeError, TypeError, ValueError):  # not a plain function: the name is rebound
-        def wrapped(*args, **kwargs):
-            _count(args, kwargs)
-            return step(*args, **kwargs)
-        return wrapped
-if callable(globals().get("decode_step")):
-    _drill_decode_steps = []
-    decode_step = _drill_probe(decode_step, _drill_decode_steps)
-"""
-
-
-def _expect_cache_used(sub, c, before: int, prompt_len: int, n: int) -> None:
-    """Behaviour, not the tokens: after the prompt, each decode_step call processes one token."""
-    steps = (sub.get("_drill_decode_steps") or [])[before:]
-    if not steps:
-        raise fail(
-            f"{c} never called decode_step: decode with it and its cache.", "kv-cache-not-used"
-        )
-    if sum(steps) > prompt_len + n:
-        raise fail(
-            f"{c} gave decode_step {', '.join(map(str, steps))} tokens in its {len(steps)} "
-            f"calls: after the prompt ({prompt_len} tokens) each call should process only the "
-            "new token, with the cache of the ones before.",
-            "kv-cache-not-used",
-        )
-
-
 def check_greedy_decode(sub) -> None:
     g = generator(61)
     params = make_params(g)
@@ -263,13 +212,13 @@ def check_greedy_decode(sub) -> None:
         (torch.randint(0, 11, (1, 1), generator=g), 4),
     ):
         c = BriefCall("greedy_decode", params, prompt, n)
-        before = len(sub.get("_drill_decode_steps") or [])
+        before = len(decode_log(sub, c))
         out = run(c, sub, mutants)
         want = greedy(params, prompt, n)
         if isinstance(out, torch.Tensor) and out.dtype != torch.int64:
             raise fail(f"{c} returned dtype {out.dtype}; token ids are torch.long.")
         expect(out, want, c, mutants, what="the tokens")
-        _expect_cache_used(sub, c, before, prompt.shape[1], n)
+        expect_cache_used(sub, c, before, prompt.shape[1], n)
 
 
 # ---- top-k and top-p -------------------------------------------------------------------------

@@ -173,7 +173,7 @@ DRILLS = (
             "decode_step": ("checks_decoding:check_decode_step", ()),
             "greedy_decode": ("checks_decoding:check_greedy_decode", ()),
         },
-        probe="checks_decoding:PROBE",
+        probe="decode_probe:PROBE",
     ),
     NewDrill(
         "top-k",
