@@ -68,6 +68,9 @@ PEAK_FAILURES = {
 # Every writable place in a sandbox: (size in bytes, inodes). bubblewrap sets the size; the server
 # adds the inode cap (empty folders cost no bytes) before it drops its last capability.
 TMPFS = {"/tmp": (64 * 2**20, 16384), "/dev/shm": (16 * 2**20, 1024)}
+# All of the sandbox's /dev, with /dev/shm: the host's own device files, bound in; the server makes
+# each bind read-only (still a device: its times are the host's, and 0666 lets anyone set them)
+DEVICES = ("null", "zero", "full", "random", "urandom")
 MAX_FRAME = 256 * 2**20  # the largest reply the judge reads (a tensor of 64M floats)
 MAX_TEXT = 4000  # characters of any message the sandbox sends
 MAX_NAMES, MAX_PROBLEMS = 4096, 20  # of a "loaded" message: names defined, problems kept

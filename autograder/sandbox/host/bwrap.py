@@ -25,10 +25,9 @@ from typing import Any
 
 from autograder.contract import REFERENCE_MODULES
 from autograder.sandbox.host import seccomp
-from autograder.sandbox.protocol import NOBODY, TMPFS, readable_by_others
+from autograder.sandbox.protocol import DEVICES, NOBODY, TMPFS, readable_by_others
 
 TMPFS_SIZE = TMPFS["/tmp"][0]  # the sandbox's working place (with /dev/shm, its only writable one)
-DEVICES = ("null", "zero", "full", "random", "urandom")  # all of the sandbox's /dev, with /dev/shm
 
 PACKAGE = Path(__file__).resolve().parents[2]  # autograder/
 ROOT = PACKAGE.parent
@@ -228,7 +227,7 @@ def _bwrap_command(python: str, folders: list[str], boot: str) -> list[str]:
     if fonts:
         cmd += ["--ro-bind", fonts, "/sandbox/fonts"]
     cmd += ["--proc", "/proc", "--size", str(2**20), "--tmpfs", "/dev"]  # a minimal /dev:
-    for name in DEVICES:
+    for name in DEVICES:  # read-write binds: the server makes them read-only, not nodev (seal)
         cmd += ["--dev-bind", f"/dev/{name}", f"/dev/{name}"]
     for i, name in enumerate(("stdin", "stdout", "stderr")):
         cmd += ["--symlink", f"/proc/self/fd/{i}", f"/dev/{name}"]

@@ -39,6 +39,7 @@ from autograder.sandbox.inside.procfs import (
 )
 from autograder.sandbox.protocol import (
     COMMAND,
+    DEVICES,
     PEAK_ENDED,
     PEAK_RESET,
     PEAK_UNAVAILABLE,
@@ -49,14 +50,36 @@ from autograder.sandbox.protocol import (
     TMPFS,
 )
 
-_MS_NOSUID, _MS_NODEV, _MS_REMOUNT = 2, 4, 32
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_REMOUNT, _MS_BIND = 1, 2, 4, 32, 4096
+# a mount's flags as statvfs shows them (ST_*) -> as mount(2) takes them (MS_*): a bind remount
+# must keep those the sandbox's user namespace may not change (nosuid, noexec, the atime ones...)
+_KEPT = {2: 2, 4: 4, 8: 8, 1024: 1024, 2048: 2048, 4096: 1 << 21, 8192: 256}
+_ST_NOATIME, _ST_RELATIME, _MS_STRICTATIME = 1024, 4096, 1 << 24
 _CAPS = ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")
+
+
+def _read_only_device(libc, path: str) -> None:
+    """Make the bind mount of the host's device file ``path`` read-only, still a device (not
+    nodev, as bubblewrap's ``--remount-ro`` would make it: nothing could open it): reading and
+    writing the device work, changing the host's file (its times: "now" needs only write
+    permission, and it is 0666) fails with EROFS. Refuses to go on (SystemExit) if it cannot."""
+    import ctypes
+
+    now = os.statvfs(path).f_flag
+    flags = _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID
+    flags |= sum(ms for st, ms in _KEPT.items() if now & st)
+    flags |= 0 if now & (_ST_NOATIME | _ST_RELATIME) else _MS_STRICTATIME
+    if libc.mount(None, path.encode(), None, ctypes.c_ulong(flags), None) != 0:
+        raise SystemExit(f"cannot make {path} read-only: {os.strerror(ctypes.get_errno())}")
+    if not os.statvfs(path).f_flag & os.ST_RDONLY:
+        raise SystemExit(f"{path} is still writable")
 
 
 def seal() -> None:
     """First thing in a sandbox: cap every tmpfs's inodes (bubblewrap sets only its size, and
-    empty folders cost no bytes), then drop the one capability bubblewrap gave for that, for this
-    process and all it will start. Refuses to go on (SystemExit) if any capability is left."""
+    empty folders cost no bytes), make the host's device files read-only, then drop the one
+    capability bubblewrap gave for that, for this process and all it will start. Refuses to go
+    on (SystemExit) if any step fails or any capability is left."""
     import ctypes
 
     libc = ctypes.CDLL(None, use_errno=True)
@@ -65,6 +88,8 @@ def seal() -> None:
         flags = _MS_REMOUNT | _MS_NOSUID | _MS_NODEV
         if libc.mount(b"tmpfs", place.encode(), b"tmpfs", flags, options) != 0:
             raise SystemExit(f"cannot cap {place}: {os.strerror(ctypes.get_errno())}")
+    for name in DEVICES:
+        _read_only_device(libc, f"/dev/{name}")
     libc.prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL
     for cap in range(64):
         libc.prctl(24, cap, 0, 0, 0)  # PR_CAPBSET_DROP (EINVAL past the last one)
