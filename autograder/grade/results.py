@@ -37,12 +37,19 @@ def label(item: str) -> str:
     return item
 
 
+# What a changed name ends with: ``-`` and 16 hex digits of its original's sha256 (64 bits: no
+# one finds another name with a classmate's in any time). A name that already ends so is changed
+# too, so no name is another's changed form (red team round 26: ``zo_-2752b886`` was ``zoë``'s).
+CHANGED = re.compile(r"-[0-9a-f]{16}\Z")
+
+
 def safe_name(name: str) -> str:
     """A file name for a student or assignment: letters, digits, ``.``, ``_`` and ``-`` (never
-    first). A name that had to change gets a digest of the original: two never share a file."""
+    first). A plain name stays as it is; one that had to change, or that ends like a changed one
+    (``CHANGED``), gets a digest of the original: two names never share a file."""
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name).lstrip(".-") or "_"
-    if safe != name:
-        safe = f"{safe[:64]}-{hashlib.sha256(os.fsencode(name)).hexdigest()[:8]}"
+    if safe != name or CHANGED.search(name):
+        safe = f"{safe[:64]}-{hashlib.sha256(os.fsencode(name)).hexdigest()[:16]}"
     return safe
 
 
