@@ -53,6 +53,15 @@ def safe_name(name: str) -> str:
     return safe
 
 
+def shared_folders(students) -> dict[str, list[str]]:
+    """Students whose files would share one folder (one safe name): folder -> their ids. With
+    ``safe_name`` as it is, none; checked wherever a student's own files are written."""
+    folders: dict[str, list[str]] = {}
+    for student in sorted(set(students)):
+        folders.setdefault(safe_name(student), []).append(student)
+    return {folder: ids for folder, ids in folders.items() if len(ids) > 1}
+
+
 class GradeError(Exception):
     """The class cannot be graded at all (the CLI exits 2 with this message)."""
 

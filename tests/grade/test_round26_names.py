@@ -5,7 +5,8 @@ was, so a student whose id *was* a classmate's changed form (``zo_-2752b886`` fo
 ``bob_x.org-b752a9a4`` for ``bob@x.org``) shared every per-student file with them (the text
 feedback, the HTML page with nbgrader's ``submission_secret.txt`` beside it, Gradescope's
 ``results.json``), and the later write won silently. Now a name that ends like a changed one is
-changed too, and the digest is 16 hex digits.
+changed too, the digest is 16 hex digits, and the outputs refuse to write any folder two students
+would share (and say so).
 """
 
 from __future__ import annotations
@@ -21,10 +22,14 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from test_gradebook import MASKS
 from test_gradebook_round12 import solution
+from test_report import graded
 
+from autograder.grade import results
 from autograder.grade.grading import grade_class
+from autograder.grade.outputs import exports, feedback, table
 from autograder.grade.outputs.table import read_table
-from autograder.grade.results import CHANGED, safe_name
+from autograder.grade.outputs.write import write_outputs
+from autograder.grade.results import CHANGED, GradeTable, safe_name
 
 FILE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
@@ -144,3 +149,46 @@ def test_each_student_of_the_red_teams_classes_gets_their_own_feedback(tmp_path,
         if secret:
             assert secret in text and secret in page
     assert "would share" not in graded_class.summary()
+
+
+# -- a folder two students would share is written for neither --------------------------------------
+@pytest.fixture
+def round25_names(monkeypatch):
+    """``safe_name`` as it was, everywhere the outputs use it: ``bob_x.org-b752a9a4`` is
+    ``bob@x.org``'s folder again."""
+    for module in (results, table, feedback, exports):
+        monkeypatch.setattr(module, "safe_name", round25_safe_name)
+
+
+def test_students_who_would_share_a_folder_get_none_and_the_instructor_is_told(
+    tmp_path, round25_names
+):
+    rows = [graded("bob@x.org"), graded("bob_x.org-b752a9a4", failed={"causal_mask": None})]
+    rows.append(graded("ada"))
+    graded_table = GradeTable(rows, tmp_path / "grades.csv", tmp_path / "fb")
+    write_outputs(graded_table, [], regrading=False)
+
+    assert sorted(p.name for p in (tmp_path / "fb").iterdir()) == ["ada"]
+    assert sorted(p.name for p in (tmp_path / "grades_gradescope").iterdir()) == ["ada"]
+    assert {r["student"]: r["total"] for r in read_table(tmp_path / "grades.csv")} == {
+        "ada": "8",
+        "bob@x.org": "8",
+        "bob_x.org-b752a9a4": "7",
+    }
+    [note] = [line for line in graded_table.summary().split("\n") if "would share" in line]
+    assert "'bob@x.org', 'bob_x.org-b752a9a4'" in note and "bob_x.org-b752a9a4)" in note
+    assert "none of their feedback" in note and "grades are in the table" in note
+
+
+def test_a_student_who_would_share_the_folder_of_one_graded_before_is_caught_too(
+    tmp_path, round25_names
+):
+    out, fb = tmp_path / "grades.csv", tmp_path / "fb"
+    write_outputs(GradeTable([graded("bob@x.org")], out, fb), [], regrading=False)
+    before = (fb / "bob_x.org-b752a9a4" / f"{MASKS}.txt").read_text()
+    assert "Score: 8/8" in before
+
+    later = GradeTable([graded("bob_x.org-b752a9a4", failed={"causal_mask": None})], out, fb)
+    write_outputs(later, read_table(out), regrading=True)
+    assert (fb / "bob_x.org-b752a9a4" / f"{MASKS}.txt").read_text() == before  # not replaced
+    assert "'bob@x.org', 'bob_x.org-b752a9a4'" in later.summary()

@@ -11,7 +11,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from autograder.grade.outputs import canvas, class_report, details, exports, feedback, table
-from autograder.grade.results import Graded, GradeTable
+from autograder.grade.results import Graded, GradeTable, shared_folders
+from autograder.sandbox.protocol import one_line
 
 
 def sibling(out: Path, suffix: str) -> Path:
@@ -37,6 +38,7 @@ def write_outputs(
     table.write_csv(graded, keep)
     # with a gradebook, an earlier row's scores may have changed there: its feedback too
     each = replace(graded, rows=everyone) if overlay is not None else graded  # notes shared
+    each = _own_folders_only(each, [r["student"] for r in keep])
     table.write_feedback(each)
     rows = table.read_table(graded.out)
     outputs = {
@@ -55,6 +57,24 @@ def write_outputs(
             graded.outputs[name] = write()
         except Exception as e:  # the grades are written; say what is missing, keep the rest
             graded.notes.append(f"the {name} could not be written: {type(e).__name__}: {e}")
+
+
+def _own_folders_only(graded: GradeTable, earlier: list[str]) -> GradeTable:
+    """``graded`` without the rows of students who would share a feedback or Gradescope folder
+    with another student of the table (``earlier``: those of an earlier run): no one's files are
+    written over another's, and the notes say whose were not written (red team round 26)."""
+    shared = shared_folders([g.student for g in graded.rows] + earlier)
+    if not shared:
+        return graded
+    for folder, ids in shared.items():
+        graded.notes.append(
+            f"students {', '.join(one_line(repr(i)) for i in ids)} would share one feedback folder "
+            f"({one_line(folder)}): none of their feedback (text, HTML, Gradescope) was written "
+            "and that folder was left as it was; their grades are in the table. Rename one's "
+            "submission folder and grade them again."
+        )
+    clash = {s for ids in shared.values() for s in ids}
+    return replace(graded, rows=[g for g in graded.rows if g.student not in clash])
 
 
 def warm_up_steps() -> list:
