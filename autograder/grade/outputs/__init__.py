@@ -17,6 +17,8 @@
 :func:`.write.write_outputs` writes them all.
 
 ``<feedback>`` is ``<out stem>_feedback`` unless ``grade --feedback-dir`` names another folder.
+``<student>`` is the id where it is a plain file name, else its safe form (``results.safe_name``,
+one-to-one); students who would still share one get no files there (the summary says so).
 ``grade``'s default ``<out>`` is ``grades/grades.csv``: everything in one folder, which the
 course's ``.gitignore`` keeps out of git (it is student data).
 """
