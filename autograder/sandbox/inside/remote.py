@@ -97,7 +97,7 @@ def load_state_dict(obj, state_dict: dict) -> None:
 
 def fit(model, tokens: torch.Tensor, steps: int, lr: float) -> list[float]:
     """Next-token training: cross-entropy of logits[:, :-1] against tokens[:, 1:], AdamW."""
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, foreach=True)  # an op per step, not per tensor
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, foreach=True)  # an op per step, not tensor
     model.train()
     losses = []
     for _ in range(steps):
