@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import sys
+import tracemalloc
 
 import pytest
 
@@ -53,6 +54,35 @@ def test_nested_lambdas_are_read_once(steps, depth, width):
     source = "f = " + "lambda: " * depth + f"({names_},)\n"
     assert _analyse(source) == {f"n{i}" for i in range(width)}
     assert steps[0] <= 60 * _nodes(source), steps[0]  # the old analysis: ~depth² × width
+
+
+def _globals_deep(depth: int, width: int) -> str:
+    """``global`` of ``width`` names under ``depth`` nested ``if`` blocks in a function."""
+    names_ = ", ".join(f"n{i}" for i in range(width))
+    blocks = "".join(" " * (i + 1) + "if 1:\n" for i in range(depth))
+    return "def f():\n" + blocks + " " * (depth + 1) + f"global {names_}\n"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "f = " + "lambda: " * 1000 + "(" + ", ".join(f"n{i}" for i in range(2000)) + ",)\n",
+        "f = " + "lambda: " * 50 + "(" + ", ".join(f"n{i}" for i in range(20000)) + ",)\n",
+        _globals_deep(90, 5000),
+    ],
+    ids=["lambdas-1000-deep", "lambdas-50-deep-20000-names", "globals-under-90-ifs"],
+)
+def test_the_analysis_holds_memory_linear_in_the_code(source):
+    """Red team round 27: round 26's analysis kept each scope's reads (and each node's globals):
+    depth x names (98 KB of ``lambda:`` 2900 deep around 20000 names: 3.3 GB in the judge)."""
+    trees = [ast.parse(source)]
+    tracemalloc.start()
+    try:
+        names.used_by_definitions(trees, frozenset())
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak <= 150 * len(source), (peak, len(source))  # round 26's: 400-3000 a character
 
 
 def test_nested_defs_with_a_global_deep_inside_are_read_once(steps):
