@@ -19,6 +19,7 @@ import ast
 import errno
 import json
 import os
+import re
 import stat
 import sys
 from dataclasses import dataclass, field
@@ -68,11 +69,16 @@ class LearnerCode:
         return [name for name in among if name in self.defined]
 
 
+# Where Python ends a line (str.splitlines also ends one at \x0b, \x0c, \x1c-\x1e, \x85, \u2028 and
+# \u2029: one in a string literal cut it in two and the whole cell was dropped; red team round 27).
+LINE_END = re.compile(r"\r\n|\r|\n")
+
+
 def _strip_magics(source: str) -> str | None:
     """IPython magics and shell escapes are not Python; a ``%%`` cell magic drops the whole cell."""
     if source.lstrip().startswith("%%"):
         return None
-    lines = source.splitlines()
+    lines = LINE_END.split(source)
     return "\n".join("" if ln.lstrip().startswith(("%", "!")) else ln for ln in lines)
 
 
@@ -106,7 +112,7 @@ def _keep_definitions(
     except (RecursionError, MemoryError, ValueError):
         code.problems.append(f"{label} is nested too deeply to be read as Python; skipped it")
         return
-    lines = source.splitlines()
+    lines = LINE_END.split(source)
     keep = [False] * len(lines)
     for node in tree.body:
         if names.is_grader_import(node) or names.is_main_guard(node):

@@ -38,6 +38,9 @@ MAX_SHOWN, MAX_SHOWN_TOTAL = 8000, 32000
 # such line below it, quadratic in a run of them (20000: 21 s per view of formgrader's page, round
 # 23); emptied in the page's copy of the code, which reads the same.
 _SPACES_ONLY = re.compile(r"^[^\S\n]+$", re.MULTILINE)
+# Line ends as Python and pygments read them: a lone \r too (round 27: lines of " \r" were one
+# line to _SPACES_ONLY and thousands to the lexer; 40 KB 22.6 s per view of the page).
+_LINE_END = re.compile(r"\r\n?")
 NOT_SHOWN = "(a {kind} cell of {n} characters, not shown here: it is in the submitted notebook)"
 _locked = lambda meta: bool(meta.get("locked") and meta.get("grade_id"))  # noqa: E731
 
@@ -66,7 +69,8 @@ def inert(nb, trusted: set[str] = frozenset()):
             cell.attachments[name] = kept or {"text/plain": ""}
         if cell.cell_type == "code":
             cell.outputs = [o for o in cell.outputs if o.output_type == "stream"]
-            cell.source = _SPACES_ONLY.sub("", cell.source)  # shown the same, linear to colour
+            code = _LINE_END.sub("\n", cell.source)
+            cell.source = _SPACES_ONLY.sub("", code)  # shown the same, linear to colour
         elif not (cell.source in trusted or _locked(cell.metadata.get("nbgrader", {}))):
             if len(cell.source) > MAX_SHOWN or shown_total + len(cell.source) > MAX_SHOWN_TOTAL:
                 cell.source = NOT_SHOWN.format(kind=cell.cell_type, n=len(cell.source))
