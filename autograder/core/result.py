@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 # file or terminal can hold one). Newlines stay: messages have lines. A name is shown on one line:
 # ``autograder.sandbox.protocol.one_line``.
 _CONTROL = re.compile(
-    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]"
+    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069"
+    "\u061c\u2060-\u2064\ufeff\u2028\u2029\ud800-\udfff]"
 )
 
 

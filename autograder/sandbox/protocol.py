@@ -216,7 +216,8 @@ def encode(message: dict) -> bytes:
 # C0/C1 controls (ESC sequences hide or move text), bidirectional and zero-width formatting, and
 # lone surrogates (a file name that is not UTF-8: no file or terminal can hold one).
 _NOT_ONE_LINE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+    "[\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069"
+    "\u061c\u2060-\u2064\ufeff\ud800-\udfff]"
 )
 # A line of a learner's traceback, as the sandbox writes it (inside/plain.py, learner_traceback)
 _FRAME = re.compile(r"  (cell \d+|[^,]*\.py), line \d+, in .*")

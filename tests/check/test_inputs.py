@@ -112,6 +112,11 @@ def test_control_characters_are_shown_not_obeyed():
     shown = printable(text)
     assert shown == "bad\\x1b[8mhidden\\x1b[0m\\r  PASS\\x07 \\u202eevil\\x00"
     assert printable("two\nlines") == "two\nlines"
+    # every invisible formatting mark: the Arabic letter mark, word joiners, a zero-width no-break
+    # space (red team round 27), as the right-to-left marks and zero-width spaces before them
+    for mark in "\u061c\u2060\u2064\ufeff\u200b\u200f\u2066":
+        assert printable(f"a{mark}b") == f"a\\u{ord(mark):04x}b"
+    assert printable("权重 é") == "权重 é"
 
 
 def test_a_message_cannot_forge_a_pass_line_or_hide_text():
