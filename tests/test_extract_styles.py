@@ -141,3 +141,26 @@ def test_lesson_08s_solution_is_graded_without_its_training_demos(edition):
     assert not calls & code.callables, (
         f"module-level code runs the notebook's {calls & code.callables}"
     )
+
+
+def test_a_black_formatted_comparison_or_modulo_is_not_taken_for_a_magic():
+    """black puts a long expression's operator at the start of its line: ``!= 0`` and ``% V``
+    begin lines inside brackets, which are not IPython's ``!cmd`` or ``%magic`` (red team round
+    28's note: the lines were blanked and the cell dropped as a syntax error)."""
+    cell = (
+        "%matplotlib inline\n"
+        "!pip list\n"
+        "def nonzero(x, V):\n"
+        "    return (\n"
+        "        x\n"
+        "        != 0\n"
+        "    ), (\n"
+        "        x\n"
+        "        % V\n"
+        "    )\n"
+    )
+    code = from_sources("mine.ipynb", [("cell 1", cell)])
+    assert code.defined == {"nonzero"} and not code.problems, code.problems
+    namespace = {}
+    exec(compile(code.cells[0].source, "cell", "exec"), namespace)
+    assert namespace["nonzero"](7, 4) == (True, 3)

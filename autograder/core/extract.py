@@ -72,6 +72,10 @@ class LearnerCode:
 # Where Python ends a line (str.splitlines also ends one at \x0b, \x0c, \x1c-\x1e, \x85, \u2028 and
 # \u2029: one in a string literal cut it in two and the whole cell was dropped; red team round 27).
 LINE_END = re.compile(r"\r\n|\r|\n")
+# A line magic (``%name``) or a shell escape (``!cmd``); not ``!=`` or ``% x`` beginning a line
+# inside brackets, as black writes a long comparison or modulo (the line was blanked: a syntax
+# error, and the cell was dropped; red team round 28's note).
+_MAGIC = re.compile(r"[ \t]*(%[%\w]|!(?!=))")
 
 
 def _strip_magics(source: str) -> str | None:
@@ -79,7 +83,7 @@ def _strip_magics(source: str) -> str | None:
     if source.lstrip().startswith("%%"):
         return None
     lines = LINE_END.split(source)
-    return "\n".join("" if ln.lstrip().startswith(("%", "!")) else ln for ln in lines)
+    return "\n".join("" if _MAGIC.match(ln) else ln for ln in lines)
 
 
 def _keep_definitions(
