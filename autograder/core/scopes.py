@@ -136,14 +136,14 @@ class Tree:
         reads from outside itself, together)."""
         found: set[str] = set()
         bound: dict[str, list[int]] = {}  # a name: the depths of the scopes binding it, down
-        stack = [(child, False) for child in self.root.children]
+        stack: list[tuple[Level, set[str] | None]] = [(c, None) for c in self.root.children]
         while stack:
-            level, leaving = stack.pop()
-            binds = self._binds(level)
-            if leaving:
-                for name in binds:
+            level, leaving = stack.pop()  # leaving: the names it bound on the way down
+            if leaving is not None:
+                for name in leaving:
                     bound[name].pop()
                 continue
+            binds = self._binds(level)
             for name in binds:
                 bound.setdefault(name, []).append(level.depth)
             anchor = level.lambdas if lambdas_only else 1
@@ -153,8 +153,8 @@ class Tree:
                     depths = bound.get(name)
                     if not (depths and depths[-1] >= anchor) and name not in own:
                         found.add(name)
-            stack.append((level, True))
-            stack.extend((child, False) for child in level.children)
+            stack.append((level, binds))
+            stack.extend((child, None) for child in level.children)
         return found
 
 
