@@ -86,36 +86,37 @@ def _strip_magics(source: str) -> str | None:
     return "\n".join("" if _MAGIC.match(ln) else ln for ln in lines)
 
 
+def _parsed(source: str, label: str) -> tuple[str, ast.Module | None, str | None]:
+    """``source`` without its magics, its tree (None: nothing to read) and why it was skipped
+    (None: it was not). Each cell is parsed once, for the name analysis and for what it keeps."""
+    source = _strip_magics(source) or ""
+    if not source.strip():
+        return source, None, None
+    if "\0" in source:  # Python refuses the whole file (3.11: ValueError, without a line)
+        line = source[: source.index("\0")].count("\n") + 1
+        return source, None, f"{label} has a null byte on line {line}, which Python cannot read"
+    try:
+        return source, syntax.parse(source), None
+    except SyntaxError as e:
+        return source, None, f"{label} has a syntax error on line {e.lineno}: {e.msg}"
+    except (RecursionError, MemoryError, ValueError):
+        return source, None, f"{label} is nested too deeply to be read as Python"
+
+
 def _keep_definitions(
     source: str,
+    tree: ast.Module,
     label: str,
     code: LearnerCode,
     module: bool = False,
     used: frozenset = frozenset(),
     imported: frozenset = frozenset(),
 ) -> None:
-    """Keep what defines things. ``module``: a .py file runs as Python imports it, every
-    statement but an ``if __name__ == "__main__":`` block. In a notebook, a compound statement
-    (``if``/``try``/``for``/``with``) or an augmented assignment is kept when it binds or mutates
-    a name of ``used`` (:func:`names.used_by_definitions`; a method call on a name of ``imported``
-    mutates nothing): demos are skipped, definitions run."""
-    source = _strip_magics(source)
-    if not source or not source.strip():
-        return
-    if "\0" in source:  # Python refuses the whole file (3.11: ValueError, without a line)
-        line = source[: source.index("\0")].count("\n") + 1
-        code.problems.append(
-            f"{label} has a null byte on line {line}, which Python cannot read; skipped it"
-        )
-        return
-    try:
-        tree = syntax.parse(source)
-    except SyntaxError as e:
-        code.problems.append(f"{label} has a syntax error on line {e.lineno}: {e.msg}; skipped it")
-        return
-    except (RecursionError, MemoryError, ValueError):
-        code.problems.append(f"{label} is nested too deeply to be read as Python; skipped it")
-        return
+    """Keep what defines things in ``source`` (read as ``tree``). ``module``: a .py file runs as
+    Python imports it, every statement but an ``if __name__ == "__main__":`` block. In a
+    notebook, a compound statement (``if``/``try``/``for``/``with``) or an augmented assignment
+    is kept when it binds or mutates a name of ``used`` (:func:`names.used_by_definitions`; a
+    method call on a name of ``imported`` mutates nothing): demos are skipped, definitions run."""
     lines = LINE_END.split(source)
     keep = [False] * len(lines)
     for node in tree.body:
@@ -164,20 +165,19 @@ def from_sources(file: str, sources: list[tuple[str, str]], module: bool = False
     file, run as Python imports it)."""
     code = LearnerCode(file=file, cells=[], defined=set())
     used, imported = frozenset(), frozenset()
+    cells = [(label, *_parsed(source, label)) for label, source in sources]
     if not module:  # the names the definitions in any cell read
-        trees = []
-        for _, source in sources:
-            try:
-                trees.append(syntax.parse(_strip_magics(source) or ""))
-            except (SyntaxError, RecursionError, MemoryError, ValueError):
-                pass
+        trees = [tree for _, _, tree, _ in cells if tree is not None]
         try:
             imported = names.imported(trees)
             used = frozenset(names.used_by_definitions(trees, imported))
         except RecursionError:  # scopes nested hundreds deep: keep definitions only
             pass
-    for label, source in sources:
-        _keep_definitions(source, label, code, module, used, imported)
+    for label, source, tree, skipped in cells:
+        if skipped:
+            code.problems.append(f"{skipped}; skipped it")
+        elif tree is not None:
+            _keep_definitions(source, tree, label, code, module, used, imported)
     return code
 
 
