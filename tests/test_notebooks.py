@@ -225,11 +225,17 @@ def test_committed_notebooks_match_a_fresh_release(lesson_run, language, lesson)
 
 
 def problems_in(nb, allow_errors: bool = False) -> list[str]:
+    """Each error (with what its cell printed before it: a check's report says which check
+    failed and why, which "CheckFailed: ... (see above)" alone does not) and each write to
+    stderr."""
     found = []
     for i, cell in enumerate(nb.cells, start=1):
+        printed = "".join(
+            out.text for out in cell.get("outputs", []) if out.output_type == "stream"
+        )
         for out in cell.get("outputs", []):
             if out.output_type == "error" and not allow_errors:
-                found.append(f"cell {i}: {out.ename}: {out.evalue}")
+                found.append(f"cell {i}: {out.ename}: {out.evalue}\n{printed[-3000:]}")
             if out.output_type == "stream" and out.name == "stderr":
                 found.append(f"cell {i} wrote to stderr: {out.text[:300]}")
     return found
