@@ -107,6 +107,40 @@ def test_a_notebook_keeps_blocks_that_build_what_the_definitions_read():
     assert "W.add_(1)" in kept  # mutates W, which f reads: a learner's name, not a module
 
 
+def test_what_an_assignment_the_definitions_read_needs_is_kept():
+    """Red team round 28's notes: ``SHIFT = torch.tensor(EPS)`` is always kept, but the ``if``
+    block that sets ``EPS`` was dropped (its reads were not followed: NameError, 0 points); and
+    a loop that rebinds ``SCALE`` from its own value lost the ``if`` that set it first. A demo
+    that only sets names the definitions never read is still skipped, and so is what only it
+    reads, and a temporary a block sets before it reads it."""
+    cells = [
+        (
+            "cell 1",
+            "import torch\nif torch.get_default_dtype() == torch.float32:\n    EPS = 1e-6\n",
+        ),
+        ("cell 2", "SHIFT = torch.tensor(EPS)\n"),
+        ("cell 3", "if SHIFT > 0:\n    SCALE = 2.0\nfor _ in range(2):\n    SCALE = SCALE * 1.0\n"),
+        ("cell 4", "if True:\n    LIMIT = 3\nLIMIT += 1\n"),
+        ("cell 5", "def f(x):\n    return x * SCALE + SHIFT + LIMIT\n"),
+        ("cell 6", "for step in range(9):\n    loss = step\nsummary = loss * 2\n"),
+        ("cell 7", "for i in range(2):\n    tmp = i\n    TOTAL = tmp\n"),
+        ("cell 8", "def g():\n    return TOTAL\n"),
+        ("cell 9", "for tmp in range(5):\n    demo = tmp\n"),
+    ]
+    kept = _kept(cells)
+    assert "EPS = 1e-6" in kept and "SCALE = 2.0" in kept and "LIMIT = 3" in kept
+    assert "summary = loss * 2" in kept  # a plain assignment: always kept
+    assert "loss = step" not in kept  # the definitions never read summary
+    assert "TOTAL = tmp" in kept and "demo = tmp" not in kept  # tmp: set before it is read
+    namespace = {}
+    for cell in from_sources("nb.ipynb", cells).cells:
+        try:
+            exec(compile(cell.source, cell.label, "exec"), namespace)
+        except NameError:  # summary = loss * 2: a demo's line, as before
+            pass
+    assert float(namespace["f"](1.0)) == pytest.approx(2.0 + 1e-6 + 4)
+
+
 @pytest.mark.parametrize("edition", ["", "zh-CN"])
 def test_lesson_08s_solution_is_graded_without_its_training_demos(edition):
     """``check`` of lesson 08 re-ran every ``with needs(...)`` demo, training models,

@@ -91,26 +91,31 @@ def imported(trees: list[ast.Module]) -> frozenset:
 
 def used_by_definitions(trees: list[ast.Module], imported: frozenset) -> set[str]:
     """The module-level names the definitions read: what every top-level ``def`` and ``class``
-    and every lambda of an assignment reads, then, transitively, what a block or augmented
-    assignment that binds or mutates one of those names reads (``for d in DIMS: T[d] = ...``
-    when a function reads ``T``, and so ``DIMS``). Plain assignments are always kept. Each
-    block is read once, when the first name it binds is found used (not once per name found:
-    blocks listed against the order they need each other in made that quadratic, round 26)."""
+    and every lambda of an assignment reads, then, transitively, what a statement that binds or
+    mutates one of those names reads before it binds it (:func:`reads_first`): a block or an
+    augmented assignment (``for d in DIMS: T[d] = ...`` when a function reads ``T``, and so
+    ``DIMS``), and a plain assignment (``SHIFT = torch.tensor(EPS)``, and so the ``if`` block that
+    sets ``EPS``: red team round 28). Plain assignments are always kept; a block only when it
+    binds a name found here. Each statement is read once, when the first name it binds is found
+    used (not once per name found: blocks listed against the order they need each other in made
+    that quadratic, round 26)."""
     used: set[str] = set()
-    others = []
+    binders: dict[str, list[ast.AST]] = {}  # a name: the statements that bind or mutate it
     for node in (node for tree in trees for node in tree.body):
         if is_grader_import(node) or is_main_guard(node):
             continue
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             loads, _, inner = scopes.at_scope([node])
             used |= loads | inner
-        elif isinstance(node, ast.AugAssign | KEPT_IF_USED):
-            others.append(node)
-        elif isinstance(node, ast.Assign | ast.AnnAssign):  # always kept: f = lambda x: ...
+            continue
+        if isinstance(node, ast.Assign | ast.AnnAssign):  # always kept: f = lambda x: ...
             used |= scopes.lambda_reads(node)
-    binders: dict[str, list[ast.AST]] = {}  # a name: the blocks that bind or mutate it
-    for node in others:
-        for name in stored_names(node, imported):
+            bound = bound_names(node)
+        elif isinstance(node, ast.AugAssign | KEPT_IF_USED):
+            bound = stored_names(node, imported)
+        else:
+            continue
+        for name in bound:
             binders.setdefault(name, []).append(node)
     todo, done = list(used), set()
     while todo:
@@ -118,8 +123,66 @@ def used_by_definitions(trees: list[ast.Module], imported: frozenset) -> set[str
             if id(node) in done:
                 continue
             done.add(id(node))
-            loads, stores, inner = scopes.at_scope([node])
-            new = ((loads | inner) - stores) - used  # its own loop variables are not needed
+            new = reads_first(node) - used  # its own loop variables are not needed
             used |= new
             todo.extend(new)
     return used
+
+
+def reads_first(node: ast.stmt) -> set[str]:
+    """The names a statement reads before it binds them, its parts taken in the order they run:
+    a block's header (the ``if`` test, the loop's iterable, the ``with`` items) before the names
+    it binds, and its statements one after another, each simple one reading (its value, the
+    bases of its targets) before it binds. So a loop's variable and a temporary a block sets
+    before it uses it are not read; ``SCALE = SCALE * 1.0`` reads ``SCALE`` (round 28), and so
+    does ``SCALE += 1``. A name bound on one branch counts as bound after it (as before)."""
+    found: set[str] = set()
+    bound: set[str] = set()
+    todo: list[ast.AST] = [node]  # what runs next last: popped in order
+    while todo:
+        n = todo.pop()
+        if isinstance(n, tuple):  # ("bind", names): a block's header binds these now
+            bound |= n[1]
+            continue
+        parts = _in_order(n)
+        if parts is None:  # a simple statement or an expression: reads, then binds
+            loads, stores, inner = scopes.at_scope([n])
+            if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+                loads = loads | {n.target.id}
+            found |= (loads | inner) - bound
+            bound |= stores
+            continue
+        todo.extend(reversed(parts))
+    return found
+
+
+def _in_order(n: ast.AST) -> list | None:
+    """A block's parts in the order they run (a ``("bind", names)`` entry where its header binds
+    names); None for a simple statement or an expression, read whole."""
+    if isinstance(n, ast.If | ast.While):
+        return [n.test, *n.body, *n.orelse]
+    if isinstance(n, ast.For | ast.AsyncFor):
+        return [n.iter, ("bind", _targets(n.target)), *n.body, *n.orelse]
+    if isinstance(n, ast.With | ast.AsyncWith):
+        parts: list = []
+        for item in n.items:
+            parts.append(item.context_expr)
+            if item.optional_vars is not None:
+                parts.append(("bind", _targets(item.optional_vars)))
+        return parts + n.body
+    if isinstance(n, ast.Try | getattr(ast, "TryStar", ast.Try)):
+        parts = list(n.body)
+        for handler in n.handlers:
+            if handler.type is not None:
+                parts.append(handler.type)
+            if handler.name:
+                parts.append(("bind", {handler.name}))
+            parts.extend(handler.body)
+        return parts + n.orelse + n.finalbody
+    return None
+
+
+def _targets(target: ast.AST) -> set[str]:
+    return {
+        n.id for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
