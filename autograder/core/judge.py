@@ -11,7 +11,7 @@ from pathlib import Path
 
 from autograder.core.extract import LearnerCode, from_file, from_sources
 from autograder.core.registry import Gradable, all_exercises
-from autograder.core.result import Result
+from autograder.core.result import NOT_JUDGED, Result
 from autograder.i18n import _
 from autograder.kit import notes
 from autograder.kit.exercise import CheckFailure
@@ -23,6 +23,7 @@ from autograder.sandbox.host.replies import (
     LearnerProblem,
     LearnerTimeout,
     NotWrittenYet,
+    SandboxDidNotStart,
     Tampered,
 )
 from autograder.sandbox.host.submission import Submission, run_check
@@ -72,6 +73,8 @@ def _explain(ex: Gradable, problem: LearnerProblem) -> tuple[str, str | None]:
         )
     if isinstance(problem, LearnerTimeout):  # its message says which limit: CPU time or wall clock
         return f"{ex.name}: {problem}", "timeout"
+    if isinstance(problem, SandboxDidNotStart):  # the grader's fault: graded again, or said
+        return f"{ex.name}: {problem}", NOT_JUDGED
     if isinstance(problem, LearnerCrashed):
         return (f"{ex.name}: {problem}", "out-of-memory" if problem.out_of_memory else "crashed")
     if isinstance(problem, Tampered):
@@ -295,7 +298,9 @@ def judge_names(
         sub = Submission(cells, forbidden_names(exercises))
     except LearnerProblem as problem:  # the definitions themselves hang or kill the sandbox
         message, mistake = _explain(replace(_ANSWER, name="your code"), problem)
-        message = "Loading your code failed: " + message.split(": ", 1)[-1]
+        message = message.split(": ", 1)[-1]
+        if mistake != NOT_JUDGED:
+            message = "Loading your code failed: " + message
         failed = [failed_result(exercises[n], message, mistake) for n in names]
         return failed + [failed_result(question_gradable(q), message, mistake) for q in answered]
     with sub:

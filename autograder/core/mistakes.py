@@ -69,6 +69,12 @@ GENERIC = (
         "Often a recursion without end or a native crash; run the cell again to see the error.",
     ),
     Mistake(
+        "not-judged",
+        (),
+        "The grader could not judge it: its sandbox did not start",
+        "Not your code: check it again. An instructor grades it again with grade --student.",
+    ),
+    Mistake(
         "wrong-dtype",
         (),
         "Returns a different dtype than the contract asks for",

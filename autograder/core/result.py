@@ -23,6 +23,10 @@ def printable(text: str) -> str:
     return _CONTROL.sub(lambda m: ascii(m.group())[1:-1], str(text))
 
 
+# The mistake of an exercise the grader could not judge (its sandbox did not start): not the
+# learner's; ``grade`` judges the notebook again in a fresh sandbox, then names what is left.
+NOT_JUDGED = "not-judged"
+
 MAX_MESSAGE = 4000  # characters of a result's message
 
 

@@ -29,6 +29,7 @@ from tqdm import tqdm
 
 from autograder.core.assignment import assignment, judge_assignment
 from autograder.core.extract import ExtractError, from_file, read_submission
+from autograder.core.result import NOT_JUDGED
 from autograder.grade.due import DueError, read_dues, read_timestamp
 from autograder.grade.due import parse_due as read_due
 from autograder.grade.outputs import details
@@ -43,12 +44,13 @@ from autograder.grade.results import (
     Graded,
     GradeError,
     GradeTable,
+    changes,
     lesson_of,
+    not_judged,
     notebook_order,
 )
 from autograder.sandbox.host.bwrap import strong_isolation_available, why_unavailable
 from autograder.sandbox.host.pool import isolated, retire_kept
-from autograder.sandbox.protocol import one_line
 
 TIMESTAMP = "timestamp.txt"  # nbgrader writes the submission time here
 
@@ -246,6 +248,9 @@ def grade_one(
         code = from_file(path, label=path.name)
         with isolated(allow_weak=allow_weak_sandbox, fresh=False):
             results, notes = judge_assignment(code, work, time_limit=time_limit)
+        if any(r.mistake == NOT_JUDGED for r in results):  # the grader's fault: once more
+            with isolated(allow_weak=allow_weak_sandbox, fresh=True):
+                results, notes = judge_assignment(code, work, time_limit=time_limit)
     except ExtractError as e:
         graded.status, graded.error = UNREADABLE, str(e)
         return graded
@@ -384,19 +389,5 @@ def grade_class(
         table.gradebook = gradebook.write(table, root).summary()
         overlay = gradebook.overlay
     write_outputs(table, keep, regrading, overlay)
-    table.notes[:0] = changes(before, rows)
+    table.notes[:0] = changes(before, rows) + not_judged(rows)
     return table
-
-
-def changes(before: dict[tuple[str, str], Graded], rows: list[Graded]) -> list[str]:
-    """What a regrade changed: each submission whose status or total is not what it was."""
-    said = []
-    for g in rows:
-        old = before.get((g.student, g.assignment))
-        if old is None or (old.status, round(old.total, 6)) == (g.status, round(g.total, 6)):
-            continue
-        said.append(
-            f"changed: {one_line(g.student)}/{g.assignment}: {old.status}, {old.total:g} -> "
-            f"{g.status}, {g.total:g} (of {g.max_points:g})"
-        )
-    return said

@@ -12,12 +12,13 @@ import functools
 import hashlib
 import os
 import re
+import shlex
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from autograder.core.items import lesson_items
-from autograder.core.result import Result
+from autograder.core.result import NOT_JUDGED, Result
 from autograder.grade import RELEASE
 from autograder.sandbox.protocol import one_line
 
@@ -168,3 +169,34 @@ def notebook_order(lesson: str) -> tuple[str, ...]:
                     if item in items and item not in order:
                         order.append(item)
     return tuple(order + [item for item in items if item not in order])
+
+
+def not_judged(rows: list[Graded]) -> list[str]:
+    """Each submission with exercises the grader could not judge (its sandbox did not start,
+    twice, the second time a fresh one): their points are 0 in this table, not the student's
+    doing, and the instructor is told how to grade them again."""
+    said = []
+    for g in rows:
+        names = [r.exercise for r in g.results if r.mistake == NOT_JUDGED]
+        if names:
+            said.append(
+                f"not judged: {one_line(g.student)}/{g.assignment}: {', '.join(names)} (the "
+                "grader's sandbox did not start; not the student's code): grade it again with "
+                f"--student {one_line(shlex.quote(g.student))} "
+                f"--assignment {shlex.quote(g.assignment)}"
+            )
+    return said
+
+
+def changes(before: dict[tuple[str, str], Graded], rows: list[Graded]) -> list[str]:
+    """What a regrade changed: each submission whose status or total is not what it was."""
+    said = []
+    for g in rows:
+        old = before.get((g.student, g.assignment))
+        if old is None or (old.status, round(old.total, 6)) == (g.status, round(g.total, 6)):
+            continue
+        said.append(
+            f"changed: {one_line(g.student)}/{g.assignment}: {old.status}, {old.total:g} -> "
+            f"{g.status}, {g.total:g} (of {g.max_points:g})"
+        )
+    return said

@@ -30,6 +30,7 @@ from autograder.sandbox.host.replies import (
     LearnerProblem,
     LearnerTimeout,
     NotWrittenYet,
+    SandboxDidNotStart,
     Tampered,
     Trace,
     devices_of,
@@ -115,7 +116,7 @@ class Submission:
             if retry and self._server is None:  # discarded: this submission runs in a new one
                 server.close()
                 return self._start(retry=False)
-            raise LearnerCrashed(f"the grader's sandbox did not start ({why}); not your code")
+            raise SandboxDidNotStart(f"the grader's sandbox did not start ({why}); not your code")
         loading, started = self._tally(), time.monotonic()
         deadline = started + self._setup.load_wall_limit
         try:
