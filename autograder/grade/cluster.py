@@ -6,7 +6,9 @@ run on a worker, in that worker's own sandbox (one per worker thread, kept from 
 the next as in a local run, and ended when the worker shuts down). The scheduler gives a task that
 raised to another attempt (``retries``) and the tasks of a worker that died to the others, so a
 lost worker loses no submission; a submission whose every try kills its worker (``KilledWorker``)
-is that student's unreadable row, saying so, never the class's failure.
+is that student's unreadable row, saying so, never the class's failure. A run whose every
+worker leaves for good (none back within ``WAIT_FOR_WORKERS`` seconds) stops with an error that
+says so, writing nothing, instead of waiting forever.
 
 **The submissions travel with their tasks; no shared filesystem is needed.** The client (the
 instructor's machine) reads each assignment folder under the rules of a local run — no symbolic
@@ -32,6 +34,8 @@ import hashlib
 import os
 import socket
 import tempfile
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,7 +66,9 @@ RETRIES = 2  # a task that raised gets this many more attempts (a dead worker's 
 # one's submission milliseconds.
 IN_FLIGHT = 1
 CONNECT_TIMEOUT = 30  # seconds to reach the scheduler
-WAIT_FOR_WORKERS = 120  # seconds to wait for a first worker
+# seconds to wait for a worker: a first one, and, during the run, one back once every worker left
+WAIT_FOR_WORKERS = 120
+WATCH_EVERY = 2  # seconds between two looks at the scheduler's workers during the run
 PLUGIN = "autograder-close-sandboxes"
 
 FILE, NAME_ONLY, LINK, BIG, DIR, OTHER = "file", "name", "link", "big", "dir", "other"
@@ -260,6 +266,49 @@ def _lost(future) -> str | None:
     )
 
 
+class _Watch:
+    """While tasks run, looks at the scheduler's workers every ``WATCH_EVERY`` seconds: once it
+    has had none for ``WAIT_FOR_WORKERS`` seconds (every worker left: killed, its nanny closed
+    for good), cancels the tasks in flight and says why in ``why``. Without it the run waited
+    forever for tasks no worker would take. A worker that comes back in time starts the wait
+    again; a busy worker is a worker."""
+
+    def __init__(self, client: Client, scheduler: str):
+        self.client, self.scheduler = client, scheduler
+        self.futures: dict = {}  # key: the future of each task in flight (under ``lock``)
+        self.lock = threading.Lock()
+        self.why: str | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="autograder-watch", daemon=True)
+
+    def __enter__(self) -> _Watch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        seen = time.monotonic()  # a worker was there: _check_workers waited for one
+        while not self._stop.wait(WATCH_EVERY):
+            try:
+                if self.client.nthreads():
+                    seen = time.monotonic()
+                elif time.monotonic() - seen >= WAIT_FOR_WORKERS and self.why is None:
+                    self.why = (
+                        f"every worker left the Dask scheduler at {self.scheduler} and none "
+                        f"came back in {WAIT_FOR_WORKERS} s; nothing was written. Restart the "
+                        f"workers (`dask worker {self.scheduler}`) and grade again."
+                    )
+                if self.why is not None:  # each time: a task submitted meanwhile goes too
+                    with self.lock:
+                        futures = list(self.futures.values())
+                    self.client.cancel(futures)
+            except Exception:  # the scheduler out of reach: the client's own failure, not this
+                continue
+
+
 def on_cluster(scheduler: str) -> Callable[..., list[Graded]]:
     """What ``grade_class(run=...)`` calls to grade on the cluster at ``scheduler``."""
     return functools.partial(run_on_cluster, scheduler=scheduler)
@@ -275,6 +324,7 @@ def run_on_cluster(tasks: list[tuple], scheduler: str, *, allow_weak: bool) -> l
         queue = iter(enumerate(tasks))
         running = as_completed(loop=client.loop)
         bar = tqdm(total=len(tasks), desc="grading", unit="submission")
+        watch = _Watch(client, scheduler)
 
         def submit_next() -> None:
             for i, task in queue:
@@ -290,14 +340,20 @@ def run_on_cluster(tasks: list[tuple], scheduler: str, *, allow_weak: bool) -> l
                     _grade_shipped, args, allow_weak, retries=RETRIES, pure=False
                 )
                 index[future.key] = i
+                with watch.lock:
+                    watch.futures[future.key] = future
                 running.add(future)
                 return
 
-        with bar:
+        with bar, watch:
             for _slot in range(max(1, threads) * IN_FLIGHT):
                 submit_next()
             for future in running:
                 i = index.pop(future.key)
+                with watch.lock:
+                    watch.futures.pop(future.key, None)
+                if watch.why is not None:  # no worker left to grade: the watch cancelled it
+                    raise GradeError(watch.why)
                 if future.status != "finished":
                     lost = _lost(future)  # the student's row, not the class's failure
                     if lost is None:
