@@ -86,9 +86,12 @@ def _strip_magics(source: str) -> str | None:
     return "\n".join("" if _MAGIC.match(ln) else ln for ln in lines)
 
 
-def _parsed(source: str, label: str) -> tuple[str, ast.Module | None, str | None]:
+def _parsed(
+    source: str, label: str, budget: syntax.ParseBudget
+) -> tuple[str, ast.Module | None, str | None]:
     """``source`` without its magics, its tree (None: nothing to read) and why it was skipped
-    (None: it was not). Each cell is parsed once, for the name analysis and for what it keeps."""
+    (None: it was not). Each cell is parsed once, for the name analysis and for what it keeps;
+    the parser's time on the notebook's risky cells comes out of one ``budget``."""
     source = _strip_magics(source) or ""
     if not source.strip():
         return source, None, None
@@ -96,7 +99,9 @@ def _parsed(source: str, label: str) -> tuple[str, ast.Module | None, str | None
         line = source[: source.index("\0")].count("\n") + 1
         return source, None, f"{label} has a null byte on line {line}, which Python cannot read"
     try:
-        return source, syntax.parse(source), None
+        return source, syntax.parse(source, budget=budget), None
+    except syntax.TooSlowToParse as e:
+        return source, None, f"{label} could not be read: {e}"
     except SyntaxError as e:
         return source, None, f"{label} has a syntax error on line {e.lineno}: {e.msg}"
     except (RecursionError, MemoryError, ValueError):
@@ -165,7 +170,8 @@ def from_sources(file: str, sources: list[tuple[str, str]], module: bool = False
     file, run as Python imports it)."""
     code = LearnerCode(file=file, cells=[], defined=set())
     used, imported = frozenset(), frozenset()
-    cells = [(label, *_parsed(source, label)) for label, source in sources]
+    budget = syntax.ParseBudget()
+    cells = [(label, *_parsed(source, label, budget)) for label, source in sources]
     if not module:  # the names the definitions in any cell read
         trees = [tree for _, _, tree, _ in cells if tree is not None]
         try:
