@@ -284,10 +284,14 @@ def run_here(tasks: list[tuple], workers: int) -> list[Graded]:
         with ThreadPoolExecutor(max_workers=workers) as pool:
             futures = [pool.submit(grade_one, *task) for task in tasks]
             rows = []
-            for f in tqdm(futures, desc="grading", unit="submission"):
-                rows.append(f.result())
-                if len(rows) == 1 and len(tasks) > 1:
-                    preparing.start()
+            try:
+                for f in tqdm(futures, desc="grading", unit="submission"):
+                    rows.append(f.result())
+                    if len(rows) == 1 and len(tasks) > 1:
+                        preparing.start()
+            except KeyboardInterrupt:  # Ctrl-C: stop after the submissions being graded now
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
             return rows
     finally:
         if preparing.is_alive():
