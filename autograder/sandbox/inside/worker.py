@@ -150,7 +150,6 @@ class LearnerNamespace:
         if op == "ready":  # a measured call comes next (zygote.PeakMemory)
             map_code()
             _give_back_freed_memory()  # what earlier calls freed is not held at its start
-            _map_large_blocks()  # its peak is what it holds, not the heap's gaps
             return {"value": None}
         if op == "apply":  # a helper of autograder.sandbox.inside.remote, applied to an object
             helper = HELPERS.get(req.helper)
@@ -268,15 +267,17 @@ LARGE_BLOCK = 128 * 1024  # glibc's default mmap threshold, in bytes
 
 
 def _map_large_blocks() -> None:
-    """Large blocks mapped from the system and unmapped when freed, for the rest of this exercise
-    process, so that a measured call's peak is the memory it holds, whatever the heap's layout.
-    glibc's threshold is dynamic: once a large block is freed, later ones up to its size come
-    from the heap, whose freed gaps between small blocks stay resident. Tiled code that keeps a
-    small tensor per key block beside each freed 1 MiB tile then grew its peak by a tile per
-    block (64 MiB for 64 blocks, against 2 MiB mapped: tests/sandbox/test_peak_memory.py), and
-    the course's own solution measured 8 to 24 MiB from one sandbox to the next (where the heap
-    fell in the address space), against a limit of 28: 7 to 8.4 MiB with this. Mapping each
-    block costs its page faults: about 1.5 s more for lesson 09's three measured calls."""
+    """Large blocks mapped from the system and unmapped when freed, in this learner process and
+    the exercise processes forked from it, from before any learner code runs: a measured call's
+    peak is then the memory it holds, whatever the heap's layout. glibc's threshold is dynamic:
+    once a large block is freed, later ones up to its size come from the heap, whose freed gaps
+    between small blocks stay resident; and a large block the heap's bins can hold is taken from
+    them whatever the threshold, so it is fixed before the first one. Tiled code that keeps a
+    small tensor per key block beside each freed 1 MiB tile grew its peak by a tile per block
+    (64 MiB for 64 blocks, against 2 MiB mapped: tests/sandbox/test_peak_heap.py), and the
+    course's own solution measured 8 to 24 MiB from one sandbox to the next, against a limit of
+    28: 7 to 8.4 MiB with this. Mapping each block costs its page faults (lesson 09's three
+    measured calls: about 1.5 s more)."""
     import ctypes
 
     try:
@@ -298,6 +299,7 @@ def learner_main(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None
     workdir = os.path.realpath(tempfile.mkdtemp(prefix="submission-"))
     box = LearnerNamespace(setup, workdir, hidden)
     box.lock.lock_down(setup, contained)
+    _map_large_blocks()  # a measured call's peak is what it holds, not the heap's gaps
     chan.send(encode({"type": "locked"}))  # set up: a failure before this is the grader's
     defined, problems = box.run_code(setup.cells)
     chan.send(encode({"type": "loaded", "defined": defined, "problems": problems}))
