@@ -86,26 +86,30 @@ def _strip_magics(source: str) -> str | None:
     return "\n".join("" if _MAGIC.match(ln) else ln for ln in lines)
 
 
-def _parsed(
-    source: str, label: str, budget: syntax.ParseBudget
-) -> tuple[str, ast.Module | None, str | None]:
-    """``source`` without its magics, its tree (None: nothing to read) and why it was skipped
-    (None: it was not). Each cell is parsed once, for the name analysis and for what it keeps;
-    the parser's time on the notebook's risky cells comes out of one ``budget``."""
-    source = _strip_magics(source) or ""
-    if not source.strip():
-        return source, None, None
-    if "\0" in source:  # Python refuses the whole file (3.11: ValueError, without a line)
-        line = source[: source.index("\0")].count("\n") + 1
-        return source, None, f"{label} has a null byte on line {line}, which Python cannot read"
-    try:
-        return source, syntax.parse(source, budget=budget), None
-    except syntax.TooSlowToParse as e:
-        return source, None, f"{label} could not be read: {e}"
-    except SyntaxError as e:
-        return source, None, f"{label} has a syntax error on line {e.lineno}: {e.msg}"
-    except (RecursionError, MemoryError, ValueError):
-        return source, None, f"{label} is nested too deeply to be read as Python"
+def _parsed(sources: list[tuple[str, str]]) -> list[tuple[str, str, ast.Module | None, str | None]]:
+    """Each cell's label, source without its magics, tree (None: nothing to read) and why it was
+    skipped (None: it was not). Each cell is parsed once, for the name analysis and for what it
+    keeps; the long ones are read first by one child process (:func:`syntax.parse_all`)."""
+    cells = []
+    for label, source in sources:
+        source = _strip_magics(source) or ""
+        skipped = None
+        if "\0" in source:  # Python refuses the whole file (3.11: ValueError, without a line)
+            line = source[: source.index("\0")].count("\n") + 1
+            skipped = f"{label} has a null byte on line {line}, which Python cannot read"
+        cells.append([label, source, None, skipped])
+    todo = [cell for cell in cells if cell[3] is None and cell[1].strip()]
+    for cell, tree in zip(todo, syntax.parse_all([cell[1] for cell in todo]), strict=True):
+        label = cell[0]
+        if isinstance(tree, syntax.TooSlowToParse):
+            cell[3] = f"{label} could not be read: {tree}"
+        elif isinstance(tree, SyntaxError):
+            cell[3] = f"{label} has a syntax error on line {tree.lineno}: {tree.msg}"
+        elif isinstance(tree, BaseException):
+            cell[3] = f"{label} is nested too deeply to be read as Python"
+        else:
+            cell[2] = tree
+    return [tuple(cell) for cell in cells]
 
 
 def _keep_definitions(
@@ -170,8 +174,7 @@ def from_sources(file: str, sources: list[tuple[str, str]], module: bool = False
     file, run as Python imports it)."""
     code = LearnerCode(file=file, cells=[], defined=set())
     used, imported = frozenset(), frozenset()
-    budget = syntax.ParseBudget()
-    cells = [(label, *_parsed(source, label, budget)) for label, source in sources]
+    cells = _parsed(sources)
     if not module:  # the names the definitions in any cell read
         trees = [tree for _, _, tree, _ in cells if tree is not None]
         try:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import json
-import math
 import subprocess
 import sys
 import threading
@@ -20,92 +19,125 @@ from typing import Any
 
 _LOCK = threading.Lock()
 
-# Learner code Python's parser may take long to read is read first in a child process, under a
-# CPU limit, and only then here. CPython 3.11 parses an f-string in time quadratic in its
-# replacement fields, holding the GIL (the judge's other threads wait): one of 420000 fields (1.26
-# MB, in a block that never runs) froze every grading thread for minutes, and a classmate graded
-# beside it lost points to deadlines that ran meanwhile (red team round 28). Counting the fields
-# first missed those of a format spec (``f"{a:{{}}{{}}...}"``: round 29), and Python 3.11's
-# tokenize, which did the counting, is itself quadratic on a line of unclosed quotes (round 29:
-# days for one line). A source is risky when it is long or holds many braces (course cells: a
-# few KB, a handful of braces); one a child reads within its CPU time takes about as long here.
-RISKY_BYTES = 64 * 1024
-RISKY_BRACES = 1000
-# CPU seconds the parser may spend on one notebook's risky sources, together (course code: ms).
-PARSE_CPU_BUDGET = 4.0
-PARSE_MEMORY = 4 * 2**30  # bytes of address space for the child (a 2 MiB source: under 1 GB)
-PARSE_WALL_BACKSTOP = 120.0  # seconds, for a child on a very busy machine; then it is refused
+# Learner code longer than a course cell is read first by a child process, under CPU and
+# memory limits, and parsed here only if the child read it quickly and in little memory. CPython
+# 3.11's parser has shapes that cost time and memory quadratic in their length, holding the GIL
+# (the judge's other threads wait, and a classmate graded beside it loses points to deadlines
+# that run meanwhile): an f-string of 420000 fields (1.26 MB: minutes; red team round 28), the
+# same fields in a format spec (round 29, after a count of fields missed them), a dotted name of
+# 32760 parts in an `import` (64 K characters outside the BMP: 12.5 s and 6.7 GB; round 30). A
+# source of at most RISKY_CHARS characters (course cells: under 3400) costs the parser
+# milliseconds whatever its shape; a longer one is read by the child.
+RISKY_CHARS = 4096
+# What the child may spend on one notebook's long sources together, and on one of them before
+# the judge declines to parse it again itself (course code: milliseconds and megabytes).
+# Plain code costs it about 2 s and 350 MB per MiB (a 2 MiB file, the cap: 3.9 s and 700 MB).
+PARSE_CPU_BUDGET = 8
+SOURCE_CPU = 2.0  # seconds
+SOURCE_MEMORY = 512 * 2**20  # bytes the child's peak rose by
+PARSE_MEMORY = 2 * 2**30  # bytes of address space for the child
+PARSE_WALL_BACKSTOP = 120.0  # seconds, for a child on a very busy machine
 
 _CHILD = r"""
 import ast, json, resource, sys, time
-seconds, memory, mode = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+seconds, memory = int(sys.argv[1]), int(sys.argv[2])
 resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
 resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-source = sys.stdin.read()
-start = time.process_time()
-try:
-    compile(source, "<learner code>", mode, ast.PyCF_ONLY_AST)
-    out = {"ok": True}
-except SyntaxError as e:
-    out = {"ok": False, "msg": str(e.msg)[:200], "lineno": e.lineno, "offset": e.offset}
-except (MemoryError, RecursionError, ValueError) as e:
-    out = {"ok": False, "error": type(e).__name__}
-out["cpu"] = time.process_time() - start
-sys.stdout.write(json.dumps(out))
+job = json.loads(sys.stdin.read())
+for source in job["sources"]:
+    cpu, peak = time.process_time(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    try:
+        compile(source, "<learner code>", job["mode"], ast.PyCF_ONLY_AST)
+        out = {"ok": True}
+    except SyntaxError as e:
+        out = {"ok": False, "msg": str(e.msg)[:200], "lineno": e.lineno, "offset": e.offset}
+    except (MemoryError, RecursionError, ValueError) as e:
+        out = {"ok": False, "error": type(e).__name__}
+    out["cpu"] = time.process_time() - cpu
+    out["grew"] = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak) * 1024
+    sys.stdout.write(json.dumps(out) + "\n")
+    sys.stdout.flush()
 """
+_ERRORS = {"MemoryError": MemoryError, "RecursionError": RecursionError, "ValueError": ValueError}
 
 
 class TooSlowToParse(ValueError):
-    """Python's parser would take more CPU time on this source than the grader gives it."""
+    """Python's parser would take more time or memory on this source than the grader gives it."""
 
 
-class ParseBudget:
-    """The CPU seconds left to parse one notebook's risky sources (:data:`PARSE_CPU_BUDGET`)."""
-
-    def __init__(self, seconds: float = PARSE_CPU_BUDGET):
-        self.left = seconds
-
-
-def parse(source: str, mode: str = "exec", budget: ParseBudget | None = None) -> ast.AST:
-    """``ast.parse(source, mode=mode)``, one thread at a time. A risky source (long, or with many
-    braces) is read first by a child process within ``budget`` (a fresh one if None): a
-    SyntaxError as Python says it, or :class:`TooSlowToParse`, without parsing it here."""
-    if len(source) > RISKY_BYTES or source.count("{") > RISKY_BRACES:
-        _read_in_child(source, mode, budget or ParseBudget())
-    with _LOCK:
-        return ast.parse(source, mode=mode)
+def parse(source: str, mode: str = "exec") -> ast.AST:
+    """``ast.parse(source, mode=mode)``, one thread at a time; a source longer than
+    ``RISKY_CHARS`` read by a child first (:func:`parse_all`)."""
+    [tree] = parse_all([source], mode)
+    if isinstance(tree, BaseException):
+        raise tree
+    return tree
 
 
-def _read_in_child(source: str, mode: str, budget: ParseBudget) -> None:
-    seconds = math.floor(budget.left)
-    if seconds < 1:
-        raise TooSlowToParse(_too_slow(PARSE_CPU_BUDGET))
-    cmd = [sys.executable, "-I", "-S", "-c", _CHILD, str(seconds), str(PARSE_MEMORY), mode]
+def parse_all(sources: list[str], mode: str = "exec") -> list[ast.AST | BaseException]:
+    """Each source's tree, or the exception that says why it has none: a SyntaxError (as Python
+    says it), RecursionError, MemoryError, ValueError, or :class:`TooSlowToParse`. The sources
+    longer than ``RISKY_CHARS`` are read first by one child process, together; each of them is
+    parsed here only if the child read it within ``SOURCE_CPU`` and ``SOURCE_MEMORY``."""
+    long = [i for i, source in enumerate(sources) if len(source) > RISKY_CHARS]
+    verdicts = dict(zip(long, _read_in_child([sources[i] for i in long], mode), strict=True))
+    trees: list[ast.AST | BaseException] = []
+    for i, source in enumerate(sources):
+        if isinstance(verdicts.get(i), BaseException):
+            trees.append(verdicts[i])
+            continue
+        try:
+            with _LOCK:
+                trees.append(ast.parse(source, mode=mode))
+        except (SyntaxError, RecursionError, MemoryError, ValueError) as e:
+            trees.append(e)
+    return trees
+
+
+def _read_in_child(sources: list[str], mode: str) -> list[BaseException | None]:
+    """What the child says of each source: None (read quickly: parse it here) or why not."""
+    if not sources:
+        return []
+    cmd = [sys.executable, "-I", "-S", "-c", _CHILD, str(PARSE_CPU_BUDGET), str(PARSE_MEMORY)]
+    job = json.dumps({"mode": mode, "sources": sources})
     try:
         done = subprocess.run(
-            cmd, input=source, capture_output=True, text=True, timeout=PARSE_WALL_BACKSTOP
+            cmd, input=job, capture_output=True, text=True, timeout=PARSE_WALL_BACKSTOP
         )
-        out = json.loads(done.stdout) if done.returncode == 0 else None
-    except (subprocess.TimeoutExpired, ValueError):
-        out = None
-    if not isinstance(out, dict) or not isinstance(out.get("cpu"), float):
-        budget.left = 0.0  # it used its whole limit (killed by it), or could not say
-        raise TooSlowToParse(_too_slow(seconds))
-    budget.left -= out["cpu"]
-    error = {"MemoryError": MemoryError, "RecursionError": RecursionError, "ValueError": ValueError}
-    if out.get("error") in error:  # as ast.parse here would raise it (too deep, a null byte)
-        raise error[out["error"]](f"Python's parser refused it ({out['error']})")
-    if not out.get("ok"):
-        where = (out.get("lineno") or 1, out.get("offset") or 1)
-        if not all(isinstance(n, int) for n in where):
-            where = (1, 1)
-        raise SyntaxError(str(out.get("msg"))[:200], ("<learner code>", *where, None))
+        lines = done.stdout.splitlines()
+    except subprocess.TimeoutExpired as e:  # what it said before the backstop
+        lines = (e.stdout or b"").decode(errors="replace").splitlines()
+    verdicts: list[BaseException | None] = []
+    for line in lines[: len(sources)]:
+        try:
+            out = json.loads(line)
+            verdicts.append(_verdict(out))
+        except (ValueError, TypeError, KeyError):
+            break  # a line cut short by the kill: that source was being read
+    if len(verdicts) < len(sources):  # the child stopped on this one (its CPU time, memory)
+        verdicts.append(TooSlowToParse(_too_slow()))
+    while len(verdicts) < len(sources):
+        verdicts.append(TooSlowToParse(_too_slow() + " (its time went on the cells before)"))
+    return verdicts
 
 
-def _too_slow(seconds: float) -> str:
+def _verdict(out: dict) -> BaseException | None:
+    if out["cpu"] > SOURCE_CPU or out["grew"] > SOURCE_MEMORY:
+        return TooSlowToParse(_too_slow())
+    if out.get("error") in _ERRORS:  # as ast.parse here would raise it (too deep, say)
+        return _ERRORS[out["error"]](f"Python's parser refused it ({out['error']})")
+    if out["ok"]:
+        return None
+    where = (out.get("lineno"), out.get("offset"))
+    where = where if all(isinstance(n, int) for n in where) else (1, 1)
+    return SyntaxError(str(out.get("msg"))[:200], ("<learner code>", *where, None))
+
+
+def _too_slow() -> str:
     return (
-        f"Python's parser needs more than {seconds:g} s of CPU time to read it (an f-string "
-        "with very many {} fields?), which the grader does not spend"
+        f"Python's parser needs more than {SOURCE_CPU:g} s of CPU time or "
+        f"{SOURCE_MEMORY // 2**20} MiB of memory to read it (a very long f-string, or dotted "
+        "name?), which the grader does not spend"
     )
 
 
