@@ -35,6 +35,7 @@ class Gradable:
     time_limit: float = 20.0  # seconds of wall time for all of this exercise's calls
     needs: tuple[str, ...] = field(default=())  # other names the check calls (reported if missing)
     forbid_why: tuple[tuple[str, str], ...] = ()  # (name, why it is forbidden), see kit.exercise
+    measures_memory: bool = False  # its exercise process maps large blocks (worker.py)
 
 
 def checks_by_lesson() -> dict[str, dict[str, tuple[Callable, ExerciseMark]]]:
@@ -74,6 +75,7 @@ def _exercises() -> tuple[Gradable, ...]:
                 rules.time_limit,
                 rules.needs,
                 rules.forbid_why,
+                rules.measures_memory,
             )
         )
     stray = {f"{lesson}: {name}" for lesson, marked in found.items() for name in marked}

@@ -53,6 +53,7 @@ class ExerciseMark:
     needs: tuple[str, ...] = ()  # other names the check calls (reported if missing)
     # why a forbidden name that is not the exercise itself is forbidden: ((name, why), ...)
     forbid_why: tuple[tuple[str, str], ...] = ()
+    measures_memory: bool = False  # its check measures a call's peak memory (peak_memory)
 
 
 def exercise(
@@ -62,6 +63,7 @@ def exercise(
     time_limit: float = 20.0,
     needs: tuple[str, ...] = (),
     forbid_why: dict[str, str] | None = None,
+    measures_memory: bool = False,
 ) -> Callable[[CheckFn], CheckFn]:
     """Mark ``check`` as the judge of exercise ``name`` (a name of the contract table).
 
@@ -71,7 +73,9 @@ def exercise(
     why = tuple((forbid_why or {}).items())
 
     def mark(check: CheckFn) -> CheckFn:
-        check.__exercise__ = ExerciseMark(name, tuple(forbid), time_limit, tuple(needs), why)
+        check.__exercise__ = ExerciseMark(
+            name, tuple(forbid), time_limit, tuple(needs), why, measures_memory
+        )
         return check
 
     return mark

@@ -160,6 +160,13 @@ class Begin:
     exercise: str
     cpu_limit: float
     wall_limit: float
+    measures_memory: bool = False  # large blocks mapped from the start (worker._map_large_blocks)
+
+    @classmethod
+    def of(cls, exercise, cpu_limit: float, wall_limit: float) -> Begin:
+        """For a Gradable (a test's stand-in without ``measures_memory`` measures nothing)."""
+        measures = bool(getattr(exercise, "measures_memory", False))
+        return cls(exercise.name, cpu_limit, wall_limit, measures)
 
 
 @dataclass

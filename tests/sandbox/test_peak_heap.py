@@ -30,7 +30,7 @@ def tiles(blocks):
 
 
 class Exercise:
-    name, time_limit = "tiles", 20.0
+    name, time_limit, measures_memory = "tiles", 20.0, True
 
 
 def test_a_tile_freed_per_block_counts_once_whatever_is_kept_beside_it():
@@ -62,7 +62,7 @@ def hold(n):
 
 
 class Hold:
-    name, time_limit = "hold", 20.0
+    name, time_limit, measures_memory = "hold", 20.0, True
 
 
 def test_a_measured_call_holding_its_memory_is_charged_all_of_it():

@@ -77,7 +77,7 @@ def _window_right(sub, n, window) -> bool:
 # ---- tiled_attention ---------------------------------------------------------------------------
 
 
-@exercise("tiled_attention", forbid=ATTENTION_FORBID, time_limit=30.0)
+@exercise("tiled_attention", forbid=ATTENTION_FORBID, time_limit=30.0, measures_memory=True)
 def check_tiled_attention(sub) -> None:
     g = generator(17)
     name = "tiled_attention"

@@ -64,10 +64,9 @@ MEMORY_LIMIT = 3 * 2**30  # bytes the learner's code may allocate on top of torc
 LOAD_TIMEOUT = 30.0  # CPU seconds to run the learner's definitions
 GRACE = 5.0  # seconds the judge waits beyond the sandbox's own backstop before it kills it
 MAX_EVENTS = 1000
-# Wall-clock seconds the judge may spend waiting on one submission (its definitions loading, its
-# replies) while it uses less than a quarter of that in CPU time, on a machine that is not busy:
-# past it, the rest of the submission is not judged (each remaining item says why). Code that
-# computes, or that a busy machine slows, is never stopped by it (the CPU limits decide).
+# Wall-clock seconds the judge may wait on one submission (its definitions loading, its replies)
+# while it uses under a quarter of that in CPU time, on a machine that is not busy: past it, the
+# rest is not judged (each item says why); code that computes is stopped by CPU limits only.
 WALL_BUDGET = 120.0
 # A machine is busy for it only where its own processes beyond those judged used a CPU less than
 OWN_LOAD = 0.1  # this share of the time waited (k + 1 that make k cores busy use 0.2 k or more)
@@ -222,7 +221,7 @@ class Submission:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             self._chan.send(
-                pickle.dumps(Begin(exercise.name, self._cpu_limit, wall)), fds=[theirs.fileno()]
+                pickle.dumps(Begin.of(exercise, self._cpu_limit, wall)), fds=[theirs.fileno()]
             )
         except OSError:
             ours.close()

@@ -233,6 +233,8 @@ def exercise_main(box: LearnerNamespace, chan: Channel, begin: Begin) -> None:
     seconds = max(1, math.ceil(begin.cpu_limit))
     resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
     report.chan, report.sent = chan, set()
+    if not begin.measures_memory:  # the heap for blocks up to 32 MiB again: faster
+        _map_large_blocks(HEAP_BLOCKS)
     torch.manual_seed(0)  # the same random numbers in every run: grading is reproducible
     random.seed(0)
     while True:
@@ -264,26 +266,29 @@ def _give_back_freed_memory() -> None:
 
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # mallopt's parameters (glibc's malloc.h)
 LARGE_BLOCK = 128 * 1024  # glibc's default mmap threshold, in bytes
+HEAP_BLOCKS = 32 * 2**20  # the most its dynamic threshold rises to (64-bit), in bytes
 
 
-def _map_large_blocks() -> None:
-    """Large blocks mapped from the system and unmapped when freed, in this learner process and
-    the exercise processes forked from it, from before any learner code runs: a measured call's
-    peak is then the memory it holds, whatever the heap's layout. glibc's threshold is dynamic:
-    once a large block is freed, later ones up to its size come from the heap, whose freed gaps
-    between small blocks stay resident; and a large block the heap's bins can hold is taken from
-    them whatever the threshold, so it is fixed before the first one. Tiled code that keeps a
-    small tensor per key block beside each freed 1 MiB tile grew its peak by a tile per block
-    (64 MiB for 64 blocks, against 2 MiB mapped: tests/sandbox/test_peak_heap.py), and the
-    course's own solution measured 8 to 24 MiB from one sandbox to the next, against a limit of
-    28: 7 to 8.4 MiB with this. Mapping each block costs its page faults (lesson 09's three
-    measured calls: about 1.5 s more)."""
+def _map_large_blocks(threshold: int) -> None:
+    """Blocks of ``threshold`` bytes or more mapped from the system and unmapped when freed:
+    LARGE_BLOCK in the learner process from before any learner code runs, so that a measured
+    call's peak (``Begin.measures_memory``: tiled_attention) is the memory it holds, whatever the
+    heap's layout; HEAP_BLOCKS again in the exercise processes of the other exercises. glibc's
+    threshold is dynamic: once a large block is freed, later ones up to its size come from the
+    heap, whose freed gaps between small blocks stay resident; and a large block the heap's bins
+    hold is taken from them whatever the threshold (fixed at a measured exercise's start only,
+    it failed one run in two). Tiled code that keeps a small tensor per key block beside each
+    freed 1 MiB tile grew its peak by a tile per block (64 MiB for 64 blocks, against 2 MiB
+    mapped: tests/sandbox/test_peak_heap.py), and the course's own solution measured 8 to 24 MiB
+    from one sandbox to the next, against a limit of 28: 7 to 8.3 MiB with this. Mapped blocks
+    cost their page faults: code of large float64 tensors (dot_product_variance) ran 3x slower,
+    past its CPU limit, hence the heap again where nothing is measured."""
     import ctypes
 
     try:
         libc = ctypes.CDLL(None)
-        libc.mallopt(M_MMAP_THRESHOLD, LARGE_BLOCK)
-        libc.mallopt(M_TRIM_THRESHOLD, LARGE_BLOCK)
+        libc.mallopt(M_MMAP_THRESHOLD, threshold)
+        libc.mallopt(M_TRIM_THRESHOLD, threshold if threshold == LARGE_BLOCK else 2 * threshold)
     except (OSError, AttributeError):  # not glibc
         pass
 
@@ -299,7 +304,7 @@ def learner_main(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None
     workdir = os.path.realpath(tempfile.mkdtemp(prefix="submission-"))
     box = LearnerNamespace(setup, workdir, hidden)
     box.lock.lock_down(setup, contained)
-    _map_large_blocks()  # a measured call's peak is what it holds, not the heap's gaps
+    _map_large_blocks(LARGE_BLOCK)  # before any learner code: nothing large in the heap's bins
     chan.send(encode({"type": "locked"}))  # set up: a failure before this is the grader's
     defined, problems = box.run_code(setup.cells)
     chan.send(encode({"type": "loaded", "defined": defined, "problems": problems}))
