@@ -34,7 +34,10 @@ RISKY_CHARS = 4096
 # Plain code costs it about 2 s and 350 MB per MiB (a 2 MiB file, the cap: 3.9 s and 700 MB).
 PARSE_CPU_BUDGET = 8
 SOURCE_CPU = 2.0  # seconds
-SOURCE_MEMORY = 512 * 2**20  # bytes the child's peak rose by
+# bytes the child's peak rose by, holding the trees of the long sources read so far (as the judge
+# holds a notebook's trees together): measured from its start, not from the last source's peak
+# (red team round 31: four cells each under 512 MB of their own, 1.4 GB together in the judge)
+SOURCE_MEMORY = 512 * 2**20
 PARSE_MEMORY = 2 * 2**30  # bytes of address space for the child
 PARSE_WALL_BACKSTOP = 120.0  # seconds, for a child on a very busy machine
 
@@ -43,18 +46,22 @@ import ast, json, resource, sys, time
 seconds, memory = int(sys.argv[1]), int(sys.argv[2])
 resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
 resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+def peak():  # this process's own (ru_maxrss would start at the judge's: kept across the exec)
+    with open("/proc/self/status") as f:
+        return int(next(line for line in f if line.startswith("VmHWM:")).split()[1])
 job = json.loads(sys.stdin.read())
+trees, start = [], peak()
 for source in job["sources"]:
-    cpu, peak = time.process_time(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    cpu = time.process_time()
     try:
-        compile(source, "<learner code>", job["mode"], ast.PyCF_ONLY_AST)
+        trees.append(compile(source, "<learner code>", job["mode"], ast.PyCF_ONLY_AST))
         out = {"ok": True}
     except SyntaxError as e:
         out = {"ok": False, "msg": str(e.msg)[:200], "lineno": e.lineno, "offset": e.offset}
     except (MemoryError, RecursionError, ValueError) as e:
         out = {"ok": False, "error": type(e).__name__}
     out["cpu"] = time.process_time() - cpu
-    out["grew"] = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak) * 1024
+    out["grew"] = (peak() - start) * 1024
     sys.stdout.write(json.dumps(out) + "\n")
     sys.stdout.flush()
 """

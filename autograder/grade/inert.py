@@ -41,6 +41,10 @@ _SPACES_ONLY = re.compile(r"^[^\S\n]+$", re.MULTILINE)
 # Line ends as Python and pygments read them: a lone \r too (round 27: lines of " \r" were one
 # line to _SPACES_ONLY and thousands to the lexer; 40 KB 22.6 s per view of the page).
 _LINE_END = re.compile(r"\r\n?")
+# How much of the learner's code the page shows: pygments's Python lexer is quadratic in a line's
+# length on some shapes (round 31: a line of "\N{" repeated, 120 KB: 32 s per view), and
+# formgrader colours every view anew. Course cells: under 3400 characters, lines under 100.
+MAX_CODE_SHOWN, MAX_CODE_LINE, MAX_CODE_TOTAL = 20000, 1000, 200000
 NOT_SHOWN = "(a {kind} cell of {n} characters, not shown here: it is in the submitted notebook)"
 _locked = lambda meta: bool(meta.get("locked") and meta.get("grade_id"))  # noqa: E731
 
@@ -59,7 +63,7 @@ def inert(nb, trusted: set[str] = frozenset()):
 
     clean = SanitizeHTML(strip=True)
     nb.cells = [c for c in nb.cells if c.get("cell_type") in CELL_KEYS]
-    shown_total = 0
+    shown_total = code_total = 0
     for cell in nb.cells:
         for key in set(cell) - CELL_KEYS[cell.cell_type]:
             del cell[key]
@@ -70,6 +74,15 @@ def inert(nb, trusted: set[str] = frozenset()):
         if cell.cell_type == "code":
             cell.outputs = [o for o in cell.outputs if o.output_type == "stream"]
             code = _LINE_END.sub("\n", cell.source)
+            longest = max(map(len, code.split("\n")), default=0)
+            if (
+                len(code) > MAX_CODE_SHOWN
+                or longest > MAX_CODE_LINE
+                or (code_total + len(code) > MAX_CODE_TOTAL)
+            ):
+                cell.source = NOT_SHOWN.format(kind="code", n=len(code))
+                continue
+            code_total += len(code)
             cell.source = _SPACES_ONLY.sub("", code)  # shown the same, linear to colour
         elif not (cell.source in trusted or _locked(cell.metadata.get("nbgrader", {}))):
             if len(cell.source) > MAX_SHOWN or shown_total + len(cell.source) > MAX_SHOWN_TOTAL:

@@ -106,3 +106,15 @@ def test_what_the_child_did_not_read_in_its_time_is_refused(parsed, monkeypatch)
     assert isinstance(trees[1], syntax.TooSlowToParse) and "cells before" in str(trees[1])
     assert isinstance(trees[2], ast.Module)
     assert parsed["parsed"] == [len("y = 1\n")]
+
+
+def test_the_long_cells_memory_is_counted_together(parsed, monkeypatch):
+    """Round 31: the child measured each cell's memory from the peak the cell before left, so
+    cells of 416, 373, 313 and 269 MB each passed and the judge parsed all four (1.4 GB). Here,
+    with a limit of 120 MB: a cell of about 99 MB, then one of about 143 MB (44 MB above it)."""
+    monkeypatch.setattr(syntax, "SOURCE_CPU", 2.0)
+    monkeypatch.setattr(syntax, "SOURCE_MEMORY", 120 * 2**20)
+    first, second = ("import " + "\U00020000." * n + "a\n" for n in (4000, 4800))
+    trees = syntax.parse_all([first, second])
+    assert isinstance(trees[0], ast.Module) and isinstance(trees[1], syntax.TooSlowToParse)
+    assert parsed["parsed"] == [len(first)]
