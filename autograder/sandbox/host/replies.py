@@ -108,7 +108,7 @@ class SandboxDidNotStart(LearnerCrashed):
     """The sandbox could not take the learner's code (twice, the second time a new one), before
     any of it ran: not the learner's doing. ``grade`` judges the notebook again in a fresh
     sandbox, then names the exercises still not judged so that the instructor grades them again
-    (``judge.NOT_JUDGED``); never a silent 0."""
+    (``result.NOT_JUDGED``); never a silent 0."""
 
 
 def ended(status: int | None) -> LearnerCrashed:

@@ -234,7 +234,7 @@ def exercise_main(box: LearnerNamespace, chan: Channel, begin: Begin) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
     report.chan, report.sent = chan, set()
     if not begin.measures_memory:  # the heap for blocks up to 32 MiB again: faster
-        _map_large_blocks(HEAP_BLOCKS)
+        _map_large_blocks(HEAP_BLOCKS, trim=2 * HEAP_BLOCKS)
     torch.manual_seed(0)  # the same random numbers in every run: grading is reproducible
     random.seed(0)
     while True:
@@ -269,8 +269,9 @@ LARGE_BLOCK = 128 * 1024  # glibc's default mmap threshold, in bytes
 HEAP_BLOCKS = 32 * 2**20  # the most its dynamic threshold rises to (64-bit), in bytes
 
 
-def _map_large_blocks(threshold: int) -> None:
-    """Blocks of ``threshold`` bytes or more mapped from the system and unmapped when freed:
+def _map_large_blocks(threshold: int, trim: int) -> None:
+    """Blocks of ``threshold`` bytes or more mapped from the system and unmapped when freed, and
+    the heap's free top given back past ``trim`` bytes (the dynamic pair: 2x the threshold):
     LARGE_BLOCK in the learner process from before any learner code runs, so that a measured
     call's peak (``Begin.measures_memory``: tiled_attention) is the memory it holds, whatever the
     heap's layout; HEAP_BLOCKS again in the exercise processes of the other exercises. glibc's
@@ -288,7 +289,7 @@ def _map_large_blocks(threshold: int) -> None:
     try:
         libc = ctypes.CDLL(None)
         libc.mallopt(M_MMAP_THRESHOLD, threshold)
-        libc.mallopt(M_TRIM_THRESHOLD, threshold if threshold == LARGE_BLOCK else 2 * threshold)
+        libc.mallopt(M_TRIM_THRESHOLD, trim)
     except (OSError, AttributeError):  # not glibc
         pass
 
@@ -304,7 +305,9 @@ def learner_main(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None
     workdir = os.path.realpath(tempfile.mkdtemp(prefix="submission-"))
     box = LearnerNamespace(setup, workdir, hidden)
     box.lock.lock_down(setup, contained)
-    _map_large_blocks(LARGE_BLOCK)  # before any learner code: nothing large in the heap's bins
+    _map_large_blocks(
+        LARGE_BLOCK, trim=LARGE_BLOCK
+    )  # before any learner code: nothing large in the heap's bins
     chan.send(encode({"type": "locked"}))  # set up: a failure before this is the grader's
     defined, problems = box.run_code(setup.cells)
     chan.send(encode({"type": "loaded", "defined": defined, "problems": problems}))
