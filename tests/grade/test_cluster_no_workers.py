@@ -9,12 +9,12 @@ submission first sleeps (a plugin on the worker), so the run is still going when
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from contextlib import contextmanager
 
 import pytest
+from local_cluster import local_cluster
 from test_grade import submit
 
 from autograder import cli
@@ -36,7 +36,7 @@ def slow_class(root, students=("ada", "bob")):
 def one_slow_worker(sleep: float):
     """A cluster of one worker process whose grading of each submission first sleeps ``sleep``
     seconds, and a client of it."""
-    from distributed import Client, LocalCluster
+    from distributed import Client
     from distributed.diagnostics.plugin import WorkerPlugin
 
     class Slow(WorkerPlugin):
@@ -54,13 +54,7 @@ def one_slow_worker(sleep: float):
             on_worker.grade_one = slow
 
     with (
-        LocalCluster(
-            n_workers=1,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            silence_logs=logging.CRITICAL,
-        ) as local,
+        local_cluster(1) as local,
         Client(local, set_as_default=False) as client,
     ):
         client.register_plugin(Slow(), name="slow-grading")

@@ -7,7 +7,6 @@ The cluster is a ``LocalCluster`` of two worker processes on this machine, one t
 
 from __future__ import annotations
 
-import logging
 import os
 import pickle
 import signal
@@ -20,6 +19,7 @@ from pathlib import Path
 import nbformat
 import psutil
 import pytest
+from local_cluster import local_cluster
 from test_grade import CORRECT, INVERTED, MASKS, digest, submit
 
 from autograder import cli
@@ -72,18 +72,12 @@ CLUSTER = pytest.mark.xdist_group("dask-cluster")
 def dask_cluster():
     """A cluster of two worker processes; afterwards, every process it started (its workers,
     their sandboxes, and those of a worker killed on the way) is gone."""
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     before = {p.pid for p in descendants()}
     seen: list[psutil.Process] = []
     with (
-        LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            silence_logs=logging.CRITICAL,
-        ) as local,
+        local_cluster(2) as local,
         Client(local, set_as_default=False) as client,
     ):
         yield local, client, seen

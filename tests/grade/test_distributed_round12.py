@@ -8,9 +8,8 @@ reason, never the class's failure.
 
 from __future__ import annotations
 
-import logging
-
 import pytest
+from local_cluster import local_cluster
 from test_grade import CORRECT, MASKS, submit
 
 from autograder.grade.grading import UNREADABLE, grade_class
@@ -22,7 +21,7 @@ cluster = pytest.importorskip("autograder.grade.cluster")  # needs distributed (
 @pytest.mark.slow
 def test_a_submission_that_kills_every_worker_is_its_student_s_row_only(tmp_path):
     import dask
-    from distributed import Client, LocalCluster
+    from distributed import Client
     from distributed.diagnostics.plugin import WorkerPlugin
 
     class DiesOnMallory(WorkerPlugin):
@@ -54,13 +53,7 @@ def test_a_submission_that_kills_every_worker_is_its_student_s_row_only(tmp_path
     # (seen under load: 1 run in 4). The test is about what grade does, not that cluster policy.
     with (
         dask.config.set({"distributed.deploy.lost-worker-timeout": "1h"}),
-        LocalCluster(
-            n_workers=1,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            silence_logs=logging.CRITICAL,
-        ) as local,
+        local_cluster(1) as local,
         Client(local, set_as_default=False) as client,
     ):
         client.register_plugin(DiesOnMallory(), name="dies-on-mallory")
