@@ -74,9 +74,35 @@ def wall_timeout(cpu_limit: float, cpu: float | None = None) -> LearnerTimeout:
     )
 
 
+def load_timeout(limit: ErrorKind, seconds: float, again: bool = False) -> LearnerTimeout:
+    """Running the learner's definitions hit ``limit`` (of ``seconds``; ``again``: all runs)."""
+    why = (
+        f"was still not done after {seconds:.0f} s of wall-clock time (the backstop against code "
+        "that sleeps or waits)"
+        if limit == ErrorKind.WALL_CLOCK
+        else f"used more than {seconds:.0f} s of CPU time (a loop or heavy computation at the top "
+        "level of a cell?)"
+    )
+    if again:  # the budget of every run in one submission (Submission._start)
+        why = f"again took them past {seconds:.0f} s of CPU time, counting each time they ran"
+    return LearnerTimeout(f"running your definitions {why}", limit)
+
+
+def kept_waiting(waited: float, cpu: float, budget: float) -> LearnerTimeout:
+    """The submission kept the judge waiting past ``budget`` seconds on little CPU."""
+    return LearnerTimeout(
+        f"not judged: your code had already kept the grader waiting {waited:.0f} s of "
+        f"wall-clock time while using {cpu:.1f} s of CPU time (the limit is {budget:.0f} s "
+        "of waiting on code that sleeps or waits: time.sleep, input(), a lock); the rest of "
+        "this notebook is not judged",
+        ErrorKind.WALL_CLOCK,
+        waited,
+        cpu,
+    )
+
+
 # The share of the last 10 s in which a runnable task waited for a CPU (Linux's pressure stall
-# information, "some avg10", in %) above which the machine counts as busy: an idle machine shows
-# about 0, one with more runnable tasks than cores close to 100.
+# information, "some avg10", in %; ~0 idle, ~100 with more runnable tasks than cores): busy above.
 BUSY_PRESSURE = 20.0
 PRESSURE = "/proc/pressure/cpu"
 
@@ -117,8 +143,7 @@ def ended(status: int | None) -> LearnerCrashed:
         sig = os.WTERMSIG(status)
         out_of_memory = sig == signal.SIGKILL
         why = f"the sandbox was killed by signal {sig}"
-        if out_of_memory:
-            why += " (most often: it ran out of memory)"
+        why += " (most often: it ran out of memory)" * out_of_memory
         return LearnerCrashed(why, out_of_memory=out_of_memory)
     code = os.WEXITSTATUS(status) if status is not None else "unknown"
     return LearnerCrashed(

@@ -18,6 +18,7 @@ import signal
 import socket
 import time
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 from autograder.sandbox.host.pool import current_server
@@ -37,6 +38,8 @@ from autograder.sandbox.host.replies import (
     ended,
     from_plain,
     helper_reply,
+    kept_waiting,
+    load_timeout,
     machine_busy,
     trace_of,
     wall_backstop,
@@ -62,6 +65,7 @@ from autograder.sandbox.protocol import (
 
 MEMORY_LIMIT = 3 * 2**30  # bytes the learner's code may allocate on top of torch itself
 LOAD_TIMEOUT = 30.0  # CPU seconds to run the learner's definitions
+LOADS = 2.0  # every run of them in one submission together: this many times LOAD_TIMEOUT
 GRACE = 5.0  # seconds the judge waits beyond the sandbox's own backstop before it kills it
 MAX_EVENTS = 1000
 # Wall-clock seconds the judge may wait on one submission (its definitions loading, its replies)
@@ -71,6 +75,7 @@ WALL_BUDGET = 120.0
 # A machine is busy for it only where its own processes beyond those judged used a CPU less than
 OWN_LOAD = 0.1  # this share of the time waited (k + 1 that make k cores busy use 0.2 k or more)
 MEASURE_TRIES = 3  # a measured call whose measurement is inconclusive (a busy machine) is re-run
+NOT_TAKEN = "the process that runs your code stopped taking work, again after it was started anew"
 
 
 class Submission:
@@ -97,15 +102,25 @@ class Submission:
         self.cpu = 0.0  # CPU seconds its exercise processes reported using, and its loading
         self.used = 0.0  # CPU seconds all its sandbox's processes used (the judge's own count)
         self._mark: tuple = (None, None)  # (its sandbox, that sandbox's count) when last tallied
+        self._restarts = 0  # learner processes found gone while idle (started again once)
+        self._load_left = LOADS * load_timeout  # CPU seconds left for running the definitions
         self._start()
 
     # -- the learner process ---------------------------------------------------------------------
     def _start(self, retry: bool = True) -> None:
+        """A learner process that runs the definitions; every run of them in this submission
+        (after a time limit hit, round 32's cut channel) shares ``LOADS`` times their limit."""
+        limit = min(self._setup.load_cpu_limit, self._load_left)
+        again = limit < self._setup.load_cpu_limit  # what is said where it runs out
+        said = LOADS * self._setup.load_cpu_limit if again else limit
+        if limit < 1.0:
+            raise load_timeout(ErrorKind.CPU_TIME, said, again)
+        setup = replace(self._setup, load_cpu_limit=limit)
         server = self._live_server = self._server or current_server()
         why = "it did not set up the process for your code"
         try:
             self._pid, self._chan = server.spawn()
-            self._chan.send(pickle.dumps(self._setup))
+            self._chan.send(pickle.dumps(setup))
             locked = parse(self._chan.receive(time.monotonic() + self._setup.load_wall_limit))
             ready = locked["type"] == "locked"
         except (RuntimeError, OSError, ChannelClosed, ChannelTimeout, ProtocolError) as e:
@@ -119,29 +134,20 @@ class Submission:
         loading, started = self._tally(), time.monotonic()
         deadline = started + self._setup.load_wall_limit
         try:
-            with self._waiting():
+            with self._waiting(), self._charged(loading):
                 message = parse(self._chan.receive(deadline, MAX_FRAME))
             if message["type"] != "loaded":
                 raise ProtocolError("not a loaded message")
         except ChannelTimeout:
             self._stop()
-            raise LearnerTimeout(
-                f"running your definitions was still not done after "
-                f"{self._setup.load_wall_limit:.0f} s of wall-clock time (the backstop against "
-                "code that sleeps or waits)",
-                ErrorKind.WALL_CLOCK,
-            ) from None
+            raise load_timeout(ErrorKind.WALL_CLOCK, self._setup.load_wall_limit) from None
         except ChannelClosed:  # the learner process ended while loading
             self._chan.close()
             self._chan = None
             status = self._live_server.exit_status(self._pid, timeout=5.0)
             if status is not None and os.WIFSIGNALED(status):
                 if os.WTERMSIG(status) in (signal.SIGXCPU, signal.SIGKILL):
-                    raise LearnerTimeout(
-                        f"running your definitions used more than {self._setup.load_cpu_limit:.0f}"
-                        " s of CPU time (a loop or heavy computation at the top level of a cell?)",
-                        ErrorKind.CPU_TIME,
-                    ) from None
+                    raise load_timeout(ErrorKind.CPU_TIME, said, again) from None
             raise ended(status) from None
         except ProtocolError as e:
             self._stop()
@@ -149,6 +155,14 @@ class Submission:
         self.cpu += self._tally() - loading  # running its definitions: computing
         self.defined = frozenset(message["defined"])
         self.problems = list(message["problems"])
+
+    @contextmanager
+    def _charged(self, before: float):
+        """Take what the sandbox used in the block (a run of the definitions) from the budget."""
+        try:
+            yield
+        finally:  # what the sandbox used since ``before``
+            self._load_left -= max(0.0, self._tally() - before)
 
     @contextmanager
     def _waiting(self):
@@ -167,15 +181,7 @@ class Submission:
             return
         if machine_busy() and used - self.cpu < OWN_LOAD * self.waited:
             return  # others' work slowed it, not processes of its own
-        raise LearnerTimeout(
-            f"not judged: your code had already kept the grader waiting {self.waited:.0f} s of "
-            f"wall-clock time while using {self.cpu:.1f} s of CPU time (the limit is "
-            f"{WALL_BUDGET:.0f} s of waiting on code that sleeps or waits: time.sleep, input(), a "
-            "lock); the rest of this notebook is not judged",
-            ErrorKind.WALL_CLOCK,
-            self.waited,
-            self.cpu,
-        )
+        raise kept_waiting(self.waited, self.cpu, WALL_BUDGET)
 
     def _tally(self) -> float:
         """:attr:`used`, brought up to date: what the sandbox's processes used since last time."""
@@ -199,8 +205,7 @@ class Submission:
             if self._live_server.exit_status(self._pid, timeout=30.0) is None:
                 self._live_server.close()  # it does not answer: a fresh sandbox next time
 
-    def close(self) -> None:
-        self._stop()
+    close = _stop
 
     def __enter__(self) -> Submission:
         return self
@@ -210,26 +215,33 @@ class Submission:
 
     # -- one exercise process per exercise -------------------------------------------------------
     def begin(self, exercise) -> None:
-        """Judge ``exercise`` next: a fresh process under its limits and forbidden calls."""
+        """Judge ``exercise`` next: a fresh process under its limits and forbidden calls.
+
+        A learner process that does not take it (gone while idle) is started again, once per
+        submission: the second time, this exercise and every later one fail as the learner's
+        crash (red team round 32 cut its own channel as it loaded, and each restart ran its
+        definitions again: ~1000 times per exercise)."""
         self._end_exercise()
         self._within_budget()
-        if self._chan is None:
-            self._start()
         self.exercise = exercise
         self._cpu_limit = float(exercise.time_limit)
         wall = wall_backstop(self._cpu_limit)
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            self._chan.send(
-                pickle.dumps(Begin.of(exercise, self._cpu_limit, wall)), fds=[theirs.fileno()]
-            )
-        except OSError:
-            ours.close()
-            self._stop()
-            self._start()
-            return self.begin(exercise)
-        finally:
-            theirs.close()
+        begin = pickle.dumps(Begin.of(exercise, self._cpu_limit, wall))
+        while True:
+            if self._restarts > 1:
+                raise LearnerCrashed(NOT_TAKEN)
+            if self._chan is None:
+                self._start()
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                self._chan.send(begin, fds=[theirs.fileno()])
+                break
+            except OSError:
+                ours.close()
+                self._stop()
+                self._restarts += 1
+            finally:
+                theirs.close()
         self._ex = Channel(ours)
         self._ex_deadline = time.monotonic() + wall + GRACE
         self._ex_used = self._tally()  # the sandbox's CPU so far, as the judge reads it
@@ -404,17 +416,3 @@ class Submission:
         if not isinstance(handle, int):
             raise Tampered("the sandbox sent something that is not a reply")
         return RemoteObject(self, handle, name)
-
-
-def run_check(sub: Submission, ex) -> None:
-    """``sub.begin(ex); ex.check(sub)``, a time limit hit on a busy machine retried once before it
-    counts (:meth:`LearnerTimeout.busy_machine`): limits count CPU time, so a second try only helps
-    code near its limit; code that sleeps is not retried (its wall time would only double)."""
-    for attempt in (1, 2):
-        sub.begin(ex)
-        try:
-            ex.check(sub)
-            return
-        except LearnerTimeout as e:
-            if attempt == 2 or not e.busy_machine(float(ex.time_limit)):
-                raise
