@@ -171,6 +171,20 @@ def test_an_unknown_answer_name_is_told_the_closest_question():
     assert "`answer_6_1` answers no question of the course: did you mean `answer_06_1`?" in notes
 
 
+def test_the_notes_name_the_cells_that_were_not_read_whatever_the_score():
+    """A cell skipped (a syntax error) is named in the notes, not only where an exercise it held
+    is then missing (round 30's note: a notebook that passed said nothing of it)."""
+    from autograder.core.assignment import SAID, assignment, judge_assignment
+    from autograder.core.extract import from_sources
+
+    broken = [(f"cell [{i}]", "def broken(:\n") for i in range(SAID + 2)]
+    code = from_sources("02_qkt.ipynb", [*broken, ("cell [9]", "x = 1\n")])
+    _, notes = judge_assignment(code, assignment("02"))
+    said = [n for n in notes if "syntax error" in n]
+    assert said[0] == "cell [0] has a syntax error on line 1: invalid syntax; skipped it"
+    assert len(said) == SAID and "and 2 more cells skipped" in notes
+
+
 _SDPA_READS = (
     "def scaled_dot_product_attention(q, k, v, mask=None):\n"
     "    scores = scaled_attention_scores(q, k)\n"

@@ -13,6 +13,8 @@ from autograder.core.judge import failed_result, judge_names, question_gradable
 from autograder.core.registry import Gradable, all_exercises
 from autograder.core.result import Result
 
+SAID = 5  # the cells not read (code.problems) that the notes name one by one
+
 
 @dataclass(frozen=True)
 class Assignment:
@@ -101,7 +103,9 @@ def judge_assignment(
                 question_gradable(q), _not_found(code, name, contract), None, attempted=False
             )
         )
-    notes = []
+    # cells that were not read (a syntax error, too long to parse): said even where all passed
+    notes = code.problems[:SAID]
+    notes += [f"and {len(code.problems) - SAID} more cells skipped"] * (len(code.problems) > SAID)
     for name in code.order:
         if name.startswith("answer_") and name not in contract:
             close = _closest(name, [f"answer_{q}" for q in work.questions])
