@@ -12,7 +12,7 @@ import sys
 from autograder.i18n import _
 from autograder.service.client import NO_DAEMON
 
-EXIT_GRADED, EXIT_UNGRADABLE = 0, 2
+EXIT_GRADED, EXIT_UNGRADABLE, EXIT_INTERRUPTED = 0, 2, 130  # 130: as a shell says Ctrl-C
 
 
 def register(verbs: argparse._SubParsersAction) -> None:
@@ -162,7 +162,7 @@ def main(args: argparse.Namespace) -> int:
         start_ahead(args.workers, allow_weak=args.allow_weak_sandbox)
     from autograder.grade.grading import grade_class
     from autograder.grade.nbgrader_gradebook import CourseGradebook
-    from autograder.grade.results import GradeError
+    from autograder.grade.results import GradeError, Interrupted
 
     try:
         book = args.gradebook and CourseGradebook.of(args.gradebook)
@@ -193,5 +193,8 @@ def main(args: argparse.Namespace) -> int:
     except GradeError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_UNGRADABLE
+    except Interrupted as e:
+        print(e, file=sys.stderr)
+        return EXIT_INTERRUPTED
     print(table.summary())
     return EXIT_GRADED  # the class was graded: the table says how each submission did

@@ -44,6 +44,7 @@ from autograder.grade.results import (
     Graded,
     GradeError,
     GradeTable,
+    Interrupted,
     changes,
     lesson_of,
     not_judged,
@@ -291,7 +292,7 @@ def run_here(tasks: list[tuple], workers: int) -> list[Graded]:
                         preparing.start()
             except KeyboardInterrupt:  # Ctrl-C: stop after the submissions being graded now
                 pool.shutdown(wait=False, cancel_futures=True)
-                raise
+                raise Interrupted from None
             return rows
     finally:
         if preparing.is_alive():

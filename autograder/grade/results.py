@@ -67,6 +67,17 @@ class GradeError(Exception):
     """The class cannot be graded at all (the CLI exits 2 with this message)."""
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C while the class was being graded, before anything was written (the CLI says so
+    and exits 130): the submissions being graded finished, the others were never started."""
+
+    def __str__(self) -> str:
+        return (
+            "interrupted while grading: nothing was written (the table, the feedback and the "
+            "gradebook are as they were); run the same command again to grade the class"
+        )
+
+
 @dataclass
 class Graded:
     student: str

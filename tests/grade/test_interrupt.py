@@ -1,0 +1,50 @@
+"""Ctrl-C during `grade`: the submissions being graded finish, the queued ones never start,
+nothing is written, and the command says so and exits 130 (as a shell reports Ctrl-C), rather
+than a traceback that leaves an instructor guessing what was saved."""
+
+from __future__ import annotations
+
+import os
+import re
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.grade.test_grade import CORRECT, MASKS, submit
+from tests.sandbox.marks import NEEDS_BWRAP
+
+ROOT = Path(__file__).resolve().parents[2]
+STUDENTS = 8
+
+
+@NEEDS_BWRAP
+def test_ctrl_c_stops_grading_writes_nothing_and_says_so(tmp_path):
+    for i in range(STUDENTS):
+        submit(tmp_path / "submitted", f"s{i}", CORRECT)
+    out = tmp_path / "grades" / "grades.csv"
+    env = {**os.environ, "AUTOGRADER_DAEMON": "0"}  # this process grades: it gets the Ctrl-C
+    cmd = [sys.executable, "-m", "autograder", "grade", str(tmp_path / "submitted")]
+    cmd += ["--out", str(out), "--workers", "1", "--assignment", MASKS]
+    grade = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    said, done = b"", re.compile(rb"(\d+)/%d" % STUDENTS)
+    with selectors.DefaultSelector() as sel:
+        sel.register(grade.stderr, selectors.EVENT_READ)
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and not any(int(n) >= 1 for n in done.findall(said)):
+            if sel.select(timeout=1.0):
+                chunk = os.read(grade.stderr.fileno(), 65536)
+                if not chunk:
+                    break
+                said += chunk
+    assert any(int(n) >= 1 for n in done.findall(said)), said.decode(errors="replace")
+    grade.send_signal(signal.SIGINT)  # what Ctrl-C in its terminal sends
+    said += grade.communicate(timeout=120)[1]
+    text = said.decode(errors="replace")
+    assert grade.returncode == 130, text
+    assert "interrupted while grading: nothing was written" in text
+    assert "Traceback" not in text
+    assert max(int(n) for n in done.findall(said)) < STUDENTS  # the queued ones never started
+    assert not out.parent.exists() or not any(out.parent.iterdir())
