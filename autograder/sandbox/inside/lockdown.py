@@ -29,7 +29,7 @@ OPEN_FILES_LIMIT = 64
 # Queued signals (real-time, or sent with a siginfo): each holds 36 bytes of the sender's data in
 # kernel memory no measure counts; Python and torch queue none. The host's limit scales with RAM.
 PENDING_SIGNALS_LIMIT = 64
-_libc = ctypes.CDLL(None, use_errno=True)  # loaded now: learner code may not load ctypes
+LIBC = ctypes.CDLL(None, use_errno=True)  # loaded now: learner code may not load ctypes
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
 # Landlock (Linux 5.13+): landlock_create_ruleset and landlock_restrict_self, the same numbers on
 # x86_64 and aarch64; the access rights handled: making character and block devices (ABI 1).
@@ -75,8 +75,8 @@ _REFUSED_PREFIXES = (
 
 def prctl(option: int, value: int) -> None:
     """Linux's prctl (a no-op elsewhere: there, only process isolation is on offer anyway)."""
-    if hasattr(_libc, "prctl"):
-        _libc.prctl(option, value)
+    if hasattr(LIBC, "prctl"):
+        LIBC.prctl(option, value)
 
 
 def own_domain() -> bool:
@@ -88,16 +88,16 @@ def own_domain() -> bool:
     it was forked from, nor the server's (which has none: the server may still read and reset
     every learner process's memory figures). The rules handle only making device files, which no
     process here may do anyway. Whether it worked (False without Landlock: SECURITY.md)."""
-    if not hasattr(_libc, "syscall"):
+    if not hasattr(LIBC, "syscall"):
         return False
     attr = ctypes.c_uint64(_LANDLOCK_MAKE_DEVICES)  # struct landlock_ruleset_attr, ABI 1's part
     size, zero = ctypes.c_long(ctypes.sizeof(attr)), ctypes.c_long(0)
-    fd = _libc.syscall(ctypes.c_long(_LANDLOCK_CREATE_RULESET), ctypes.byref(attr), size, zero)
+    fd = LIBC.syscall(ctypes.c_long(_LANDLOCK_CREATE_RULESET), ctypes.byref(attr), size, zero)
     if fd < 0:
         return False
     try:
-        _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # (bubblewrap has set it already)
-        return _libc.syscall(ctypes.c_long(_LANDLOCK_RESTRICT_SELF), ctypes.c_long(fd), zero) == 0
+        LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # (bubblewrap has set it already)
+        return LIBC.syscall(ctypes.c_long(_LANDLOCK_RESTRICT_SELF), ctypes.c_long(fd), zero) == 0
     finally:
         os.close(fd)
 
@@ -107,7 +107,7 @@ def map_code() -> None:
     its code again page by page as it first runs it, tens of MiB that a call measured later
     (``Submission.peak_memory``) would otherwise count as its own memory. Linux 5.14 and later
     (``MADV_POPULATE_READ``); elsewhere nothing."""
-    if not hasattr(_libc, "madvise"):
+    if not hasattr(LIBC, "madvise"):
         return
     try:
         with open("/proc/self/maps") as f:
@@ -117,7 +117,7 @@ def map_code() -> None:
     for fields in maps:
         if len(fields) >= 6 and "x" in fields[1] and fields[5].startswith("/"):
             start, end = (int(a, 16) for a in fields[0].split("-"))
-            _libc.madvise(ctypes.c_void_p(start), ctypes.c_size_t(end - start), 22)
+            LIBC.madvise(ctypes.c_void_p(start), ctypes.c_size_t(end - start), 22)
 
 
 def _inside(path: str, folder: str) -> bool:

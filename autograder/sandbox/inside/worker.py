@@ -55,6 +55,7 @@ from autograder.sandbox.inside import remote
 from autograder.sandbox.inside.devices import DefaultDeviceFactories, has_tensor
 from autograder.sandbox.inside.inplace import InputSnapshot
 from autograder.sandbox.inside.lockdown import (
+    LIBC,
     PR_SET_DUMPABLE,
     PR_SET_PDEATHSIG,
     Lockdown,
@@ -256,12 +257,8 @@ def _give_back_freed_memory() -> None:
     by copying it on write, and the peak-memory measure (zygote.PeakMemory) counts pages copied
     during a measured call as the call's. Given back to the system before the fork, it is new
     pages there (and their peak counts as the call's, as in a .py file's exercise process)."""
-    import ctypes
-
-    try:
-        ctypes.CDLL(None).malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc
-        pass
+    if hasattr(LIBC, "malloc_trim"):  # glibc
+        LIBC.malloc_trim(0)
 
 
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # mallopt's parameters (glibc's malloc.h)
@@ -284,14 +281,9 @@ def _map_large_blocks(threshold: int, trim: int) -> None:
     from one sandbox to the next, against a limit of 28: 7 to 8.3 MiB with this. Mapped blocks
     cost their page faults: code of large float64 tensors (dot_product_variance) ran 3x slower,
     past its CPU limit, hence the heap again where nothing is measured."""
-    import ctypes
-
-    try:
-        libc = ctypes.CDLL(None)
-        libc.mallopt(M_MMAP_THRESHOLD, threshold)
-        libc.mallopt(M_TRIM_THRESHOLD, trim)
-    except (OSError, AttributeError):  # not glibc
-        pass
+    if hasattr(LIBC, "mallopt"):  # glibc
+        LIBC.mallopt(M_MMAP_THRESHOLD, threshold)
+        LIBC.mallopt(M_TRIM_THRESHOLD, trim)
 
 
 def learner_main(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
