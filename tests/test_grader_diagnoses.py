@@ -179,10 +179,32 @@ def test_the_notes_name_the_cells_that_were_not_read_whatever_the_score():
 
     broken = [(f"cell [{i}]", "def broken(:\n") for i in range(SAID + 2)]
     code = from_sources("02_qkt.ipynb", [*broken, ("cell [9]", "x = 1\n")])
-    _, notes = judge_assignment(code, assignment("02"))
+    results, notes = judge_assignment(code, assignment("02"))
     said = [n for n in notes if "syntax error" in n]
     assert said[0] == "cell [0] has a syntax error on line 1: invalid syntax; skipped it"
     assert len(said) == SAID and "and 2 more cells skipped" in notes
+    # what is missing may be in a cell not read: its result says so, not only "define it"
+    unread = "Not read: cell [0] has a syntax error on line 1: invalid syntax; skipped it (and 6"
+    assert results and all(unread in r.message for r in results), [r.message for r in results]
+
+
+def test_a_name_error_from_a_cell_not_read_says_which_cell():
+    """The import cell not read (a syntax error): the exercise fails with NameError: torch, and
+    its result names the cell, not only a note below (an instructor's trial)."""
+    from autograder.core.assignment import assignment, judge_assignment
+    from autograder.core.extract import from_sources
+
+    cells = [
+        ("cell 2", "import torch,\n"),
+        (
+            "cell 3",
+            "def attention_scores(q, k):\n    return torch.matmul(q, k.transpose(-2, -1))\n",
+        ),
+    ]
+    results, _ = judge_assignment(from_sources("02_qkt.ipynb", cells), assignment("02"))
+    [scores] = [r for r in results if r.exercise == "attention_scores"]
+    assert not scores.passed and "NameError" in scores.message, scores.message
+    assert "Not read: cell 2 has a syntax error on line 1" in scores.message, scores.message
 
 
 _SDPA_READS = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from autograder.core.extract import LearnerCode
 from autograder.core.items import lesson_items
@@ -52,18 +52,29 @@ def _closest(name: str, candidates: list[str]) -> str | None:
 
 
 def _not_found(code: LearnerCode, item: str, taken: set[str]) -> str:
-    """'<item> not found; you defined `<closest name>`' (or just 'not found')."""
+    """'<item> not found; you defined `<closest name>`' (or just 'not found'), and the first
+    cell that was not read, where one was not: the item may be in it."""
     if item.startswith("answer_"):
         qid = item.removeprefix("answer_")
         candidates = [n for n in code.order if n not in taken and n.startswith("answer")]
         close = _closest(item, candidates)
         text = f"Question {qid.replace('_', '.')} is not answered: set {item} = ... in its cell."
-        return text + (f" You defined `{close}`: is that your answer?" if close else "")
+        close = f" You defined `{close}`: is that your answer?" if close else ""
+        return text + close + _unread(code)
     candidates = [n for n in code.order if n in code.callables and n not in taken]
     close = _closest(item, candidates)
     if close:
-        return f"{item} not found; you defined `{close}`."
-    return f"{item} not found in your code."
+        return f"{item} not found; you defined `{close}`." + _unread(code)
+    return f"{item} not found in your code." + _unread(code)
+
+
+def _unread(code: LearnerCode) -> str:
+    """What a result that may come from a cell not read says of it (an instructor's trial: a
+    syntax error in the cell of `padding_mask` read "not found", the cause only in a note)."""
+    if not code.problems:
+        return ""
+    more = f" (and {len(code.problems) - 1} more)" * (len(code.problems) > 1)
+    return f" Not read: {code.problems[0]}{more}; fix it, then submit again."
 
 
 def judge_assignment(
@@ -95,6 +106,11 @@ def judge_assignment(
                 ex, _not_found(code, ex.name, contract), "not-defined", attempted=False
             )
         )
+    if code.problems:  # a name a skipped cell defined (an import, say) is missing at run time
+        graded = [
+            replace(r, message=r.message + _unread(code)) if "NameError" in r.message else r
+            for r in graded
+        ]
     for q in work.questions:
         name = f"answer_{q}"
         graded.append(

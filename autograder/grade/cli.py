@@ -1,6 +1,7 @@
 """The ``grade`` verb: grade a class laid out as nbgrader's ``submitted/``.
 
-Exit status: 0 the class was graded (the table says how each submission did), 2 it could not be.
+Exit status: 0 the class was graded (the table says how each submission did), 2 it could not be,
+130 Ctrl-C stopped it before anything was written.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ def register(verbs: argparse._SubParsersAction) -> None:
         ),
         epilog="Exit status: 0 when the class was graded, whatever the grades (the table's "
         "status column and points say how each submission did); 2 when it could not be graded "
-        "(no such folder, bad arguments, no strong sandbox).",
+        "(no such folder, bad arguments, no strong sandbox); 130 when Ctrl-C stopped it before "
+        "anything was written.",
     )
     grade.add_argument("submissions", metavar="SUBMISSIONS_DIR")
     grade.add_argument("--no-daemon", action="store_true", help=_(NO_DAEMON))
@@ -162,7 +164,7 @@ def main(args: argparse.Namespace) -> int:
         start_ahead(args.workers, allow_weak=args.allow_weak_sandbox)
     from autograder.grade.grading import grade_class
     from autograder.grade.nbgrader_gradebook import CourseGradebook
-    from autograder.grade.results import GradeError, Interrupted
+    from autograder.grade.results import INTERRUPTED, GradeError
 
     try:
         book = args.gradebook and CourseGradebook.of(args.gradebook)
@@ -193,8 +195,8 @@ def main(args: argparse.Namespace) -> int:
     except GradeError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_UNGRADABLE
-    except Interrupted as e:
-        print(e, file=sys.stderr)
+    except KeyboardInterrupt:  # Ctrl-C, once or more, before the outputs were written
+        print(INTERRUPTED, file=sys.stderr)
         return EXIT_INTERRUPTED
     print(table.summary())
     return EXIT_GRADED  # the class was graded: the table says how each submission did

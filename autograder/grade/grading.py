@@ -17,6 +17,7 @@ same table. ``students``/``assignments`` regrade a subset and update the existin
 
 from __future__ import annotations
 
+import difflib
 import os
 import threading
 from collections.abc import Callable
@@ -34,7 +35,7 @@ from autograder.grade.due import DueError, read_dues, read_timestamp
 from autograder.grade.due import parse_due as read_due
 from autograder.grade.outputs import details
 from autograder.grade.outputs.table import read_table
-from autograder.grade.outputs.write import sibling, write_outputs
+from autograder.grade.outputs.write import sibling, uninterrupted, write_outputs
 from autograder.grade.results import (
     BLANK,
     GRADED,
@@ -44,7 +45,6 @@ from autograder.grade.results import (
     Graded,
     GradeError,
     GradeTable,
-    Interrupted,
     changes,
     lesson_of,
     not_judged,
@@ -292,7 +292,7 @@ def run_here(tasks: list[tuple], workers: int) -> list[Graded]:
                         preparing.start()
             except KeyboardInterrupt:  # Ctrl-C: stop after the submissions being graded now
                 pool.shutdown(wait=False, cancel_futures=True)
-                raise Interrupted from None
+                raise
             return rows
     finally:
         if preparing.is_alive():
@@ -370,6 +370,13 @@ def grade_class(
         if not (r["student"] in who and r["assignment"] in names)
     ]
     before = {(g.student, g.assignment): g for g in details.load(sibling(out, "_results.json"))}
+    known = set(found) | {student for student, _ in before}
+    for student in [s for s in students or [] if s not in known]:  # a typo: no row made up
+        close = difflib.get_close_matches(student, sorted(known), n=1)
+        raise GradeError(
+            f"--student {student}: no such student ({root} has no folder {student}/ and the table "
+            f"has no row for them)" + (f"; did you mean {close[0]}?" if close else "")
+        )
     tasks = []
     for student in who:
         folders = found.get(student, {})
@@ -390,9 +397,12 @@ def grade_class(
     feedback = Path(feedback_dir) if feedback_dir else out.with_name(out.stem + "_feedback")
     table = GradeTable(rows, out, feedback, ignored, submissions=root)
     overlay = None
-    if gradebook is not None:
-        table.gradebook = gradebook.write(table, root).summary()
-        overlay = gradebook.overlay
-    write_outputs(table, keep, regrading, overlay)
+    with uninterrupted() as pressed:
+        if gradebook is not None:
+            table.gradebook = gradebook.write(table, root).summary()
+            overlay = gradebook.overlay
+        write_outputs(table, keep, regrading, overlay)
     table.notes[:0] = changes(before, rows) + not_judged(rows)
+    if pressed:
+        table.notes.append("Ctrl-C came while the outputs were written: all were written first")
     return table

@@ -67,15 +67,12 @@ class GradeError(Exception):
     """The class cannot be graded at all (the CLI exits 2 with this message)."""
 
 
-class Interrupted(KeyboardInterrupt):
-    """Ctrl-C while the class was being graded, before anything was written (the CLI says so
-    and exits 130): the submissions being graded finished, the others were never started."""
-
-    def __str__(self) -> str:
-        return (
-            "interrupted while grading: nothing was written (the table, the feedback and the "
-            "gradebook are as they were); run the same command again to grade the class"
-        )
+# What `grade` says to Ctrl-C (exit 130): it stops after the notebooks being graded, before any
+# output is written; one that comes while they are written waits until they all are.
+INTERRUPTED = (
+    "interrupted: nothing was written (the table, the feedback and the gradebook are as they "
+    "were); run the same command again to grade the class"
+)
 
 
 @dataclass

@@ -235,6 +235,17 @@ def test_one_student_or_assignment_is_regraded_in_place_with_a_late_penalty(tmp_
         assert after[key] == before[key]
 
 
+def test_a_mistyped_student_is_refused_before_anything_is_graded_or_written(tmp_path):
+    """An instructor's trial: `--student davee` made up a row of 0 points for a student who does
+    not exist, in the table and the LMS files, and a feedback folder."""
+    root = tmp_path / "submitted"
+    submit(root, "dave", CORRECT)
+    out = tmp_path / "grades" / "grades.csv"
+    with pytest.raises(GradeError, match="--student davee: no such student .*did you mean dave"):
+        grade_class(root, out, students=["davee"], assignments=[MASKS], config=None)
+    assert not out.parent.exists()
+
+
 def test_links_are_refused_and_never_followed(tmp_path):
     secret = tmp_path / "elsewhere" / MASKS
     secret.mkdir(parents=True)

@@ -1,6 +1,8 @@
 """Ctrl-C during `grade`: the submissions being graded finish, the queued ones never start,
 nothing is written, and the command says so and exits 130 (as a shell reports Ctrl-C), rather
-than a traceback that leaves an instructor guessing what was saved."""
+than a traceback that leaves an instructor guessing what was saved; pressed twice, the same. One
+that comes while the outputs are written waits until all of them are (an instructor's trial
+stopped a run between the table and the LMS files)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
+from autograder.grade import grading
+from autograder.grade.grading import grade_class
 from tests.grade.test_grade import CORRECT, MASKS, submit
 from tests.sandbox.marks import NEEDS_BWRAP
 
@@ -21,7 +27,8 @@ STUDENTS = 8
 
 
 @NEEDS_BWRAP
-def test_ctrl_c_stops_grading_writes_nothing_and_says_so(tmp_path):
+@pytest.mark.parametrize("presses", [1, 2])
+def test_ctrl_c_stops_grading_writes_nothing_and_says_so(tmp_path, presses):
     for i in range(STUDENTS):
         submit(tmp_path / "submitted", f"s{i}", CORRECT)
     out = tmp_path / "grades" / "grades.csv"
@@ -40,11 +47,31 @@ def test_ctrl_c_stops_grading_writes_nothing_and_says_so(tmp_path):
                     break
                 said += chunk
     assert any(int(n) >= 1 for n in done.findall(said)), said.decode(errors="replace")
-    grade.send_signal(signal.SIGINT)  # what Ctrl-C in its terminal sends
+    for _ in range(presses):
+        grade.send_signal(signal.SIGINT)  # what Ctrl-C in its terminal sends
+        time.sleep(0.3)
     said += grade.communicate(timeout=120)[1]
     text = said.decode(errors="replace")
     assert grade.returncode == 130, text
-    assert "interrupted while grading: nothing was written" in text
+    assert "interrupted: nothing was written" in text
     assert "Traceback" not in text
     assert max(int(n) for n in done.findall(said)) < STUDENTS  # the queued ones never started
     assert not out.parent.exists() or not any(out.parent.iterdir())
+
+
+@NEEDS_BWRAP
+def test_ctrl_c_while_the_outputs_are_written_waits_until_all_are(tmp_path, monkeypatch):
+    write = grading.write_outputs
+
+    def pressed_on_the_way(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C between two outputs
+        write(*args, **kwargs)
+
+    monkeypatch.setattr(grading, "write_outputs", pressed_on_the_way)
+    submit(tmp_path / "submitted", "ada", CORRECT)
+    out = tmp_path / "grades" / "grades.csv"
+    table = grade_class(tmp_path / "submitted", out, workers=1, assignments=[MASKS], config=None)
+    for written in ("grades.csv", "grades_lms.csv", "grades_canvas.csv", "grades_report.html"):
+        assert (out.parent / written).is_file(), written
+    assert "Ctrl-C came while the outputs were written: all were written first" in table.notes
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # as it was

@@ -7,6 +7,9 @@ is written (an instructor's manual scores, the late penalties), so every output 
 
 from __future__ import annotations
 
+import signal
+import threading
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -87,3 +90,20 @@ def warm_up_steps() -> list:
     from autograder.grade.outputs import plots, sections
 
     return [import_nbformat, lambda: plots.score_histogram([0.0], 1.0), sections.citations]
+
+
+@contextmanager
+def uninterrupted():
+    """Ctrl-C (SIGINT) in the block waits for its end: the outputs of one grading are written
+    together, never some of them (an instructor's trial stopped a run between the table and the
+    LMS files, and the next run kept the interrupted run's late penalty). Yields the presses seen;
+    outside the main thread, where no signal arrives, none."""
+    pressed: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield pressed
+        return
+    previous = signal.signal(signal.SIGINT, lambda *_: pressed.append(1))
+    try:
+        yield pressed
+    finally:
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
