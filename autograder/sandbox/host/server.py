@@ -32,6 +32,7 @@ from autograder.sandbox.host.bwrap import (
     launch,
     strong_isolation_available,
 )
+from autograder.sandbox.host.cgroup import CpuGroup
 from autograder.sandbox.protocol import COMMAND, RECORD, Channel
 
 
@@ -87,6 +88,9 @@ class Server:
             cmd = [sys.executable, "-I", "-S", "-B", "-c", boot]
             started = {"env": {**os.environ, "MPLBACKEND": "Agg"}}
         self.user = user
+        self._cgroup = CpuGroup.make()  # its CPU time as the kernel counts it, where possible
+        if self._cgroup is not None:
+            started["preexec_fn"] = self._cgroup.join
         try:
             self._proc = subprocess.Popen(
                 cmd,
@@ -98,6 +102,10 @@ class Server:
                 **started,
                 **_as_user(user),
             )
+        except BaseException:
+            if self._cgroup is not None:
+                self._cgroup.remove()
+            raise
         finally:
             for f in own:
                 os.close(f)
@@ -213,11 +221,16 @@ class Server:
                 return self._measured.pop(0) if self._measured else None
 
     def cpu_seconds(self) -> float | None:
-        """CPU seconds every process of this sandbox has used so far, read by the judge in /proc
-        (learner code cannot change it): each live one's own and that of the processes it waited
-        for (utime, stime, cutime, cstime), summed over the sandbox's process tree. None once it
-        has ended."""
-        return tree_cpu(self._proc.pid) if self._proc.returncode is None else None
+        """CPU seconds every process of this sandbox has used so far, as the judge reads them
+        (learner code cannot change it): its cgroup's count, every process that ever ran in it
+        (:mod:`~autograder.sandbox.host.cgroup`), or where it has none, /proc's: each live
+        process's own and that of the processes it waited for (utime, stime, cutime, cstime),
+        summed over the sandbox's process tree. None once it has ended."""
+        if self._proc.returncode is not None:
+            return None
+        if self._cgroup is not None:
+            return self._cgroup.seconds()
+        return tree_cpu(self._proc.pid)
 
     def kill(self, pid: int) -> None:
         with contextlib.suppress(OSError):
@@ -239,6 +252,8 @@ class Server:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self._proc.pid, signal.SIGKILL)
         self._proc.wait()
+        if self._cgroup is not None:
+            self._cgroup.remove()
         if self._layout:
             shutil.rmtree(self._layout, ignore_errors=True)
 

@@ -138,8 +138,9 @@ class Submission:
                 message = parse(self._chan.receive(deadline, MAX_FRAME))
             if message["type"] != "loaded":
                 raise ProtocolError("not a loaded message")
-        except ChannelTimeout:
+        except ChannelTimeout:  # and no more runs of them (red team round 33 waited in each)
             self._stop()
+            self._load_left = 0.0
             raise load_timeout(ErrorKind.WALL_CLOCK, self._setup.load_wall_limit) from None
         except ChannelClosed:  # the learner process ended while loading
             self._chan.close()
