@@ -46,6 +46,7 @@ from autograder.grade.results import (
     GradeError,
     GradeTable,
     changes,
+    lateness_unchecked,
     lesson_of,
     not_judged,
     notebook_order,
@@ -196,7 +197,8 @@ def lateness(graded: Graded, due_date: datetime | None, late_penalty: float) -> 
     if graded.status != GRADED or due_date is None:
         return
     if graded.submitted is None:
-        graded.notes.append(f"no {TIMESTAMP} in the submission: lateness not checked")
+        if not any(n.startswith(f"{TIMESTAMP} could not be read") for n in graded.notes):
+            graded.notes.append(f"no {TIMESTAMP} in the submission: lateness not checked")
     elif graded.submitted > due_date:
         graded.status = LATE
         graded.penalty = round(late_penalty * graded.total, 6)
@@ -402,7 +404,7 @@ def grade_class(
             table.gradebook = gradebook.write(table, root).summary()
             overlay = gradebook.overlay
         write_outputs(table, keep, regrading, overlay)
-    table.notes[:0] = changes(before, rows) + not_judged(rows)
+    table.notes[:0] = changes(before, rows) + not_judged(rows) + lateness_unchecked(rows)
     if pressed:
         table.notes.append("Ctrl-C came while the outputs were written: all were written first")
     return table

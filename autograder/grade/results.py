@@ -196,6 +196,24 @@ def not_judged(rows: list[Graded]) -> list[str]:
     return said
 
 
+def lateness_unchecked(rows: list[Graded]) -> list[str]:
+    """The submissions that had a due date but no readable ``timestamp.txt``: graded without the
+    lateness check, which each one's feedback says, and the instructor is told here too (an
+    instructor's trial: the class report said "no late submission")."""
+    unchecked = [
+        f"{one_line(g.student)}/{g.assignment}"
+        for g in rows
+        if g.due is not None and g.submitted is None and g.status == GRADED
+    ]
+    if not unchecked:
+        return []
+    return [
+        f"lateness not checked (no readable timestamp.txt) for {len(unchecked)} submission"
+        f"{'s' * (len(unchecked) > 1)}: {', '.join(unchecked[:10])}"
+        + (f" and {len(unchecked) - 10} more" if len(unchecked) > 10 else "")
+    ]
+
+
 def changes(before: dict[tuple[str, str], Graded], rows: list[Graded]) -> list[str]:
     """What a regrade changed: each submission whose status or total is not what it was."""
     said = []

@@ -324,6 +324,26 @@ def test_due_dates_come_from_the_config_and_the_command_line(tmp_path):
         due_dates(["next tuesday-ish"], None)
 
 
+def test_a_timestamp_that_cannot_be_read_is_said_once_and_in_the_class_summary(tmp_path):
+    """An instructor's trial: with a due date, a garbage timestamp.txt graded without the
+    lateness check, said only in the student's feedback, twice and contradicting itself ("could
+    not be read", then "no timestamp.txt"), and the class report said no one was late."""
+    root = tmp_path / "submitted"
+    (submit(root, "ada", CORRECT).parent / "timestamp.txt").write_text("the day before yesterday")
+    (submit(root, "bob", CORRECT).parent / "timestamp.txt").write_text("2026-11-30 10:00:00 UTC")
+    submit(root, "cy", CORRECT)  # no timestamp.txt at all
+    table = grade_class(
+        root, tmp_path / "grades.csv", assignments=[MASKS], due=["2026-12-01"], config=None
+    )
+    ada = feedback(table, "ada")
+    assert "timestamp.txt could not be read" in ada and "no timestamp.txt" not in ada
+    said = [n for n in table.notes if n.startswith("lateness not checked")]
+    unchecked = f"ada/{MASKS}, cy/{MASKS}"
+    assert said == [
+        f"lateness not checked (no readable timestamp.txt) for 2 submissions: {unchecked}"
+    ]
+
+
 def test_the_sandbox_lent_to_a_class_is_the_processs_own_again_and_nothing_restarts(tmp_path):
     """The warm grader lends its own sandbox to ``grade`` (the first notebook takes it): after the
     class it is the grader's own again, reset and alive, and the class's other sandbox is a spare,

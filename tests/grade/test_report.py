@@ -229,6 +229,30 @@ def test_the_learner_page_names_the_mistake_and_the_section_to_re_read():
     assert "Score: 6 / 8 (6 of 8 passed)" in " ".join(text.split())
 
 
+def test_the_learner_page_says_what_a_passed_item_taught_as_the_text_feedback_does():
+    """An instructor's trial: the text feedback said "correct. 1 + 2 + ... + 6 = 21" under a
+    passed question, the HTML page (what nbgrader's release_feedback hands out) nothing."""
+    said = "correct. 1 + 2 + ... + 6 = 21"
+    row = Graded(
+        "ada",
+        "02_qkt",
+        GRADED,
+        2.0,
+        notebook="02_qkt.ipynb",
+        results=[
+            Result("answer_02_1", True, 1.0, 1.0, said, None),
+            Result("attention_scores", True, 1.0, 1.0, "all checks passed", None),
+        ],
+    )
+    page = Page(feedback.feedback_html(row))
+    found = {
+        r["Exercise or question"]: r["What the grader found"]
+        for r in page.table("Exercise or question")
+    }
+    assert said in found["Question 02.1"]
+    assert found["attention_scores"] == ""  # nothing to add: as the text feedback, no line
+
+
 def test_sections_prefer_the_assignments_own_lesson():
     cites = sections.citations()
     assert len(cites["causal-upper-triangle"]) >= 2  # lesson 00 shows it, lesson 04 teaches it

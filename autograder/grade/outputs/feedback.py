@@ -55,9 +55,12 @@ def _result_row(r: Result, assignment: str, manual: dict[str, float]) -> list[st
         if r.passed
         else element("span", _("failed"), "failed")
     )
-    detail = (
-        "" if r.passed else f"<pre>{esc(r.message)}</pre>" + mistake_html(r.mistake, assignment)
-    )
+    if not r.passed:
+        detail = f"<pre>{esc(r.message)}</pre>" + mistake_html(r.mistake, assignment)
+    elif r.message and r.message != _("all checks passed"):  # passed, with a note (as the text)
+        detail = f"<pre>{esc(r.message)}</pre>"
+    else:
+        detail = ""
     score = f"{points(r.points)} / {points(r.max_points)}"
     if r.exercise in manual:
         score += " " + _("(set by your instructor; the grader gave {points})").format(
