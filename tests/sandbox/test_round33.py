@@ -89,3 +89,23 @@ def test_cpu_time_of_children_the_kernel_reaped_is_counted():
     group = sub._live_server._cgroup.path
     sub._live_server.close()
     assert not os.path.exists(group)  # removed with its sandbox
+
+
+@NEEDS_BWRAP
+@pytest.mark.skipif(
+    not os.path.isfile("/sys/fs/cgroup/cpu/cpu.shares") or not _cgroups_here(),
+    reason="no cgroup v1 cpu controller this grader may use",
+)
+def test_a_sandbox_has_a_fair_share_of_the_cpus_of_its_own():
+    """Round 34's note: one submission's 63 spinners, each in a session of its own (the kernel's
+    per-session groups then count each as a group), would take the CPUs from a classmate's
+    sandbox graded beside it. Each sandbox is one group of the cpu controller: one share."""
+    with Submission([("good.py", "import os\nPID = os.getpid()\n")], {}) as sub:
+        server = sub._live_server
+        groups = [path for path, _ in server._cgroup._procs]
+        assert any(path.startswith("/sys/fs/cgroup/cpu/") for path in groups), groups
+        with open(f"/proc/{server._proc.pid}/cgroup") as f:
+            lines = dict(line.strip().split(":", 2)[1:] for line in f)
+        for path in groups:  # the sandbox's first process is in each (its children are born there)
+            controller = path.split("/")[4]
+            assert lines[controller] == "/" + os.path.relpath(path, f"/sys/fs/cgroup/{controller}")

@@ -8,8 +8,9 @@ spinners that way, and ~170 CPU-s per run of them read as 0.3 to 2, so the load 
 wall-time budget (which tells a busy machine from the submission's own load) saw nothing. A
 cgroup counts every task that ever ran in it, ended or not. A grader running as root on cgroup
 v1's ``cpuacct`` hierarchy, or on a cgroup v2 tree it can write, puts each sandbox in one of its
-own, from the sandbox's first process on (:meth:`CpuGroup.join`, before bubblewrap starts);
-elsewhere there is none, and the /proc sums stand (SECURITY.md says which applies).
+own: its first process as soon as it is started, every other one before the first learner
+process is (:meth:`CpuGroup.settle`), so that all learner code runs in it; elsewhere there is
+none, and the /proc sums stand (SECURITY.md says which applies).
 """
 
 from __future__ import annotations
@@ -32,41 +33,71 @@ PREFIX = "autograder-"  # autograder-<judge pid>-<n>
 _numbers = itertools.count()
 
 
-class CpuGroup:
-    """A cgroup made for one sandbox: its processes' CPU time, ended ones included."""
+# Where a cgroup of its own gives a sandbox one fair share of the CPUs, however many processes it
+# runs (cgroup v1's cpu controller, where it is mounted apart from cpuacct): red team round 34's
+# note, 63 spinners of one submission that would starve a classmate's sandbox past its wall-clock
+# backstop under `grade --workers 2`. (cgroup v2 would need the cpu controller enabled in the
+# parent's subtree_control: not done.)
+FAIR = ("/sys/fs/cgroup/cpu", "cpu.shares", "cpu")
 
-    def __init__(self, path: str, usage: str, procs: int):
+
+class CpuGroup:
+    """The cgroups made for one sandbox: one that counts its processes' CPU time, ended ones
+    included, and where there is one, one that gives it a fair share of the CPUs."""
+
+    def __init__(self, path: str, usage: str, procs: list[tuple[str, int]]):
         self.path, self._usage, self._procs = path, usage, procs
+        self.settled = False  # every process of the sandbox is in the groups (settle)
 
     @classmethod
     def make(cls) -> CpuGroup | None:
-        """A new, empty cgroup, or None where this process may not make one."""
+        """New, empty cgroups, or None where this process may not make one that counts."""
         for mount, usage, controller in PLACES:
-            root = _own(mount, controller)
-            if root is None or not os.path.isfile(os.path.join(root, usage)):
+            made = _made(mount, usage, controller)
+            if made is None:
                 continue
-            _sweep(root)
-            path = os.path.join(root, f"{PREFIX}{os.getpid()}-{next(_numbers)}")
-            try:
-                os.mkdir(path, 0o755)
-            except OSError:
+            group = cls(made[0], usage, [made])
+            if group.seconds() is None:
+                group.remove()
                 continue
-            try:
-                procs = os.open(os.path.join(path, "cgroup.procs"), os.O_WRONLY | os.O_CLOEXEC)
-            except OSError:
-                os.rmdir(path)
-                continue
-            group = cls(path, usage, procs)
-            if group.seconds() is not None:
-                return group
-            group.remove()
+            fair = _made(*FAIR)
+            if fair is not None and os.path.realpath(fair[0]) != os.path.realpath(made[0]):
+                group._procs.append(fair)
+            return group
         return None
 
-    def join(self) -> None:
-        """Move the calling process into the group: ``preexec_fn`` of the sandbox's first
-        process, so that everything it starts is born in it (the descriptor was opened by the
-        judge, so a process that has already dropped to the sandbox's user can still use it)."""
-        os.write(self._procs, b"0")
+    def adopt(self, pids) -> None:
+        """Move processes into the groups (each write moves one process, all its threads; the
+        descriptors were opened when the groups were made); one already gone is skipped."""
+        for _, procs in self._procs:
+            for pid in pids:
+                with contextlib.suppress(OSError):
+                    os.write(procs, str(pid).encode())
+
+    def settle(self, sandbox) -> None:
+        """Move every process of the sandbox (``sandbox()`` lists them) into the groups, until a
+        listing finds them all there: done before its first learner process is started, so that
+        every process that runs learner code is born in them. (The sandbox's first process is
+        moved as soon as it is started; those it started before that are moved here. Moving it
+        in the child, before it runs bubblewrap, needed ``preexec_fn``, which a Ctrl-C during the
+        fork broke in CPython: "release unlocked lock".)"""
+        for _ in range(10):
+            try:
+                outside = [pid for pid in sandbox() if not self._holds(pid)]
+            except OSError:  # the sandbox has ended: spawning says so
+                break
+            if not outside:
+                break
+            self.adopt(outside)
+        self.settled = True
+
+    def _holds(self, pid: int) -> bool:
+        try:
+            with open(f"/proc/{pid}/cgroup") as f:
+                mine = f.read()
+        except OSError:
+            return True  # gone
+        return all(f":{_relative(path)}\n" in mine for path, _ in self._procs)
 
     def seconds(self) -> float | None:
         """CPU seconds every process that ran in the group has used; None if it cannot be read."""
@@ -81,17 +112,37 @@ class CpuGroup:
             return None
 
     def remove(self) -> None:
-        """Close the group and remove it once its processes have ended (within a second)."""
-        with contextlib.suppress(OSError):
-            os.close(self._procs)
-        for _ in range(20):
-            try:
-                os.rmdir(self.path)
-                return
-            except FileNotFoundError:
-                return
-            except OSError:  # its last processes are still being torn down
-                time.sleep(0.05)
+        """Close the groups and remove them once their processes have ended (within a second)."""
+        for path, procs in self._procs:
+            with contextlib.suppress(OSError):
+                os.close(procs)
+            for _ in range(20):
+                try:
+                    os.rmdir(path)
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:  # its last processes are still being torn down
+                    time.sleep(0.05)
+
+
+def _made(mount: str, usage: str, controller: str) -> tuple[str, int] | None:
+    """A new cgroup inside the judge's own in the hierarchy at ``mount`` (whose groups have
+    ``usage``), and its ``cgroup.procs`` opened for writing; None where one cannot be made."""
+    root = _own(mount, controller)
+    if root is None or not os.path.isfile(os.path.join(root, usage)):
+        return None
+    _sweep(root)
+    path = os.path.join(root, f"{PREFIX}{os.getpid()}-{next(_numbers)}")
+    try:
+        os.mkdir(path, 0o755)
+    except OSError:
+        return None
+    try:
+        return path, os.open(os.path.join(path, "cgroup.procs"), os.O_WRONLY | os.O_CLOEXEC)
+    except OSError:
+        os.rmdir(path)
+        return None
 
 
 def _own(mount: str, controller: str) -> str | None:
@@ -108,13 +159,28 @@ def _own(mount: str, controller: str) -> str | None:
     return None
 
 
+def _relative(path: str) -> str:
+    """A group's path as /proc/<pid>/cgroup lists it: from its hierarchy's mount."""
+    mounts = [m for m, _, _ in (*PLACES, FAIR) if path.startswith(m.rstrip("/") + "/")]
+    mount = max(mounts, key=len)  # /sys/fs/cgroup/cpu, not /sys/fs/cgroup
+    return "/" + os.path.relpath(path, mount)
+
+
+SWEEP_AGE = 600.0  # seconds a group of a judge no longer seen must be old to be swept
+
+
 def _sweep(root: str) -> None:
-    """Remove the groups a judge that no longer runs left behind (killed before it could)."""
+    """Remove the groups a judge that no longer runs left behind (killed before it could): those
+    of a pid no longer in /proc and older than SWEEP_AGE (a judge in another pid namespace that
+    shares the tree has a pid not seen here: its just-made, still-empty group is never taken).
+    The kernel refuses to remove a group that still holds a process."""
     with contextlib.suppress(OSError):
         for name in os.listdir(root):
             if not name.startswith(PREFIX):
                 continue
             owner = name[len(PREFIX) :].split("-")[0]
+            path = os.path.join(root, name)
             if owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
                 with contextlib.suppress(OSError):
-                    os.rmdir(os.path.join(root, name))
+                    if time.time() - os.stat(path).st_mtime > SWEEP_AGE:
+                        os.rmdir(path)

@@ -89,8 +89,6 @@ class Server:
             started = {"env": {**os.environ, "MPLBACKEND": "Agg"}}
         self.user = user
         self._cgroup = CpuGroup.make()  # its CPU time as the kernel counts it, where possible
-        if self._cgroup is not None:
-            started["preexec_fn"] = self._cgroup.join
         try:
             self._proc = subprocess.Popen(
                 cmd,
@@ -109,6 +107,8 @@ class Server:
         finally:
             for f in own:
                 os.close(f)
+        if self._cgroup is not None:  # the rest of the sandbox joins it before any learner code
+            self._cgroup.adopt([self._proc.pid])
         theirs.close()
         self._lock = threading.Lock()
         self._changed = threading.Condition()
@@ -166,6 +166,8 @@ class Server:
         """A new learner process and the judge's end of its connection."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         with self._lock:
+            if self._cgroup is not None and not self._cgroup.settled:
+                self._cgroup.settle(lambda: _descendants(self._proc.pid))
             try:
                 socket.send_fds(self._ctrl, [COMMAND.pack(b"load", 0)], [theirs.fileno()])
             except OSError as e:
