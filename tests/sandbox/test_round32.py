@@ -72,7 +72,7 @@ def _burn(seconds):
     while time.process_time() - start < seconds:
         pass
     return seconds
-_BURNT = _burn(1.9)
+_BURNT = _burn(1.0)
 def causal_mask(seq_len, device=None):
     return torch.ones(seq_len, seq_len, dtype=torch.bool, device=device).tril()
 """
@@ -89,14 +89,23 @@ def _kill_learner_process(sub: Submission) -> None:
 def test_every_run_of_the_definitions_in_a_submission_shares_one_cpu_budget(loads):
     """A learner process ended during an exercise (a time limit hit, or here: killed) is started
     again for the next one, and runs the definitions again: all those runs share twice the load's
-    limit (2 x 2 s here), so definitions that burn 1.9 s run twice, and no third time."""
+    limit (2 x 3 s here). Definitions that burn 1 s run a few times (each charged its CPU time,
+    the sandbox's overhead included), then the budget runs out, and nothing more is started.
+    (How many runs exactly depends on that overhead, so the test does not fix it.)"""
     exercise = Gradable("causal_mask", "04", lambda s: None, time_limit=5.0)
-    with Submission([("burns.py", BURNS)], {}, load_timeout=2.0) as sub:
-        for _ in range(2):
-            sub.begin(exercise)
+    with Submission([("burns.py", BURNS)], {}, load_timeout=3.0) as sub:
+        for _ in range(10):
+            try:
+                sub.begin(exercise)
+            except LearnerTimeout as e:
+                assert "again took them past 6 s of CPU time" in str(e), e
+                break
             assert sub.call("causal_mask", 2).tolist() == [[True, False], [True, True]]
             _kill_learner_process(sub)  # while its exercise is open: the exercise ends with it
-        for _ in range(2):
-            with pytest.raises(LearnerTimeout, match="again took them past 4 s of CPU time"):
-                sub.begin(exercise)
-    assert len(loads) == 2
+        else:
+            raise AssertionError("the definitions were run 10 times: no budget")
+        runs = len(loads)
+        assert 3 <= runs <= 6, runs  # 6 CPU-s of 1 s runs: at most 6, and the overhead is small
+        with pytest.raises(LearnerTimeout, match="again took them past 6 s of CPU time"):
+            sub.begin(exercise)
+    assert len(loads) == runs  # spent: nothing started for it
