@@ -60,9 +60,10 @@ class CpuGroup:
             if group.seconds() is None:
                 group.remove()
                 continue
-            fair = _made(*FAIR)
-            if fair is not None and os.path.realpath(fair[0]) != os.path.realpath(made[0]):
-                group._procs.append(fair)
+            if _hierarchy(FAIR[0]) != _hierarchy(mount):  # cpu apart (co-mounted: this one)
+                fair = _made(*FAIR)
+                if fair is not None:
+                    group._procs.append(fair)
             return group
         return None
 
@@ -157,6 +158,11 @@ def _own(mount: str, controller: str) -> str | None:
     except (OSError, ValueError):
         pass
     return None
+
+
+def _hierarchy(mount: str) -> str:
+    """Which hierarchy ``mount`` is (``cpu`` and ``cpuacct`` are often one, linked twice)."""
+    return os.path.realpath(mount)
 
 
 def _relative(path: str) -> str:
