@@ -60,7 +60,8 @@ class CpuGroup:
             if group.seconds() is None:
                 group.remove()
                 continue
-            if _hierarchy(FAIR[0]) != _hierarchy(mount):  # cpu apart (co-mounted: this one)
+            # cpu mounted apart (co-mounted with cpuacct, as often, one link to both: this one)
+            if os.path.realpath(FAIR[0]) != os.path.realpath(mount):
                 fair = _made(*FAIR)
                 if fair is not None:
                     group._procs.append(fair)
@@ -158,11 +159,6 @@ def _own(mount: str, controller: str) -> str | None:
     except (OSError, ValueError):
         pass
     return None
-
-
-def _hierarchy(mount: str) -> str:
-    """Which hierarchy ``mount`` is (``cpu`` and ``cpuacct`` are often one, linked twice)."""
-    return os.path.realpath(mount)
 
 
 def _relative(path: str) -> str:
