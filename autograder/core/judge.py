@@ -22,8 +22,8 @@ from autograder.sandbox.host.replies import (
     LearnerOutOfMemory,
     LearnerProblem,
     LearnerTimeout,
+    NotJudged,
     NotWrittenYet,
-    SandboxDidNotStart,
     Tampered,
 )
 from autograder.sandbox.host.submission import Submission
@@ -87,7 +87,7 @@ def _explain(ex: Gradable, problem: LearnerProblem) -> tuple[str, str | None]:
         )
     if isinstance(problem, LearnerTimeout):  # its message says which limit: CPU time or wall clock
         return f"{ex.name}: {problem}", "timeout"
-    if isinstance(problem, SandboxDidNotStart):  # the grader's fault: graded again, or said
+    if isinstance(problem, NotJudged):  # the grader's fault: graded again, or said
         return f"{ex.name}: {problem}", NOT_JUDGED
     if isinstance(problem, LearnerCrashed):
         return (f"{ex.name}: {problem}", "out-of-memory" if problem.out_of_memory else "crashed")

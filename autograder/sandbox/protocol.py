@@ -63,7 +63,7 @@ PEAK_FAILURES = {
     PEAK_UNREAPED: "a process your code started had ended and was not waited for (a zombie, "
     "whose memory cannot be measured): compute in the process you are called in",
     PEAK_UNMEASURED: "the machine was too busy for the grader to watch it closely enough, "
-    "in every try (this is not a fault of your code: grade it again on a less busy machine)",
+    "in every try (not a fault of your code: check it again when the machine is less busy)",
 }
 # Every writable place in a sandbox: (size in bytes, inodes). bubblewrap sets the size; the server
 # adds the inode cap (empty folders cost no bytes) before it drops its last capability.

@@ -26,6 +26,15 @@ ROOT = Path(__file__).resolve().parents[2]
 STUDENTS = 8
 
 
+@pytest.fixture(autouse=True)
+def ctrl_c_heard():
+    """SIGINT handled as in a terminal, here and in the `grade` started from here, even where the
+    suite itself was started with it ignored (a shell's background job, nohup)."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
 @NEEDS_BWRAP
 @pytest.mark.parametrize("presses", [1, 2])
 def test_ctrl_c_stops_grading_writes_nothing_and_says_so(tmp_path, presses):

@@ -7,7 +7,9 @@
 2. Stopping the server that measures the peak memory (SIGSTOP) is refused: a full-matrix
    ``tiled_attention`` no longer passes by freezing the meter.
    A sampler that misses its looks (a busy machine) makes the measurement inconclusive: the
-   call is measured again, and never passes on an inconclusive measurement.
+   call is measured again, and never passes on an inconclusive measurement; inconclusive in every
+   try, the exercise is not judged (the machine's doing: ``grade`` judges it again and names it),
+   never a zero for "tampering" (a correct tiled_attention under a loaded test suite once was).
 3. A process started by one exercise does not run on into the next.
 """
 
@@ -19,8 +21,9 @@ from pathlib import Path
 import pytest
 
 from autograder.core.extract import from_file
-from autograder.core.judge import judge_source
-from autograder.sandbox.host import pool, replies
+from autograder.core.judge import judge_code, judge_source
+from autograder.core.result import NOT_JUDGED
+from autograder.sandbox.host import pool, replies, submission
 from autograder.sandbox.host.submission import MEASURE_TRIES, Submission
 from autograder.sandbox.protocol import PEAK_UNMEASURED
 from tests.sandbox.marks import NEEDS_BWRAP
@@ -154,6 +157,25 @@ def test_an_inconclusive_measurement_is_measured_again_and_never_passes(monkeypa
         assert value == 2048.0**2 and grew >= 2048**2 * 4 * 0.9 and len(answers) == 1, grew
         answers.clear()
         monkeypatch.setattr(Server, "measure", inconclusive(99))
-        with pytest.raises(replies.Tampered, match="too busy"):
+        with pytest.raises(replies.NotJudged, match="too busy") as raised:  # the machine's doing
             sub.peak_memory("f", 2048)
+        assert not isinstance(raised.value, replies.Tampered)
         assert len(answers) == MEASURE_TRIES
+
+
+def test_a_call_the_machine_keeps_from_being_measured_is_not_judged_not_zeroed(monkeypatch):
+    from autograder.sandbox.host.server import Server
+
+    real = Server.measure
+    monkeypatch.setattr(
+        Server,
+        "measure",
+        lambda self, command, timeout=30.0: (
+            PEAK_UNMEASURED if command == b"high" else real(self, command, timeout)
+        ),
+    )
+    monkeypatch.setattr(submission, "MEASURE_TRIES", 1)
+    solution = from_file(ROOT / "solutions" / "09_efficient" / "09_efficient.ipynb")
+    (result,) = judge_code(solution, only=["tiled_attention"])
+    assert not result.passed and result.mistake == NOT_JUDGED, result
+    assert "not a fault of your code" in result.message and "tamper" not in result.message

@@ -42,9 +42,8 @@ class LearnerTimeout(LearnerProblem):
         cpu: float | None = None,
     ):
         super().__init__(message)
-        self.limit, self.seconds = limit, seconds
-        self.kind = limit
-        self.cpu = cpu  # CPU seconds the process had used, where known
+        self.limit = self.kind = limit
+        self.seconds, self.cpu = seconds, cpu  # cpu: CPU seconds the process had used, if known
 
     def busy_machine(self, cpu_limit: float) -> bool:
         """Could a busy machine have caused this hit (worth one retry)? A CPU-time limit, or the
@@ -64,14 +63,12 @@ def wall_backstop(cpu_limit: float) -> float:
 def wall_timeout(cpu_limit: float, cpu: float | None = None) -> LearnerTimeout:
     """The wall-clock backstop of an exercise under ``cpu_limit`` was reached (``cpu`` used)."""
     wall = wall_backstop(cpu_limit)
-    return LearnerTimeout(
+    message = (
         f"your code was still running after {wall:.0f} s of wall-clock time without using "
         f"its {cpu_limit:g} s of CPU time: it sleeps or waits for something that never "
-        "comes (input(), a lock, time.sleep)",
-        ErrorKind.WALL_CLOCK,
-        wall,
-        cpu,
+        "comes (input(), a lock, time.sleep)"
     )
+    return LearnerTimeout(message, ErrorKind.WALL_CLOCK, wall, cpu)
 
 
 def load_timeout(limit: ErrorKind, seconds: float, again: bool = False) -> LearnerTimeout:
@@ -130,11 +127,13 @@ class LearnerCrashed(LearnerProblem):
         self.out_of_memory = out_of_memory
 
 
-class SandboxDidNotStart(LearnerCrashed):
-    """The sandbox could not take the learner's code (twice, the second time a new one), before
-    any of it ran: not the learner's doing. ``grade`` judges the notebook again in a fresh
-    sandbox, then names the exercises still not judged so that the instructor grades them again
-    (``result.NOT_JUDGED``); never a silent 0."""
+class NotJudged(LearnerCrashed):
+    """The grader could not judge the learner's code, not the learner's doing: ``grade`` judges it
+    again in a fresh sandbox, then names what is still not judged (``result.NOT_JUDGED``)."""
+
+
+class SandboxDidNotStart(NotJudged):
+    """The sandbox could not take the code (twice, the second a new one) before any of it ran."""
 
 
 def ended(status: int | None) -> LearnerCrashed:

@@ -30,6 +30,7 @@ from autograder.sandbox.host.replies import (
     LearnerOutOfMemory,
     LearnerProblem,
     LearnerTimeout,
+    NotJudged,
     NotWrittenYet,
     SandboxDidNotStart,
     Tampered,
@@ -74,7 +75,7 @@ MAX_EVENTS = 1000
 WALL_BUDGET = 120.0
 # A machine is busy for it only where its own processes beyond those judged used a CPU less than
 OWN_LOAD = 0.1  # this share of the time waited (k + 1 that make k cores busy use 0.2 k or more)
-MEASURE_TRIES = 3  # a measured call whose measurement is inconclusive (a busy machine) is re-run
+MEASURE_TRIES = 5  # a measured call whose measurement is inconclusive (a busy machine) is re-run
 NOT_TAKEN = "the process that runs your code stopped taking work, again after it was started anew"
 
 
@@ -388,28 +389,27 @@ class Submission:
         """``target(*args, **kwargs)``'s value, and by how many bytes the call raised the peak
         resident memory of the learner's processes (None without /proc), as the sandbox's server
         measures it from outside them (inside/zygote.py, PeakMemory; SECURITY.md). A process it
-        cannot measure fails the call (:class:`Tampered`, reasons in ``PEAK_FAILURES``)."""
+        cannot measure fails the call (:class:`Tampered`, reasons in ``PEAK_FAILURES``); one the
+        machine kept it from measuring in every try is not judged (:class:`NotJudged`)."""
         server = self._live_server
         for attempt in range(MEASURE_TRIES):  # inconclusive (the server missed looks): again
             self._request(Request("ready"))
-            started = server.measure(b"peak")
-            if started != PEAK_UNAVAILABLE:
-                self._measure_failed(started)
+            self._measure_failed(server.measure(b"peak"))
             value = self._request(Request("apply", target, args=args, kwargs=kwargs, helper="call"))
             grew = server.measure(b"high")
             if grew != PEAK_UNMEASURED or attempt == MEASURE_TRIES - 1:
                 break
-        if grew == PEAK_UNAVAILABLE:
-            return value, None
         self._measure_failed(grew)
-        return value, grew * 1024
+        return value, None if grew == PEAK_UNAVAILABLE else grew * 1024
 
     def _measure_failed(self, answer: int | None) -> None:
-        if answer is not None and answer >= 0:
+        if answer is not None and (answer >= 0 or answer == PEAK_UNAVAILABLE):
             return
         self._end_exercise(wait=False)
         why = PEAK_FAILURES.get(answer, "the sandbox did not answer")
-        raise Tampered(f"the grader could not measure the memory this call uses: {why}")
+        # PEAK_UNMEASURED: the machine's doing, in every try: judged again, or said
+        problem = NotJudged if answer == PEAK_UNMEASURED else Tampered
+        raise problem(f"the grader could not measure the memory this call uses: {why}")
 
     def new(self, name: str, *args, **kwargs) -> RemoteObject:
         """Construct the learner's class ``name`` in the sandbox."""
