@@ -389,6 +389,28 @@ def test_feedback_and_the_class_report_speak_chinese():
     assert "Score:" not in page and "Looks like" not in page
 
 
+def test_what_grade_says_of_cells_not_read_and_names_not_found_is_chinese():
+    """A syntax error that hides an exercise: its result, the notes and the count of the cells
+    skipped, in the feedback's language (they were English in the Chinese edition)."""
+    from autograder.core.assignment import SAID, assignment, judge_assignment
+    from autograder.core.extract import from_sources
+
+    broken = [(f"cell {i}", "def causal_mask(:\n") for i in range(SAID + 2)]
+    with i18n.use("zh-CN"):
+        results, notes = judge_assignment(
+            from_sources("04_softmax_masks.ipynb", broken), assignment("04")
+        )
+    syntax = _zh("{label} has a syntax error on line {line}: {error}").format(
+        label="cell 0", line=1, error="invalid syntax"
+    )
+    assert notes[0] == _zh("{problem}; skipped it").format(problem=syntax), notes
+    [mask] = [r for r in results if r.exercise == "causal_mask"]
+    assert mask.message.startswith(_zh("{name} not found in your code.").format(name="causal_mask"))
+    assert _zh("Not read: {problems}; fix it, then submit again.").split("{")[0] in mask.message
+    assert not re.search("[A-Za-z]{4,} [a-z]{3,}", mask.message.replace("invalid syntax", ""))
+    assert "2" in notes[SAID] and "skipped" not in notes[SAID]
+
+
 @pytest.mark.slow
 def test_check_in_a_kernel_of_a_chinese_notebook_speaks_chinese(
     tmp_path, venv_on_path, monkeypatch

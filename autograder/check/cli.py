@@ -90,8 +90,10 @@ def _unread(result, problems: list[str]):
         return result
     from dataclasses import replace
 
+    from autograder.core.extract import unread
+
     message = _("{name} was not read: {problems}. Fix that, then check again.").format(
-        name=result.exercise, problems="; ".join(problems[:3])
+        name=result.exercise, problems=unread(problems)
     )
     return replace(result, message=message, mistake=None)
 

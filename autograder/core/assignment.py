@@ -7,11 +7,12 @@ import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from autograder.core.extract import LearnerCode
+from autograder.core.extract import LearnerCode, unread
 from autograder.core.items import lesson_items
 from autograder.core.judge import failed_result, judge_names, question_gradable
 from autograder.core.registry import Gradable, all_exercises
 from autograder.core.result import Result
+from autograder.i18n import _, ngettext
 
 SAID = 5  # the cells not read (code.problems) that the notes name one by one
 
@@ -58,14 +59,18 @@ def _not_found(code: LearnerCode, item: str, taken: set[str]) -> str:
         qid = item.removeprefix("answer_")
         candidates = [n for n in code.order if n not in taken and n.startswith("answer")]
         close = _closest(item, candidates)
-        text = f"Question {qid.replace('_', '.')} is not answered: set {item} = ... in its cell."
-        close = f" You defined `{close}`: is that your answer?" if close else ""
-        return text + close + _unread(code)
+        text = _("Question {number} is not answered: set {name} = ... in its cell.")
+        text = text.format(number=qid.replace("_", "."), name=item)
+        if close:
+            text += " " + _("You defined `{name}`: is that your answer?").format(name=close)
+        return text + _unread(code)
     candidates = [n for n in code.order if n in code.callables and n not in taken]
     close = _closest(item, candidates)
     if close:
-        return f"{item} not found; you defined `{close}`." + _unread(code)
-    return f"{item} not found in your code." + _unread(code)
+        text = _("{name} not found; you defined `{close}`.").format(name=item, close=close)
+    else:
+        text = _("{name} not found in your code.").format(name=item)
+    return text + _unread(code)
 
 
 def _unread(code: LearnerCode) -> str:
@@ -73,8 +78,9 @@ def _unread(code: LearnerCode) -> str:
     syntax error in the cell of `padding_mask` read "not found", the cause only in a note)."""
     if not code.problems:
         return ""
-    more = f" (and {len(code.problems) - 1} more)" * (len(code.problems) > 1)
-    return f" Not read: {code.problems[0]}{more}; fix it, then submit again."
+    return " " + _("Not read: {problems}; fix it, then submit again.").format(
+        problems=unread(code.problems)
+    )
 
 
 def judge_assignment(
@@ -121,21 +127,33 @@ def judge_assignment(
         )
     # cells that were not read (a syntax error, too long to parse): said even where all passed
     notes = code.problems[:SAID]
-    notes += [f"and {len(code.problems) - SAID} more cells skipped"] * (len(code.problems) > SAID)
+    if len(code.problems) > SAID:
+        more = len(code.problems) - SAID
+        said = ngettext("and {n} more cell skipped", "and {n} more cells skipped", more)
+        notes.append(said.format(n=more))
     for name in code.order:
         if name.startswith("answer_") and name not in contract:
             close = _closest(name, [f"answer_{q}" for q in work.questions])
-            notes.append(
-                f"`{name}` answers no question of the course"
-                + (f": did you mean `{close}`?" if close else "")
+            said = (
+                _("`{name}` answers no question of the course: did you mean `{close}`?")
+                if close
+                else _("`{name}` answers no question of the course")
             )
+            notes.append(said.format(name=name, close=close))
         if name in contract and name not in work.items:
             lesson = exercises[name].lesson[:2] if name in exercises else name.split("_")[1]
             if name in exercises and lesson < work.lesson:
                 continue  # an earlier lesson's tool, which the lesson asks learners to paste
-            what = "a question" if name.startswith("answer_") else "an exercise"
-            notes.append(
-                f"ignored `{name}`: it is {what} of lesson {lesson}, graded in that lesson's "
-                "assignment, not in this one"
+            ignored = (
+                _(
+                    "ignored `{name}`: it is a question of lesson {lesson}, graded in that "
+                    "lesson's assignment, not in this one"
+                )
+                if name.startswith("answer_")
+                else _(
+                    "ignored `{name}`: it is an exercise of lesson {lesson}, graded in that "
+                    "lesson's assignment, not in this one"
+                )
             )
+            notes.append(ignored.format(name=name, lesson=lesson))
     return graded, notes

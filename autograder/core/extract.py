@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.core import names, syntax
+from autograder.i18n import _, ngettext
 
 KEPT = (
     ast.Import,
@@ -96,17 +97,20 @@ def _parsed(sources: list[tuple[str, str]]) -> list[tuple[str, str, ast.Module |
         skipped = None
         if "\0" in source:  # Python refuses the whole file (3.11: ValueError, without a line)
             line = source[: source.index("\0")].count("\n") + 1
-            skipped = f"{label} has a null byte on line {line}, which Python cannot read"
+            skipped = _("{label} has a null byte on line {line}, which Python cannot read")
+            skipped = skipped.format(label=label, line=line)
         cells.append([label, source, None, skipped])
     todo = [cell for cell in cells if cell[3] is None and cell[1].strip()]
     for cell, tree in zip(todo, syntax.parse_all([cell[1] for cell in todo]), strict=True):
         label = cell[0]
         if isinstance(tree, syntax.TooSlowToParse):
-            cell[3] = f"{label} could not be read: {tree}"
+            cell[3] = _("{label} could not be read: {why}").format(label=label, why=tree)
         elif isinstance(tree, SyntaxError):
-            cell[3] = f"{label} has a syntax error on line {tree.lineno}: {tree.msg}"
+            cell[3] = _("{label} has a syntax error on line {line}: {error}").format(
+                label=label, line=tree.lineno, error=tree.msg
+            )
         elif isinstance(tree, BaseException):
-            cell[3] = f"{label} is nested too deeply to be read as Python"
+            cell[3] = _("{label} is nested too deeply to be read as Python").format(label=label)
         else:
             cell[2] = tree
     return [tuple(cell) for cell in cells]
@@ -176,7 +180,7 @@ def from_sources(file: str, sources: list[tuple[str, str]], module: bool = False
     used, imported = frozenset(), frozenset()
     cells = _parsed(sources)
     if not module:  # the names the definitions in any cell read
-        trees = [tree for _, _, tree, _ in cells if tree is not None]
+        trees = [cell[2] for cell in cells if cell[2] is not None]
         try:
             imported = names.imported(trees)
             used = frozenset(names.used_by_definitions(trees, imported))
@@ -184,10 +188,21 @@ def from_sources(file: str, sources: list[tuple[str, str]], module: bool = False
             pass
     for label, source, tree, skipped in cells:
         if skipped:
-            code.problems.append(f"{skipped}; skipped it")
+            code.problems.append(_("{problem}; skipped it").format(problem=skipped))
         elif tree is not None:
             _keep_definitions(source, tree, label, code, module, used, imported)
     return code
+
+
+def unread(problems: list[str]) -> str:
+    """The cells not read (``LearnerCode.problems``, at least one), as a result that may come from
+    one of them says so, in ``check`` and in ``grade``: the first, and how many more."""
+    more = len(problems) - 1
+    if not more:
+        return problems[0]
+    return ngettext("{problem} (and {n} more)", "{problem} (and {n} more)", more).format(
+        problem=problems[0], n=more
+    )
 
 
 class Unreadable(ExtractError):
@@ -343,7 +358,7 @@ def from_file(path: str | Path, label: str | None = None) -> LearnerCode:
     if not text.strip():
         raise ExtractError(f"{path.name}: the file is empty. Save your work and try again.")
     sources = _notebook_sources(path, text) if path.suffix == ".ipynb" else [(path.name, text)]
-    size = sum(len(source.encode("utf-8")) for _, source in sources)
+    size = sum(len(source.encode("utf-8")) for _label, source in sources)
     if size > MAX_CODE_BYTES:
         raise ExtractError(_too_big(path, size, MAX_CODE_BYTES, " of code"))
     module = path.suffix == ".py"
