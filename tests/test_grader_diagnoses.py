@@ -181,11 +181,30 @@ def test_the_notes_name_the_cells_that_were_not_read_whatever_the_score():
     code = from_sources("02_qkt.ipynb", [*broken, ("cell [9]", "x = 1\n")])
     results, notes = judge_assignment(code, assignment("02"))
     said = [n for n in notes if "syntax error" in n]
-    assert said[0] == "cell [0] has a syntax error on line 1: invalid syntax; skipped it"
+    # the cell named as the learner finds it: JupyterLab shows no cell numbers, its first line
+    syntax = 'cell [0] ("def broken(:") has a syntax error on line 1: invalid syntax'
+    assert said[0] == f"{syntax}; skipped it"
     assert len(said) == SAID and "and 2 more cells skipped" in notes
     # what is missing may be in a cell not read: its result says so, not only "define it"
-    unread = "Not read: cell [0] has a syntax error on line 1: invalid syntax; skipped it (and 6"
+    unread = 'Not read: cell [0] ("def broken(:") has a syntax error on line 1: invalid syntax; '
+    unread += "skipped it (and 6 more); fix it, then submit again."
     assert results and all(unread in r.message for r in results), [r.message for r in results]
+
+
+def test_a_skipped_cell_is_quoted_by_its_first_line_on_one_line_and_short():
+    """A skipped notebook cell is named with its first line (JupyterLab shows no cell numbers),
+    cut at QUOTED characters, its control characters escaped (it reaches terminals); a file is
+    named by its line numbers alone."""
+    from autograder.core.extract import QUOTED, from_sources
+
+    long_line = "def f(" + "a, " * 30 + "\x1b[2J\u202e):"
+    code = from_sources("mine.ipynb", [("cell 3", "\n\n" + long_line + "\n"), ("b.py", "x = (\n")])
+    quoted, plain = code.problems
+    start = long_line[:QUOTED]
+    assert quoted.startswith(f'cell 3 ("{start}…") has a syntax error on line 3'), quoted
+    escaped = from_sources("m.ipynb", [("cell 1", "\x1b[2Jdef (:")]).problems[0]
+    assert "\x1b" not in escaped and "\\x1b[2Jdef (:" in escaped, escaped
+    assert plain.startswith("b.py has a syntax error on line 1"), plain
 
 
 def test_a_name_error_from_a_cell_not_read_says_which_cell():
@@ -204,7 +223,7 @@ def test_a_name_error_from_a_cell_not_read_says_which_cell():
     results, _ = judge_assignment(from_sources("02_qkt.ipynb", cells), assignment("02"))
     [scores] = [r for r in results if r.exercise == "attention_scores"]
     assert not scores.passed and "NameError" in scores.message, scores.message
-    assert "Not read: cell 2 has a syntax error on line 1" in scores.message, scores.message
+    assert 'Not read: cell 2 ("import torch,") has a syntax error on line 1' in scores.message
 
 
 _SDPA_READS = (

@@ -401,7 +401,7 @@ def test_what_grade_says_of_cells_not_read_and_names_not_found_is_chinese():
             from_sources("04_softmax_masks.ipynb", broken), assignment("04")
         )
     syntax = _zh("{label} has a syntax error on line {line}: {error}").format(
-        label="cell 0", line=1, error="invalid syntax"
+        label='cell 0 ("def causal_mask(:")', line=1, error="invalid syntax"
     )
     assert notes[0] == _zh("{problem}; skipped it").format(problem=syntax), notes
     [mask] = [r for r in results if r.exercise == "causal_mask"]

@@ -87,6 +87,22 @@ def _strip_magics(source: str) -> str | None:
     return "\n".join("" if _MAGIC.match(ln) else ln for ln in lines)
 
 
+QUOTED = 40  # characters of a skipped cell's first line that its problem quotes
+
+
+def _where(label: str, source: str) -> str:
+    """A notebook cell as a problem names it: its label and its first line, quoted, because
+    JupyterLab shows no cell numbers ("cell 16" counts markdown cells too: an instructor's trial);
+    a file (its name for a label) is found by its line numbers alone."""
+    first = next((line.strip() for line in LINE_END.split(source) if line.strip()), "")
+    if not label.startswith("cell ") or not first:
+        return label
+    from autograder.sandbox.protocol import one_line  # learner text: no control characters
+
+    quoted = one_line(first[:QUOTED] + ("…" if len(first) > QUOTED else ""))
+    return f'{label} ("{quoted}")'
+
+
 def _parsed(sources: list[tuple[str, str]]) -> list[tuple[str, str, ast.Module | None, str | None]]:
     """Each cell's label, source without its magics, tree (None: nothing to read) and why it was
     skipped (None: it was not). Each cell is parsed once, for the name analysis and for what it
@@ -98,11 +114,11 @@ def _parsed(sources: list[tuple[str, str]]) -> list[tuple[str, str, ast.Module |
         if "\0" in source:  # Python refuses the whole file (3.11: ValueError, without a line)
             line = source[: source.index("\0")].count("\n") + 1
             skipped = _("{label} has a null byte on line {line}, which Python cannot read")
-            skipped = skipped.format(label=label, line=line)
+            skipped = skipped.format(label=_where(label, source), line=line)
         cells.append([label, source, None, skipped])
     todo = [cell for cell in cells if cell[3] is None and cell[1].strip()]
     for cell, tree in zip(todo, syntax.parse_all([cell[1] for cell in todo]), strict=True):
-        label = cell[0]
+        label = _where(cell[0], cell[1])
         if isinstance(tree, syntax.TooSlowToParse):
             cell[3] = _("{label} could not be read: {why}").format(label=label, why=tree)
         elif isinstance(tree, SyntaxError):

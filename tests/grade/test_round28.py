@@ -92,7 +92,8 @@ def test_a_notebook_s_slow_cells_are_skipped_and_the_rest_kept(parsed):
     assert parsed["children"] == 1
     assert len(code.problems) == 2
     for label, problem in zip(("cell 2", "cell 4"), code.problems, strict=True):
-        assert problem.startswith(f"{label} could not be read: Python's parser needs more than")
+        assert problem.startswith(f'{label} ("'), problem  # its first line quoted
+        assert ") could not be read: Python's parser needs more than" in problem
         assert problem.endswith("which the grader does not spend; skipped it")
 
 
