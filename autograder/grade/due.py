@@ -29,18 +29,21 @@ def parse_due(text: str) -> datetime:
     from dateutil import parser
 
     text = str(text).strip()
-    when = None
+    when = why = None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", parser.UnknownTimezoneWarning)  # "EST": not a guess
             when = parser.parse(text)
-    except (ValueError, OverflowError, parser.UnknownTimezoneWarning):
-        pass
+    except (ValueError, OverflowError, parser.UnknownTimezoneWarning) as e:
+        why = e
     if when is None:
+        _known_zone(text)
         try:  # "DATE TIME Europe/Paris", as nbgrader reads it
             when = parse_utc(text)
         except Exception as e:  # whatever nbgrader's reading raises, the date is unreadable
-            raise DueError(f"cannot read the due date {text!r} ({e}); give {EXAMPLE}") from e
+            # the first reader's reason: nbgrader's rewrites the text ("Dec 32 TZ")
+            why = why if isinstance(why, ValueError) and why.args else e
+            raise DueError(f"cannot read the due date {text!r} ({why}); give {EXAMPLE}") from e
     if when.tzinfo is not None:
         when = when.astimezone(timezone.utc).replace(tzinfo=None)
     return when
@@ -82,6 +85,25 @@ def read_timestamp(text: str) -> datetime:
     except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError) as e:  # a folder ("Europe")
         raise ValueError(f"unknown time zone {zone[:60]!r}") from e
     return when.replace(tzinfo=tz).astimezone(timezone.utc).replace(tzinfo=None)
+
+
+def _known_zone(text: str) -> None:
+    """A "DATE TIME ZONE" whose zone is a name neither dateutil nor the IANA database knows is
+    refused: nbgrader's reading takes it as UTC without a word ("Europe/Pairs", a typo, moved the
+    due date by an hour)."""
+    import zoneinfo
+
+    parts = text.split(" ")
+    if len(parts) != 3 or re.fullmatch(r"[+-]?\d+", parts[2]) or parts[2] in _UTC_NAMES:
+        return
+    try:
+        zoneinfo.ZoneInfo(parts[2])
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+        raise DueError(
+            f"cannot read the due date {text!r}: unknown time zone {parts[2][:60]!r} (a name of "
+            "the IANA database, such as Europe/Paris, or an offset, such as +0100); give "
+            f"{EXAMPLE}"
+        ) from None
 
 
 def parse_utc(text: str) -> datetime:

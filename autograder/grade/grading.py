@@ -397,7 +397,7 @@ def grade_class(
     else:
         rows = run(tasks, allow_weak=allow_weak_sandbox)
     feedback = Path(feedback_dir) if feedback_dir else out.with_name(out.stem + "_feedback")
-    table = GradeTable(rows, out, feedback, ignored, submissions=root)
+    table = GradeTable(rows, out, feedback, ignored, submissions=root, regraded=regrading)
     overlay = None
     with uninterrupted() as pressed:
         if gradebook is not None:

@@ -110,6 +110,7 @@ class GradeTable:
     outputs: dict[str, Path] = field(default_factory=dict)  # what else was written: name -> path
     notes: list[str] = field(default_factory=list)  # for the instructor, about what was written
     gradebook: str = ""  # what was written into nbgrader's gradebook, when one was given
+    regraded: bool = False  # only some students or assignments (--student, --assignment)
 
     def students(self) -> list[str]:
         return sorted({g.student for g in self.rows})
@@ -117,9 +118,10 @@ class GradeTable:
     def summary(self) -> str:
         counts = {s: sum(g.status == s for g in self.rows) for s in STATUSES}
         assignments = len({g.assignment for g in self.rows})
+        graded = f"{plural(len(self.students()), 'student')}, {plural(assignments, 'assignment')}"
+        head = f"Regraded {graded}, the table's other rows kept" if self.regraded else ""
         text = (
-            f"Graded the class: {plural(len(self.students()), 'student')}, "
-            f"{plural(assignments, 'assignment')} -> {self.out} "
+            f"{head or 'Graded the class: ' + graded} -> {self.out} "
             f"(feedback in {self.feedback_dir}/): "
             + ", ".join(f"{n} {s}" for s, n in counts.items() if n)
         )

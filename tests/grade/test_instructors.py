@@ -68,6 +68,24 @@ def test_an_unknown_assignment_is_named_unknown_not_a_bad_date():
         grade_class("nowhere", "g.csv", due=["99_nothing=Dec 1 2026"], allow_weak_sandbox=True)
 
 
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        # the first reader's reason, not nbgrader's rewrite of the text ("Dec 32 TZ")
+        ("Dec 32 2026", "day is out of range for month: Dec 32 2026"),
+        ("2026-12-01 25:00 UTC", "hour must be in 0..23: 2026-12-01 25:00 UTC"),
+        # a zone nobody knows: nbgrader's reading takes it as UTC without a word
+        ("2026-12-01 23:00 Europe/Pairs", "unknown time zone 'Europe/Pairs'"),
+        ("2026-12-01 23:00 ../../etc/passwd", "unknown time zone '../../etc/passwd'"),
+    ],
+)
+def test_a_due_date_that_cannot_be_read_says_why_in_its_own_words(text, why):
+    with pytest.raises(DueError) as refused:
+        parse_due(text)
+    assert f"cannot read the due date {text!r}" in str(refused.value)
+    assert why in str(refused.value) and "TZ" not in str(refused.value)
+
+
 def test_a_bad_due_fails_before_any_grading_starts(tmp_path, monkeypatch, capsys):
     from autograder.sandbox.host import pool
 
@@ -286,6 +304,8 @@ def test_the_report_states_one_denominator():
 def test_plurals_notes_and_the_penalty_line_are_said_once(tmp_path):
     table = GradeTable([graded("ada")], tmp_path / "g.csv", tmp_path / "fb")
     assert "Graded the class: 1 student, 1 assignment ->" in table.summary()
+    regraded = GradeTable([graded("ada")], tmp_path / "g.csv", tmp_path / "fb", regraded=True)
+    assert regraded.summary().startswith("Regraded 1 student, 1 assignment, the table's other rows")
     root = tmp_path / "submitted"
     (root / "ada" / MASKS).mkdir(parents=True)
     (root / "ada" / MASKS / "timestamp.txt").write_text("2026-12-01 10:00:00 UTC")
