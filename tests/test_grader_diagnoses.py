@@ -207,6 +207,32 @@ def test_a_skipped_cell_is_quoted_by_its_first_line_on_one_line_and_short():
     assert plain.startswith("b.py has a syntax error on line 1"), plain
 
 
+def test_an_item_in_a_cell_not_read_is_named_with_that_cell_and_counted_as_attempted():
+    """The syntax error in the cell of `padding_mask`: its result names that cell (not the first
+    cell not read), and the class report counts it as attempted work that failed, not as work
+    not attempted (an instructor's trial)."""
+    from autograder.core.assignment import assignment, judge_assignment
+    from autograder.core.extract import from_sources
+    from autograder.grade.outputs.class_report import mistakes
+    from autograder.grade.results import Graded
+
+    cells = [
+        ("cell 1", "x = (\n"),  # another cell not read, first
+        ("cell 4", "import torch\n\ndef padding_mask(lengths, max_len=None):\n    return (\n"),
+        ("cell 6", "answer_04_1 = [\n"),
+    ]
+    results, _ = judge_assignment(from_sources("04.ipynb", cells), assignment("04"))
+    got = {r.exercise: r for r in results}
+    mask, answer, causal = got["padding_mask"], got["answer_04_1"], got["causal_mask"]
+    assert mask.message.startswith('padding_mask is in a cell the grader could not read: cell 4 ("')
+    assert "syntax error on line 4" in mask.message and mask.attempted and mask.mistake is None
+    assert answer.attempted and 'cell 6 ("answer_04_1 = [")' in answer.message, answer.message
+    assert not causal.attempted and causal.mistake == "not-defined"  # in no cell: not attempted
+    row = Graded("ada", "04_softmax_masks", "graded", 0.0, "04.ipynb", results)
+    _, unnamed, unattempted, _ = mistakes([row])
+    assert unnamed == 2 and unattempted == len(results) - 2
+
+
 def test_a_name_error_from_a_cell_not_read_says_which_cell():
     """The import cell not read (a syntax error): the exercise fails with NameError: torch, and
     its result names the cell, not only a note below (an instructor's trial)."""

@@ -395,19 +395,27 @@ def test_what_grade_says_of_cells_not_read_and_names_not_found_is_chinese():
     from autograder.core.assignment import SAID, assignment, judge_assignment
     from autograder.core.extract import from_sources
 
-    broken = [(f"cell {i}", "def causal_mask(:\n") for i in range(SAID + 2)]
+    broken = [(f"cell {i}", "def causal_mask(:\n" if i else "x = (\n") for i in range(SAID + 2)]
     with i18n.use("zh-CN"):
         results, notes = judge_assignment(
             from_sources("04_softmax_masks.ipynb", broken), assignment("04")
         )
     syntax = _zh("{label} has a syntax error on line {line}: {error}").format(
-        label='cell 0 ("def causal_mask(:")', line=1, error="invalid syntax"
+        label='cell 0 ("x = (")', line=1, error="'(' was never closed"
     )
     assert notes[0] == _zh("{problem}; skipped it").format(problem=syntax), notes
-    [mask] = [r for r in results if r.exercise == "causal_mask"]
-    assert mask.message.startswith(_zh("{name} not found in your code.").format(name="causal_mask"))
-    assert _zh("Not read: {problems}; fix it, then submit again.").split("{")[0] in mask.message
-    assert not re.search("[A-Za-z]{4,} [a-z]{3,}", mask.message.replace("invalid syntax", ""))
+    got = {r.exercise: r.message for r in results}
+    here = _zh(
+        "{name} is in a cell the grader could not read: {problem}; fix it, then submit again."
+    )
+    assert got["causal_mask"].startswith(here.split("{problem}")[0].format(name="causal_mask"))
+    assert got["padding_mask"].startswith(
+        _zh("{name} not found in your code.").format(name="padding_mask")
+    )
+    assert _zh("Not read: {problems}; fix it, then submit again.").split("{")[0] in got["softmax"]
+    for message in got.values():
+        english = message.replace("was never closed", "").replace("invalid syntax", "")
+        assert not re.search("[A-Za-z]{4,} [a-z]{3,}", english), message
     assert "2" in notes[SAID] and "skipped" not in notes[SAID]
 
 

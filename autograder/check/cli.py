@@ -63,7 +63,7 @@ def _check(args: argparse.Namespace) -> int:
             results, notes = judge_assignment(code, work)
             carried = [n for n in code.names(all_exercises()) if n not in work.items]
         else:
-            results = [_unread(r, code.problems) for r in judge_code(code, args.only)]
+            results = [_unread(r, code) for r in judge_code(code, args.only)]
     except (ExtractError, NothingToGrade) as e:
         if args.json:
             print(json.dumps({"file": args.file, "error": str(e)}))
@@ -83,17 +83,19 @@ def _check(args: argparse.Namespace) -> int:
     return EXIT_PASSED if all(r.passed for r in results) else EXIT_FAILED
 
 
-def _unread(result, problems: list[str]):
+def _unread(result, code):
     """An exercise ``--only`` names that the file does not define because a part of it could not
-    be read (a syntax error): the result says so, not "define it"."""
-    if result.mistake != "not-defined" or not problems:
+    be read (a syntax error): the result says so, naming the cell that defines it where one
+    does, not "define it"."""
+    if result.mistake != "not-defined" or not code.problems:
         return result
     from dataclasses import replace
 
     from autograder.core.extract import unread
 
+    problem = code.unread_definition(result.exercise) or unread(code.problems)
     message = _("{name} was not read: {problems}. Fix that, then check again.").format(
-        name=result.exercise, problems=unread(problems)
+        name=result.exercise, problems=problem
     )
     return replace(result, message=message, mistake=None)
 

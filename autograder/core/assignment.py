@@ -52,6 +52,17 @@ def _closest(name: str, candidates: list[str]) -> str | None:
     return found[0] if found else None
 
 
+def _missing(item: Gradable, code: LearnerCode, taken: set[str], mistake: str | None) -> Result:
+    """The 0 of an item the submission does not define: where a cell not read defines it (as
+    far as its lines tell), that cell's problem, the item attempted, with no mistake named (the
+    class report counted such work as not attempted); else :func:`_not_found` and ``mistake``."""
+    problem = code.unread_definition(item.name)
+    if problem is None:
+        return failed_result(item, _not_found(code, item.name, taken), mistake, attempted=False)
+    said = _("{name} is in a cell the grader could not read: {problem}; fix it, then submit again.")
+    return failed_result(item, said.format(name=item.name, problem=problem), None)  # no mistake
+
+
 def _not_found(code: LearnerCode, item: str, taken: set[str]) -> str:
     """'<item> not found; you defined `<closest name>`' (or just 'not found'), and the first
     cell that was not read, where one was not: the item may be in it."""
@@ -106,12 +117,7 @@ def judge_assignment(
     contract = set(exercises) | {f"answer_{q}" for q in QUESTIONS}
     graded = []
     for ex in work.exercises:
-        graded.append(
-            results.get(ex.name)
-            or failed_result(
-                ex, _not_found(code, ex.name, contract), "not-defined", attempted=False
-            )
-        )
+        graded.append(results.get(ex.name) or _missing(ex, code, contract, "not-defined"))
     if code.problems:  # a name a skipped cell defined (an import, say) is missing at run time
         graded = [
             replace(r, message=r.message + _unread(code)) if "NameError" in r.message else r
@@ -119,12 +125,7 @@ def judge_assignment(
         ]
     for q in work.questions:
         name = f"answer_{q}"
-        graded.append(
-            results.get(name)
-            or failed_result(
-                question_gradable(q), _not_found(code, name, contract), None, attempted=False
-            )
-        )
+        graded.append(results.get(name) or _missing(question_gradable(q), code, contract, None))
     # cells that were not read (a syntax error, too long to parse): said even where all passed
     notes = code.problems[:SAID]
     if len(code.problems) > SAID:

@@ -64,6 +64,17 @@ class LearnerCode:
     problems: list[str] = field(default_factory=list)  # cells that could not be parsed
     order: list[str] = field(default_factory=list)  # ``defined``, in the order first defined
     callables: set[str] = field(default_factory=set)  # the names ``def`` and ``class`` define
+    unread_sources: list[str] = field(default_factory=list)  # the source of each of ``problems``
+
+    def unread_definition(self, name: str) -> str | None:
+        """The problem of the cell not read that defines ``name`` (``def name``, ``class name``,
+        ``name = ...`` at its top level), as far as a look at its lines tells: None if none."""
+        named = re.escape(name)
+        at_top = re.compile(
+            rf"^(?:(?:async\s+)?def\s+|class\s+){named}\b|^{named}\s*(?::.*)?=", re.M
+        )
+        skipped = zip(self.problems, self.unread_sources, strict=True)
+        return next((problem for problem, source in skipped if at_top.search(source)), None)
 
     def names(self, among: set[str] | dict) -> list[str]:
         """The exercise names (of ``among``) this code defines, in contract order."""
@@ -205,6 +216,7 @@ def from_sources(file: str, sources: list[tuple[str, str]], module: bool = False
     for label, source, tree, skipped in cells:
         if skipped:
             code.problems.append(_("{problem}; skipped it").format(problem=skipped))
+            code.unread_sources.append(source)
         elif tree is not None:
             _keep_definitions(source, tree, label, code, module, used, imported)
     return code

@@ -166,3 +166,9 @@ def test_only_names_an_exercise_a_syntax_error_hid(tmp_path, capsys):
     status, out, err = check(capsys, path, "--only", "attention_scores", "--no-daemon")
     assert status == 1, out + err
     assert "syntax error on line 6" in out and "not defined" not in out, out
+    cells = tmp_path / "cells.ipynb"  # in a notebook: the cell that holds it, named
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in ("x = (", "import torch", GOOD + "  y = 1")]
+    nbformat.write(nb, cells)
+    status, out, err = check(capsys, cells, "--only", "attention_scores", "--no-daemon")
+    assert status == 1 and 'attention_scores was not read: cell 3 ("' in out, out + err
