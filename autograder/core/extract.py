@@ -129,17 +129,18 @@ def _parsed(sources: list[tuple[str, str]]) -> list[tuple[str, str, ast.Module |
         cells.append([label, source, None, skipped])
     todo = [cell for cell in cells if cell[3] is None and cell[1].strip()]
     for cell, tree in zip(todo, syntax.parse_all([cell[1] for cell in todo]), strict=True):
-        label = _where(cell[0], cell[1])
+        if not isinstance(tree, BaseException):
+            cell[2] = tree
+            continue
+        label = _where(cell[0], cell[1])  # skipped: named as the learner finds it
         if isinstance(tree, syntax.TooSlowToParse):
             cell[3] = _("{label} could not be read: {why}").format(label=label, why=tree)
         elif isinstance(tree, SyntaxError):
             cell[3] = _("{label} has a syntax error on line {line}: {error}").format(
                 label=label, line=tree.lineno, error=tree.msg
             )
-        elif isinstance(tree, BaseException):
-            cell[3] = _("{label} is nested too deeply to be read as Python").format(label=label)
         else:
-            cell[2] = tree
+            cell[3] = _("{label} is nested too deeply to be read as Python").format(label=label)
     return [tuple(cell) for cell in cells]
 
 
