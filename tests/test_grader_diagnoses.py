@@ -187,7 +187,7 @@ def test_the_notes_name_the_cells_that_were_not_read_whatever_the_score():
     assert len(said) == SAID and "and 2 more cells skipped" in notes
     # what is missing may be in a cell not read: its result says so, not only "define it"
     unread = 'Not read: cell [0] ("def broken(:") has a syntax error on line 1: invalid syntax; '
-    unread += "skipped it (and 6 more); fix it, then submit again."
+    unread += "skipped it (and 6 more); fix it and try again."
     assert results and all(unread in r.message for r in results), [r.message for r in results]
 
 
@@ -249,7 +249,8 @@ def test_a_name_error_from_a_cell_not_read_says_which_cell():
     results, _ = judge_assignment(from_sources("02_qkt.ipynb", cells), assignment("02"))
     [scores] = [r for r in results if r.exercise == "attention_scores"]
     assert not scores.passed and "NameError" in scores.message, scores.message
-    assert 'Not read: cell 2 ("import torch,") has a syntax error on line 1' in scores.message
+    # on a line of its own: after the traceback's code line it read as the learner's comment
+    assert '\nNot read: cell 2 ("import torch,") has a syntax error on line 1' in scores.message
 
 
 _SDPA_READS = (

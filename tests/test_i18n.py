@@ -405,14 +405,12 @@ def test_what_grade_says_of_cells_not_read_and_names_not_found_is_chinese():
     )
     assert notes[0] == _zh("{problem}; skipped it").format(problem=syntax), notes
     got = {r.exercise: r.message for r in results}
-    here = _zh(
-        "{name} is in a cell the grader could not read: {problem}; fix it, then submit again."
-    )
+    here = _zh("{name} is in a cell the grader could not read: {problem}; fix it and try again.")
     assert got["causal_mask"].startswith(here.split("{problem}")[0].format(name="causal_mask"))
     assert got["padding_mask"].startswith(
         _zh("{name} not found in your code.").format(name="padding_mask")
     )
-    assert _zh("Not read: {problems}; fix it, then submit again.").split("{")[0] in got["softmax"]
+    assert _zh("Not read: {problems}; fix it and try again.").split("{")[0] in got["softmax"]
     for message in got.values():
         english = message.replace("was never closed", "").replace("invalid syntax", "")
         assert not re.search("[A-Za-z]{4,} [a-z]{3,}", english), message

@@ -86,12 +86,14 @@ def _check(args: argparse.Namespace) -> int:
 def _unread(result, code):
     """An exercise ``--only`` names that the file does not define because a part of it could not
     be read (a syntax error): the result says so, naming the cell that defines it where one
-    does, not "define it"."""
-    if result.mistake != "not-defined" or not code.problems:
-        return result
+    does, not "define it"; a NameError that a cell not read may explain says so too."""
     from dataclasses import replace
 
+    from autograder.core.assignment import explain_unread
     from autograder.core.extract import unread
+
+    if result.mistake != "not-defined" or not code.problems:
+        return explain_unread(result, code)
 
     problem = code.unread_definition(result.exercise) or unread(code.problems)
     message = _("{name} was not read: {problems}. Fix that, then check again.").format(

@@ -59,7 +59,7 @@ def _missing(item: Gradable, code: LearnerCode, taken: set[str], mistake: str | 
     problem = code.unread_definition(item.name)
     if problem is None:
         return failed_result(item, _not_found(code, item.name, taken), mistake, attempted=False)
-    said = _("{name} is in a cell the grader could not read: {problem}; fix it, then submit again.")
+    said = _("{name} is in a cell the grader could not read: {problem}; fix it and try again.")
     return failed_result(item, said.format(name=item.name, problem=problem), None)  # no mistake
 
 
@@ -84,14 +84,24 @@ def _not_found(code: LearnerCode, item: str, taken: set[str]) -> str:
     return text + _unread(code)
 
 
-def _unread(code: LearnerCode) -> str:
+def _unread(code: LearnerCode, message: str = "") -> str:
     """What a result that may come from a cell not read says of it (an instructor's trial: a
-    syntax error in the cell of `padding_mask` read "not found", the cause only in a note)."""
+    syntax error in the cell of `padding_mask` read "not found", the cause only in a note), to
+    follow ``message``: on a line of its own after a traceback (it read as part of the learner's
+    last comment)."""
     if not code.problems:
         return ""
-    return " " + _("Not read: {problems}; fix it, then submit again.").format(
-        problems=unread(code.problems)
-    )
+    said = _("Not read: {problems}; fix it and try again.").format(problems=unread(code.problems))
+    return ("\n" if "\n" in message else " ") + said
+
+
+def explain_unread(result: Result, code: LearnerCode) -> Result:
+    """``result`` with what a cell not read may have to do with it: a NameError (the import cell
+    not read, say: the learner would import inside the function and hide it) is followed by the
+    cells not read, in ``check`` and ``grade`` alike (``check --only`` said only the NameError)."""
+    if "NameError" not in result.message or not code.problems:
+        return result
+    return replace(result, message=result.message + _unread(code, result.message))
 
 
 def judge_assignment(
@@ -118,11 +128,7 @@ def judge_assignment(
     graded = []
     for ex in work.exercises:
         graded.append(results.get(ex.name) or _missing(ex, code, contract, "not-defined"))
-    if code.problems:  # a name a skipped cell defined (an import, say) is missing at run time
-        graded = [
-            replace(r, message=r.message + _unread(code)) if "NameError" in r.message else r
-            for r in graded
-        ]
+    graded = [explain_unread(r, code) for r in graded]  # a name a skipped cell defined (torch)
     for q in work.questions:
         name = f"answer_{q}"
         graded.append(results.get(name) or _missing(question_gradable(q), code, contract, None))

@@ -76,7 +76,8 @@ def register(verbs: argparse._SubParsersAction) -> None:
         metavar="[ASSIGNMENT=]DATE",
         help=_(
             "due date, in any format nbgrader reads, e.g. '2026-12-01 23:59 UTC' or 'Dec 1 "
-            "2026' (for every assignment) or '04_softmax_masks=2026-12-01 23:59 UTC'; a submission "
+            "2026 23:59' (for every assignment; a date alone is the midnight that starts it) or "
+            "'04_softmax_masks=2026-12-01 23:59 UTC'; a submission "
             "whose nbgrader timestamp.txt is later is reported as late (see --late-penalty). Also "
             "read from the current folder's nbgrader_config.py (c.Autograder.due_dates = "
             "{'04_softmax_masks': '2026-12-01 23:59 UTC'}) and from the gradebook (nbgrader db "

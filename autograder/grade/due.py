@@ -17,7 +17,7 @@ from datetime import datetime, timedelta, timezone
 
 from autograder.grade import RELEASE
 
-EXAMPLE = "e.g. '2026-12-01 23:59:00 UTC' or 'Dec 1 2026'"
+EXAMPLE = "e.g. '2026-12-01 23:59:00 UTC' or 'Dec 1 2026 23:59'"
 
 
 class DueError(ValueError):

@@ -46,10 +46,13 @@ from autograder.grade.results import (
     GradeError,
     GradeTable,
     changes,
+    held_to,
     lateness_unchecked,
     lesson_of,
     not_judged,
     notebook_order,
+    released,
+    unread_cells,
 )
 from autograder.sandbox.host.bwrap import strong_isolation_available, why_unavailable
 from autograder.sandbox.host.pool import isolated, retire_kept
@@ -184,9 +187,11 @@ def check_options(
         )
     for name in assignments or []:
         if lesson_of(name) is None:
+            close = difflib.get_close_matches(name, sorted(released()), n=1)
             raise GradeError(
                 f"{name}: not an assignment of the course (its folder name starts "
                 "with the lesson number, e.g. 04_softmax_masks)"
+                + (f"; did you mean {close[0]}?" if close else "")
             )
     return due_dates(due_given, Path(config) if config else None)
 
@@ -265,6 +270,7 @@ def grade_one(
     order = notebook_order(work.lesson)
     graded.results = sorted(results, key=lambda r: order.index(r.exercise))
     graded.notes += notes
+    graded.unread = len(code.problems)
     graded.status = GRADED if any(r.attempted for r in results) else BLANK
     lateness(graded, due, late_penalty)
     return graded
@@ -405,6 +411,8 @@ def grade_class(
             overlay = gradebook.overlay
         write_outputs(table, keep, regrading, overlay)
     table.notes[:0] = changes(before, rows) + not_judged(rows) + lateness_unchecked(rows)
+    held = {name: when for name, when in dates.items() if name is None or name in names}
+    table.notes[:0] = unread_cells(rows) + [held_to(held)] * bool(held)
     if pressed:
         table.notes.append("Ctrl-C came while the outputs were written: all were written first")
     return table

@@ -94,6 +94,7 @@ class Graded:
     # Items whose points an instructor set in formgrader (nbgrader's manual_score), with the
     # grader's own points for each: the gradebook's score wins everywhere (see gradebook.py).
     manual: dict[str, float] = field(default_factory=dict)
+    unread: int = 0  # cells of the notebook the grader could not read (a syntax error...)
 
     @property
     def total(self) -> float:
@@ -181,6 +182,28 @@ def notebook_order(lesson: str) -> tuple[str, ...]:
     return tuple(order + [item for item in items if item not in order])
 
 
+def held_to(dates: dict[str | None, datetime]) -> str:
+    """The due dates given, as the summary says them (a date alone, 'Dec 1 2026', is the
+    midnight that starts it: an instructor's trial marked a whole class late so)."""
+    said = [
+        f"{name or 'every assignment'} {when:%Y-%m-%d %H:%M} UTC" for name, when in dates.items()
+    ]
+    return "due: " + "; ".join(said)
+
+
+def unread_cells(rows: list[Graded]) -> list[str]:
+    """The submissions with cells the grader could not read (a syntax error): a row of the table
+    looks like wrong code otherwise, and only the student's feedback named them (a trial)."""
+    said = [f"{one_line(g.student)}/{g.assignment} ({g.unread})" for g in rows if g.unread]
+    if not said:
+        return []
+    shown = ", ".join(said[:10]) + (f" and {len(said) - 10} more" if len(said) > 10 else "")
+    return [
+        f"cells not read (a syntax error, say: skipped, and what they define graded as missing) "
+        f"in {plural(len(said), 'submission')}: {shown}; each one's feedback names its cells"
+    ]
+
+
 def not_judged(rows: list[Graded]) -> list[str]:
     """Each submission with exercises the grader could not judge (its sandbox did not start,
     twice, the second time a fresh one): their points are 0 in this table, not the student's
@@ -191,7 +214,8 @@ def not_judged(rows: list[Graded]) -> list[str]:
         if names:
             said.append(
                 f"not judged: {one_line(g.student)}/{g.assignment}: {', '.join(names)} (the "
-                "grader's sandbox did not start; not the student's code): grade it again with "
+                "grader's sandbox did not start, or the machine was too busy to measure a "
+                "call's memory; not the student's code): grade it again with "
                 f"--student {one_line(shlex.quote(g.student))} "
                 f"--assignment {shlex.quote(g.assignment)}"
             )

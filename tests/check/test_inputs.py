@@ -172,3 +172,11 @@ def test_only_names_an_exercise_a_syntax_error_hid(tmp_path, capsys):
     nbformat.write(nb, cells)
     status, out, err = check(capsys, cells, "--only", "attention_scores", "--no-daemon")
     assert status == 1 and 'attention_scores was not read: cell 3 ("' in out, out + err
+    # the import cell not read: a NameError, and the cell behind it (a trial: only the NameError,
+    # so the learner imported inside the function and hid the broken cell)
+    uses = "def attention_scores(q, k):\n    return torch.matmul(q, k.transpose(-2, -1))\n"
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in ("import torch,", uses)]
+    nbformat.write(nb, cells)
+    status, out, err = check(capsys, cells, "--only", "attention_scores", "--no-daemon")
+    assert status == 1 and "NameError" in out, out + err
+    assert '\n      Not read: cell 1 ("import torch,") has a syntax error on line 1' in out, out

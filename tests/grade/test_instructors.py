@@ -29,6 +29,7 @@ from autograder.grade.grading import grade_class
 from autograder.grade.nbgrader_gradebook import CourseGradebook, cell_name
 from autograder.grade.outputs import class_report, exports, feedback
 from autograder.grade.results import LATE, NOT_SUBMITTED, Graded, GradeError, GradeTable
+from tests.sandbox.marks import NEEDS_BWRAP
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -298,6 +299,25 @@ def test_the_report_states_one_denominator():
     softmax = rates["softmax"]
     assert (softmax["Passed"], softmax["Received"]) == ("1", "3")
     assert "Mean 5.00" in text  # (8 + 7 + 0) / 3
+
+
+@NEEDS_BWRAP
+def test_the_summary_names_the_cells_not_read_and_the_due_date_held_to(tmp_path):
+    """A trial's instructor: a syntax error showed only in the student's own feedback (the table
+    row looked like wrong code), and 'Dec 1 2026' held the class to the midnight that starts
+    it without a word."""
+    submit(tmp_path / "submitted", "bob", "x = (", CORRECT)
+    out = tmp_path / "grades" / "grades.csv"
+    table = grade_class(tmp_path / "submitted", out, workers=1, due=["Dec 1 2026"], config=None)
+    assert "due: every assignment 2026-12-01 00:00 UTC" in table.notes, table.notes
+    [unread] = [n for n in table.notes if n.startswith("cells not read")]
+    assert "in 1 submission: bob/04_softmax_masks (1);" in unread, unread
+    assert table.rows[0].unread == 1 and table.rows[0].status == "graded"
+
+
+def test_an_assignment_typo_is_refused_with_the_closest_name(tmp_path):
+    with pytest.raises(GradeError, match="did you mean 04_softmax_masks"):
+        grade_class(tmp_path, tmp_path / "g.csv", assignments=["04_softmax_mask"], config=None)
 
 
 # -- the small things ----------------------------------------------------------------------------

@@ -306,7 +306,7 @@ def _assignment_section(rows: list[Graded], assignment: str) -> str:
 
 
 def _problems_section(rows: list[Graded]) -> str:
-    parts = [element("h2", _("Could not be graded"))]
+    parts = [element("h2", _("Blank, or could not be graded"))]
     failed = [g for g in rows if g.status in (UNREADABLE, NOT_SUBMITTED, BLANK)]
     if failed:
         reasons = {
