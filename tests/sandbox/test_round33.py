@@ -24,6 +24,7 @@ from autograder.sandbox.host.cgroup import CpuGroup
 from autograder.sandbox.host.submission import Submission
 from autograder.sandbox.inside import procfs
 from tests.sandbox.marks import NEEDS_BWRAP
+from tests.sandbox.test_round10 import UNWATCH
 
 
 def test_smaps_is_read_up_to_its_cap_and_a_larger_one_cannot_be_measured(monkeypatch):
@@ -49,15 +50,10 @@ def _cgroups_here() -> bool:
 # Definitions whose child spins 2.5 CPU-s and ends unwaited for (SIGCHLD ignored: the kernel
 # reaps it, and adds its time to no process's), the audit hook turned off first (a courtesy
 # layer, as round 33 did): /proc's sums never see that time.
-HIDES = """import os, signal, sys, time
+HIDES = (
+    UNWATCH
+    + """import os, signal, time
 import torch
-def _unwatch():
-    frame = sys._getframe(1)
-    while frame is not None:
-        box = frame.f_locals.get("self")
-        if hasattr(box, "learner") and hasattr(box, "refusals"):
-            box.learner = False
-        frame = frame.f_back
 def _hide(seconds):
     _unwatch()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
@@ -74,6 +70,7 @@ _HIDDEN = _hide(2.5)
 def causal_mask(seq_len, device=None):
     return torch.ones(seq_len, seq_len, dtype=torch.bool, device=device).tril()
 """
+)
 
 
 @NEEDS_BWRAP
