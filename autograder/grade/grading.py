@@ -410,9 +410,8 @@ def grade_class(
             table.gradebook = gradebook.write(table, root).summary()
             overlay = gradebook.overlay
         write_outputs(table, keep, regrading, overlay)
-    table.notes[:0] = changes(before, rows) + not_judged(rows) + lateness_unchecked(rows)
-    held = {name: when for name, when in dates.items() if name is None or name in names}
-    table.notes[:0] = unread_cells(rows) + [held_to(held)] * bool(held)
+    notes = unread_cells(rows) + held_to(dates, names) + changes(before, rows)
+    table.notes[:0] = notes + not_judged(rows) + lateness_unchecked(rows)
     if pressed:
         table.notes.append("Ctrl-C came while the outputs were written: all were written first")
     return table

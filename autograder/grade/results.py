@@ -120,11 +120,13 @@ class GradeTable:
         counts = {s: sum(g.status == s for g in self.rows) for s in STATUSES}
         assignments = len({g.assignment for g in self.rows})
         graded = f"{plural(len(self.students()), 'student')}, {plural(assignments, 'assignment')}"
-        head = f"Regraded {graded}, the table's other rows kept" if self.regraded else ""
         text = (
-            f"{head or 'Graded the class: ' + graded} -> {self.out} "
-            f"(feedback in {self.feedback_dir}/): "
-            + ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+            f"Regraded {graded}, the table's other rows kept"
+            if self.regraded
+            else f"Graded the class: {graded}"
+        )
+        text += f" -> {self.out} (feedback in {self.feedback_dir}/): " + ", ".join(
+            f"{n} {s}" for s, n in counts.items() if n
         )
         ignored = [
             f"  ignored {one_line(p)}: not an assignment of the course" for p in self.ignored
@@ -182,13 +184,15 @@ def notebook_order(lesson: str) -> tuple[str, ...]:
     return tuple(order + [item for item in items if item not in order])
 
 
-def held_to(dates: dict[str | None, datetime]) -> str:
-    """The due dates given, as the summary says them (a date alone, 'Dec 1 2026', is the
-    midnight that starts it: an instructor's trial marked a whole class late so)."""
+def held_to(dates: dict[str | None, datetime], assignments: list[str]) -> list[str]:
+    """The due dates given for these assignments (or for every one), as the summary says them: a
+    date alone, 'Dec 1 2026', is the midnight that starts it (a trial's class was all late so)."""
     said = [
-        f"{name or 'every assignment'} {when:%Y-%m-%d %H:%M} UTC" for name, when in dates.items()
+        f"{name or 'every assignment'} {when:%Y-%m-%d %H:%M} UTC"
+        for name, when in dates.items()
+        if name is None or name in assignments
     ]
-    return "due: " + "; ".join(said)
+    return ["due: " + "; ".join(said)] if said else []
 
 
 def unread_cells(rows: list[Graded]) -> list[str]:
@@ -197,11 +201,16 @@ def unread_cells(rows: list[Graded]) -> list[str]:
     said = [f"{one_line(g.student)}/{g.assignment} ({g.unread})" for g in rows if g.unread]
     if not said:
         return []
-    shown = ", ".join(said[:10]) + (f" and {len(said) - 10} more" if len(said) > 10 else "")
     return [
         f"cells not read (a syntax error, say: skipped, and what they define graded as missing) "
-        f"in {plural(len(said), 'submission')}: {shown}; each one's feedback names its cells"
+        f"in {plural(len(said), 'submission')}: {_first_ten(said)}; each one's feedback names "
+        "its cells"
     ]
+
+
+def _first_ten(names: list[str]) -> str:
+    """``names`` for a note: the first ten, then how many more."""
+    return ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
 
 
 def not_judged(rows: list[Graded]) -> list[str]:
@@ -234,9 +243,8 @@ def lateness_unchecked(rows: list[Graded]) -> list[str]:
     if not unchecked:
         return []
     return [
-        f"lateness not checked (no readable timestamp.txt) for {len(unchecked)} submission"
-        f"{'s' * (len(unchecked) > 1)}: {', '.join(unchecked[:10])}"
-        + (f" and {len(unchecked) - 10} more" if len(unchecked) > 10 else "")
+        f"lateness not checked (no readable timestamp.txt) for "
+        f"{plural(len(unchecked), 'submission')}: {_first_ten(unchecked)}"
     ]
 
 
