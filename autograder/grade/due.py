@@ -65,8 +65,6 @@ def read_timestamp(text: str) -> datetime:
     which hands a zone it cannot parse to dateutil's ``gettz``: that opens a zone named by a path
     as a file, anywhere on the host, with no size limit (red team round 22). A zone here is an
     offset or a key of the IANA database, which ``zoneinfo`` reads from its own folders only."""
-    import zoneinfo
-
     found = _STAMP.fullmatch(text.strip())
     if found is None:
         raise ValueError(f"not nbgrader's 'YYYY-MM-DD HH:MM:SS ZONE': {text.strip()[:60]!r}")
@@ -80,29 +78,33 @@ def read_timestamp(text: str) -> datetime:
         return when - sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
     if zone is None or zone in _UTC_NAMES:
         return when
-    try:
-        tz = zoneinfo.ZoneInfo(zone)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError) as e:  # a folder ("Europe")
-        raise ValueError(f"unknown time zone {zone[:60]!r}") from e
+    tz = _zone(zone)
     return when.replace(tzinfo=tz).astimezone(timezone.utc).replace(tzinfo=None)
+
+
+def _zone(name: str):
+    """The IANA database's zone ``name`` (``zoneinfo``: its own folders only), or ValueError."""
+    import zoneinfo
+
+    try:
+        return zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError) as e:  # a folder ("Europe")
+        raise ValueError(f"unknown time zone {name[:60]!r}") from e
 
 
 def _known_zone(text: str) -> None:
     """A "DATE TIME ZONE" whose zone is a name neither dateutil nor the IANA database knows is
     refused: nbgrader's reading takes it as UTC without a word ("Europe/Pairs", a typo, moved the
     due date by an hour)."""
-    import zoneinfo
-
     parts = text.split(" ")
     if len(parts) != 3 or re.fullmatch(r"[+-]?\d+", parts[2]) or parts[2] in _UTC_NAMES:
         return
     try:
-        zoneinfo.ZoneInfo(parts[2])
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+        _zone(parts[2])
+    except ValueError as e:
         raise DueError(
-            f"cannot read the due date {text!r}: unknown time zone {parts[2][:60]!r} (a name of "
-            "the IANA database, such as Europe/Paris, or an offset, such as +0100); give "
-            f"{EXAMPLE}"
+            f"cannot read the due date {text!r}: {e} (a name of the IANA database, such as "
+            f"Europe/Paris, or an offset, such as +0100); give {EXAMPLE}"
         ) from None
 
 
