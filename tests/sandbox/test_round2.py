@@ -24,6 +24,7 @@ from autograder.sandbox.host import bwrap, pool
 from autograder.sandbox.host.replies import LearnerTimeout
 from autograder.sandbox.protocol import NOBODY, TMPFS, ErrorKind, one_line
 from tests.sandbox.marks import NEEDS_BWRAP
+from tests.sandbox.test_round10 import UNWATCH
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = Path(__file__).parent / "hostile"
@@ -33,16 +34,6 @@ GOOD_MASK = (
     "import torch\n"
     "def causal_mask(seq_len, device=None):\n"
     "    return torch.ones(seq_len, seq_len, dtype=torch.bool, device=device).tril()\n"
-)
-UNWATCH = (
-    "import sys\n"
-    "def _unwatch():\n"
-    "    frame = sys._getframe(1)\n"
-    "    while frame is not None:\n"
-    "        box = frame.f_locals.get('self')\n"
-    "        if hasattr(box, 'learner') and hasattr(box, 'refusals'):\n"
-    "            box.learner = False\n"
-    "        frame = frame.f_back\n"
 )
 
 

@@ -23,6 +23,7 @@ from autograder.sandbox.host import submission
 from autograder.sandbox.host.submission import Submission
 from tests.grade.test_gradebook import MASKS, make_gradebook, row, table
 from tests.sandbox.marks import NEEDS_BWRAP
+from tests.sandbox.test_round10 import UNWATCH
 
 HOSTILE = Path(__file__).parent / "hostile"
 
@@ -36,20 +37,12 @@ def test_a_full_matrix_in_a_zombie_child_fails_the_memory_check():
     assert "ended" in r.message or r.mistake == "materialises-full-matrix", r
 
 
-UNWATCH = """import os, sys, time
-def _unwatch():  # the audit hook is a teacher, not a wall (SECURITY.md)
-    frame = sys._getframe(1)
-    while frame is not None:
-        box = frame.f_locals.get("self")
-        if hasattr(box, "learner") and hasattr(box, "refusals"):
-            box.learner = False
-        frame = frame.f_back
-"""
+LEARNER_HEAD = UNWATCH + "import os, time\n"  # the learner sources below use both
 
 
 @NEEDS_BWRAP
 def test_a_zombie_left_by_an_earlier_call_is_named_for_what_it_is():
-    source = UNWATCH + (
+    source = LEARNER_HEAD + (
         "def leave():\n"
         "    _unwatch()\n"
         "    if os.fork() == 0:\n"
@@ -98,7 +91,7 @@ def test_a_student_folder_name_with_line_breaks_stays_on_one_line_in_the_summary
 
 # -- 3. a machine made busy by the submission itself --------------------------------------------
 SPINS_THEN_SLEEPS = (
-    UNWATCH
+    LEARNER_HEAD
     + """def attention_scores(q, k):
     _unwatch()  # a spinner nobody judged waits for (it makes the machine busy), then sleep
     r, w = os.pipe()
