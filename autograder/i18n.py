@@ -153,6 +153,28 @@ def sentences(parts: list[str]) -> str:
     return ("" if language() == CHINESE else " ").join(parts)
 
 
+def cell(label: str) -> str:
+    """A notebook cell's label as the grader makes it (``cell 7``, the sandbox's file name for
+    it), in the current language; any other label (a file's name) as it is."""
+    found = re.fullmatch(r"cell (\d+)", label)
+    return _("cell {number}").format(number=found[1]) if found else label
+
+
+# A frame of a learner's traceback as the sandbox writes it (sandbox/inside/plain.py), one a line
+_FRAME = re.compile(r"(?m)^  (cell \d+|[^,\n]*\.py), line (\d+), in ([^:\n]*): ")
+
+
+def frames(traceback: str) -> str:
+    """The sandbox's traceback lines (``  cell 7, line 13, in softmax: <code>``) with their
+    words in the current language (the code quoted after them as it is)."""
+    if language() == ENGLISH:
+        return traceback
+    said = _("{place}, line {line}, in {function}: ")
+    return _FRAME.sub(
+        lambda m: "  " + said.format(place=cell(m[1]), line=m[2], function=m[3]), traceback
+    )
+
+
 def N_(message: str) -> str:
     """Marks ``message`` for extraction only; :func:`_` translates it where it is shown."""
     return message

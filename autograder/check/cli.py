@@ -7,11 +7,9 @@ graded (``progress``: 0 every lesson done, 1 not yet, 2 no notebooks).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sys
 
-from autograder import i18n
 from autograder.i18n import _
 from autograder.service import client
 from autograder.service.client import NO_DAEMON
@@ -41,9 +39,9 @@ def main(args: argparse.Namespace) -> int:
     from autograder.sandbox.host.pool import warm_up
 
     warm_up()  # torch loads in the sandbox server while the judge reads the file
-    # --json is for tools: English in every language, the checks' messages included.
-    with i18n.use(i18n.ENGLISH) if args.json else contextlib.nullcontext():
-        return _check(args)
+    # --json: its keys, ids and mistake ids are English; its messages (what a person reads) are
+    # in the terminal's language, as the report without --json is.
+    return _check(args)
 
 
 def _check(args: argparse.Namespace) -> int:

@@ -25,6 +25,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder import i18n
 from autograder.core import names, syntax
 from autograder.i18n import _, ngettext
 
@@ -107,11 +108,11 @@ def _where(label: str, source: str) -> str:
     a file (its name for a label) is found by its line numbers alone."""
     first = next((line.strip() for line in LINE_END.split(source) if line.strip()), "")
     if not label.startswith("cell ") or not first:
-        return label
+        return i18n.cell(label)
     from autograder.sandbox.protocol import one_line  # learner text: no control characters
 
     quoted = one_line(first[:QUOTED] + ("…" if len(first) > QUOTED else ""))
-    return f'{label} ("{quoted}")'
+    return f'{i18n.cell(label)} ("{quoted}")'
 
 
 def _parsed(sources: list[tuple[str, str]]) -> list[tuple[str, str, ast.Module | None, str | None]]:
@@ -257,9 +258,8 @@ def read_bytes(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
                 "link",
             ) from e
         if e.errno == errno.ENOENT:
-            raise Unreadable(
-                f"{path}: no such file. Give the path of a .py file or .ipynb notebook.", "other"
-            ) from e
+            said = _("{path}: no such file. Give the path of a .py file or .ipynb notebook.")
+            raise Unreadable(said.format(path=path), "other") from e
         raise Unreadable(f"{path.name}: cannot open it ({e.strerror}).", "other") from e
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):  # before fdopen, which refuses a folder on its own terms

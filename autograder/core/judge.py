@@ -9,6 +9,7 @@ from dataclasses import replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 
+from autograder import i18n
 from autograder.core.extract import LearnerCode, from_file, from_sources
 from autograder.core.registry import Gradable, all_exercises
 from autograder.core.result import NOT_JUDGED, Result
@@ -114,7 +115,7 @@ def _explain(ex: Gradable, problem: LearnerProblem) -> tuple[str, str | None]:
             None,
         )
     if isinstance(problem, LearnerError):
-        where = f"\n{problem.traceback}" if problem.traceback else ""
+        where = f"\n{i18n.frames(problem.traceback)}" if problem.traceback else ""
         return (_("{name} raised {problem}").format(name=ex.name, problem=problem) + where, None)
     return (f"{ex.name}: {problem}", None)
 
@@ -287,19 +288,24 @@ def _unknown_names(
             n, answers if n.startswith("answer_") else exercises, n=3, cutoff=0.6
         )
     ]
+    names = ", ".join(unknown)
     if close:
-        what = "question" if all(n.startswith("answer_") for n in unknown) else "exercise"
-        return f"no {what} named {', '.join(unknown)}; did you mean {' or '.join(close)}?"
+        said = (
+            _("no question named {names}; did you mean {close}?")
+            if all(n.startswith("answer_") for n in unknown)
+            else _("no exercise named {names}; did you mean {close}?")
+        )
+        return said.format(names=names, close=_(" or ").join(close))
     own = [name for name, ex in exercises.items() if ex.lesson == lesson]
     listed = (
-        f"this lesson's exercises are: {', '.join(own)}"
+        _("this lesson's exercises are: {names}").format(names=", ".join(own))
         if own
-        else (f"the exercises are: {', '.join(exercises)}")
+        else _("the exercises are: {names}").format(names=", ".join(exercises))
     )
-    return (
-        f"no exercise named {', '.join(unknown)}: pass check() the function or class of an "
-        f"exercise, defined with its name; {listed}"
-    )
+    return _(
+        "no exercise named {names}: pass check() the function or class of an exercise, defined "
+        "with its name; {listed}"
+    ).format(names=names, listed=listed)
 
 
 def judge_names(

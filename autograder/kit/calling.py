@@ -24,7 +24,7 @@ import torch
 
 from autograder.contract import CONTRACT
 from autograder.core.mistakes import get as get_mistake
-from autograder.i18n import N_, _
+from autograder.i18n import N_, _, frames
 from autograder.kit.exercise import CheckFailure
 from autograder.kit.notes import note
 from autograder.kit.repeat import attempt, record
@@ -237,7 +237,7 @@ def learner_failed(c: Call, err: LearnerError, mutants: Mutants = ()) -> CheckFa
     shown = raised.format(call=c, error=err.kind, message=first_line(err.message))
     if mistake or not err.traceback:
         return fail(shown, mistake)
-    return fail(shown + "\n" + "\n".join(err.traceback.splitlines()[-3:]))
+    return fail(shown + "\n" + frames("\n".join(err.traceback.splitlines()[-3:])))
 
 
 # What the sandbox says of an argument changed in place or a tensor made on the CPU
