@@ -31,10 +31,12 @@ def register(verbs: argparse._SubParsersAction) -> None:
             "(<out stem>_lms.csv) and Canvas (<out stem>_canvas.csv). With --gradebook, every "
             "output is computed from the gradebook, formgrader's manual scores included."
         ),
-        epilog="Exit status: 0 when the class was graded, whatever the grades (the table's "
-        "status column and points say how each submission did); 2 when it could not be graded "
-        "(no such folder, bad arguments, no strong sandbox); 130 when Ctrl-C stopped it before "
-        "anything was written.",
+        epilog=_(
+            "Exit status: 0 when the class was graded, whatever the grades (the table's "
+            "status column and points say how each submission did); 2 when it could not be "
+            "graded (no such folder, bad arguments, no strong sandbox); 130 when Ctrl-C stopped "
+            "it before anything was written."
+        ),
     )
     grade.add_argument("submissions", metavar="SUBMISSIONS_DIR")
     grade.add_argument("--no-daemon", action="store_true", help=_(NO_DAEMON))
@@ -138,18 +140,21 @@ def register(verbs: argparse._SubParsersAction) -> None:
 
 def main(args: argparse.Namespace) -> int:
     if args.workers < 1:
-        print("error: --workers must be at least 1", file=sys.stderr)
+        print(
+            _("error: {problem}").format(problem=_("--workers must be at least 1")), file=sys.stderr
+        )
         return EXIT_UNGRADABLE
     from autograder.grade.due import DueError, read_dues
 
     try:  # a bad date or an unknown assignment is refused before anything starts
         read_dues(args.due)
     except DueError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(_("error: {problem}").format(problem=e), file=sys.stderr)
         return EXIT_UNGRADABLE
     if args.late_penalty is not None and not 0.0 <= args.late_penalty <= 1.0:
+        said = _("--late-penalty is a fraction of the points, 0 to 1; got {penalty}")
         print(
-            f"error: --late-penalty is a fraction of the points, 0 to 1; got {args.late_penalty}",
+            _("error: {problem}").format(problem=said.format(penalty=args.late_penalty)),
             file=sys.stderr,
         )
         return EXIT_UNGRADABLE
@@ -176,9 +181,10 @@ def main(args: argparse.Namespace) -> int:
             try:
                 from autograder.grade.cluster import on_cluster  # imports dask: only when asked for
             except ImportError as e:
-                raise GradeError(
-                    f"--scheduler needs dask.distributed ({e}): pip install -r requirements.txt"
-                ) from e
+                said = _(
+                    "--scheduler needs dask.distributed ({why}): pip install -r requirements.txt"
+                )
+                raise GradeError(said.format(why=e)) from e
             run = on_cluster(args.scheduler)
         table = grade_class(
             args.submissions,
@@ -194,10 +200,10 @@ def main(args: argparse.Namespace) -> int:
             gradebook=book or None,
         )
     except GradeError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(_("error: {problem}").format(problem=e), file=sys.stderr)
         return EXIT_UNGRADABLE
     except KeyboardInterrupt:  # Ctrl-C, once or more, before the outputs were written
-        print(INTERRUPTED, file=sys.stderr)
+        print(_(INTERRUPTED), file=sys.stderr)
         return EXIT_INTERRUPTED
     print(table.summary())
     return EXIT_GRADED  # the class was graded: the table says how each submission did

@@ -37,6 +37,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from contextvars import copy_context
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,17 +77,18 @@ BIG_CAP = 2**40  # bytes: an over-size notebook is re-created at most this large
 
 
 class NoStrongSandbox(RuntimeError):
-    """Raised on a worker without bubblewrap (the task fails; the run stops with this message)."""
+    """Raised on a worker without bubblewrap, with its host name (the task fails; the run stops
+    with :func:`_weak`'s message, said on the client in its caller's language)."""
 
 
 def _weak(workers: str) -> str:
-    return (
-        f"{workers}: no strong sandbox (bubblewrap) there, so learner code would run with "
+    return _(
+        "{workers}: no strong sandbox (bubblewrap) there, so learner code would run with "
         "process isolation only, where a hostile submission can read other students' work and "
         "the course's answers, or change what the grader reads. Install it on every worker (as "
         "root: apt-get install -y bubblewrap) and restart them, or pass --allow-weak-sandbox to "
         "grade anyway, at that risk."
-    )
+    ).format(workers=workers)
 
 
 # -- the submission, shipped -------------------------------------------------------------------
@@ -172,12 +174,13 @@ def _about_worker() -> dict:
 def _grade_shipped(task: tuple, allow_weak: bool) -> Graded:
     """The task: one submission, graded on this worker."""
     if not allow_weak and not strong_isolation_available():
-        raise NoStrongSandbox(_weak(f"the worker on {socket.gethostname()}"))
+        raise NoStrongSandbox(socket.gethostname())
     with tempfile.TemporaryDirectory(prefix="autograder-") as tmp:
         try:
             args = [a.unpack(Path(tmp)) if isinstance(a, Shipped) else a for a in task]
         except Exception as e:  # this student's row only, never the class (red team round 10)
             detail = str(e).replace(tmp, "")  # never a worker's path in feedback
+            # kept in English (Graded.error), as grading's own reasons are
             why = f"the grader could not lay out this submission: {type(e).__name__}: {detail}"
             args = [why if isinstance(a, Shipped) else a for a in task]
         return grade_one(*args)
@@ -198,10 +201,11 @@ def _connect(scheduler: str) -> Client:
     try:
         return Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as e:
-        raise GradeError(
-            f"cannot reach the Dask scheduler at {scheduler} ({type(e).__name__}: {e}). Start "
-            "one with `dask scheduler` and give the address it prints (tcp://HOST:8786)."
-        ) from e
+        said = _(
+            "cannot reach the Dask scheduler at {scheduler} ({why}). Start one with `dask "
+            "scheduler` and give the address it prints (tcp://HOST:8786)."
+        )
+        raise GradeError(said.format(scheduler=scheduler, why=f"{type(e).__name__}: {e}")) from e
 
 
 def _check_workers(client: Client, scheduler: str, allow_weak: bool) -> int:
@@ -210,27 +214,30 @@ def _check_workers(client: Client, scheduler: str, allow_weak: bool) -> int:
     try:
         client.wait_for_workers(1, timeout=WAIT_FOR_WORKERS)
     except TimeoutError as e:
-        raise GradeError(
-            f"no worker joined the scheduler at {scheduler} in {WAIT_FOR_WORKERS} s. Start "
-            f"workers with `dask worker {scheduler}` on machines with the course installed."
-        ) from e
+        said = _(
+            "no worker joined the scheduler at {scheduler} in {seconds} s. Start workers with "
+            "`dask worker {scheduler}` on machines with the course installed."
+        )
+        raise GradeError(said.format(scheduler=scheduler, seconds=WAIT_FOR_WORKERS)) from e
     try:
         about = client.run(_about_worker)
     except Exception as e:  # a worker's own failure, whatever it is: say what to do
-        raise GradeError(
-            f"a worker cannot run the grader ({type(e).__name__}: {e}). Install the course on "
-            "every worker (make install) and start `dask worker` from its environment."
-        ) from e
+        said = _(
+            "a worker cannot run the grader ({why}). Install the course on every worker (make "
+            "install) and start `dask worker` from its environment."
+        )
+        raise GradeError(said.format(why=f"{type(e).__name__}: {e}")) from e
     other = sorted(w for w, a in about.items() if a["course"] != course_version())
     if other:
-        raise GradeError(
-            f"worker(s) {', '.join(other)} have another version of the course than this "
-            "machine, so their grades could differ. Install the same version there "
-            "(git pull && make install) and restart the workers."
+        said = _(
+            "worker(s) {workers} have another version of the course than this machine, so "
+            "their grades could differ. Install the same version there (git pull && make "
+            "install) and restart the workers."
         )
+        raise GradeError(said.format(workers=", ".join(other)))
     weak = sorted(w for w, a in about.items() if not a["strong"])
     if weak and not allow_weak:
-        raise GradeError(_weak(f"worker(s) {', '.join(weak)}"))
+        raise GradeError(_weak(_("worker(s) {workers}").format(workers=", ".join(weak))))
     return sum(client.nthreads().values())
 
 
@@ -240,10 +247,14 @@ def _failure(future, task: tuple) -> GradeError:
     except Exception as e:  # cancelled: the scheduler restarted or forgot the task
         error = e
     if isinstance(error, NoStrongSandbox):
-        return GradeError(str(error))
+        return GradeError(_weak(_("the worker on {host}").format(host=error)))
+    said = _(
+        "grading {submission} failed on the cluster, after {retries} retries ({why}); nothing "
+        "was written. Check the workers' logs."
+    )
+    why = f"{type(error).__name__}: {error}"
     return GradeError(
-        f"grading {one_line(task[0])}/{task[1]} failed on the cluster, after {RETRIES} retries "
-        f"({type(error).__name__}: {error}); nothing was written. Check the workers' logs."
+        said.format(submission=f"{one_line(task[0])}/{task[1]}", retries=RETRIES, why=why)
     )
 
 
@@ -279,7 +290,10 @@ class _Watch:
         self.lock = threading.Lock()
         self.why: str | None = None
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="autograder-watch", daemon=True)
+        context = copy_context()  # the caller's language: the thread says why in it
+        self._thread = threading.Thread(
+            target=context.run, args=(self._run,), name="autograder-watch", daemon=True
+        )
 
     def __enter__(self) -> _Watch:
         self._thread.start()
@@ -289,6 +303,13 @@ class _Watch:
         self._stop.set()
         self._thread.join()
 
+    def said_gone(self) -> str:
+        return _(
+            "every worker left the Dask scheduler at {scheduler} and none came back in "
+            "{seconds} s; nothing was written. Restart the workers (`dask worker {scheduler}`) "
+            "and grade again."
+        ).format(scheduler=self.scheduler, seconds=WAIT_FOR_WORKERS)
+
     def _run(self) -> None:
         seen = time.monotonic()  # a worker was there: _check_workers waited for one
         while not self._stop.wait(WATCH_EVERY):
@@ -296,11 +317,7 @@ class _Watch:
                 if self.client.nthreads():
                     seen = time.monotonic()
                 elif time.monotonic() - seen >= WAIT_FOR_WORKERS and self.why is None:
-                    self.why = (
-                        f"every worker left the Dask scheduler at {self.scheduler} and none "
-                        f"came back in {WAIT_FOR_WORKERS} s; nothing was written. Restart the "
-                        f"workers (`dask worker {self.scheduler}`) and grade again."
-                    )
+                    self.why = self.said_gone()
                 if self.why is not None:  # each time: a task submitted meanwhile goes too
                     with self.lock:
                         futures = list(self.futures.values())
@@ -323,7 +340,7 @@ def run_on_cluster(tasks: list[tuple], scheduler: str, *, allow_weak: bool) -> l
         index = {}
         queue = iter(enumerate(tasks))
         running = as_completed(loop=client.loop)
-        bar = tqdm(total=len(tasks), desc="grading", unit="submission")
+        bar = tqdm(total=len(tasks), desc=_("grading"), unit=_("submission"))
         watch = _Watch(client, scheduler)
 
         def submit_next() -> None:

@@ -16,8 +16,9 @@ import warnings
 from datetime import datetime, timedelta, timezone
 
 from autograder.grade import RELEASE
+from autograder.i18n import _
 
-EXAMPLE = "e.g. '2026-12-01 23:59:00 UTC' or 'Dec 1 2026 23:59'"
+EXAMPLES = "'2026-12-01 23:59:00 UTC' or 'Dec 1 2026 23:59'"
 
 
 class DueError(ValueError):
@@ -43,7 +44,8 @@ def parse_due(text: str) -> datetime:
         except Exception as e:  # whatever nbgrader's reading raises, the date is unreadable
             # the first reader's reason: nbgrader's rewrites the text ("Dec 32 TZ")
             why = why if isinstance(why, ValueError) and why.args else e
-            raise DueError(f"cannot read the due date {text!r} ({why}); give {EXAMPLE}") from e
+            said = _("cannot read the due date {date} ({why}); give e.g. {examples}")
+            raise DueError(said.format(date=repr(text), why=why, examples=EXAMPLES)) from e
     if when.tzinfo is not None:
         when = when.astimezone(timezone.utc).replace(tzinfo=None)
     return when
@@ -67,7 +69,8 @@ def read_timestamp(text: str) -> datetime:
     offset or a key of the IANA database, which ``zoneinfo`` reads from its own folders only."""
     found = _STAMP.fullmatch(text.strip())
     if found is None:
-        raise ValueError(f"not nbgrader's 'YYYY-MM-DD HH:MM:SS ZONE': {text.strip()[:60]!r}")
+        said = _("not nbgrader's 'YYYY-MM-DD HH:MM:SS ZONE': {text}")
+        raise ValueError(said.format(text=repr(text.strip()[:60])))
     year, month, day, hour, minute, second = map(int, found.groups()[:6])
     micro = int((found.group(7) or "0").ljust(6, "0"))
     when = datetime(year, month, day, hour, minute, second, micro)
@@ -89,7 +92,7 @@ def _zone(name: str):
     try:
         return zoneinfo.ZoneInfo(name)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError) as e:  # a folder ("Europe")
-        raise ValueError(f"unknown time zone {name[:60]!r}") from e
+        raise ValueError(_("unknown time zone {name}").format(name=repr(name[:60]))) from e
 
 
 def _known_zone(text: str) -> None:
@@ -102,10 +105,11 @@ def _known_zone(text: str) -> None:
     try:
         _zone(parts[2])
     except ValueError as e:
-        raise DueError(
-            f"cannot read the due date {text!r}: {e} (a name of the IANA database, such as "
-            f"Europe/Paris, or an offset, such as +0100); give {EXAMPLE}"
-        ) from None
+        said = _(
+            "cannot read the due date {date}: {why} (a name of the IANA database, such as "
+            "Europe/Paris, or an offset, such as +0100); give e.g. {examples}"
+        )
+        raise DueError(said.format(date=repr(text), why=e, examples=EXAMPLES)) from None
 
 
 def parse_utc(text: str) -> datetime:
@@ -144,10 +148,11 @@ def read_dues(given: list[str] | None, configured: dict | str | None = None) -> 
 
     def check(name: str | None, where: str) -> None:
         if name is not None and known and name not in known:
-            raise DueError(
-                f"{where}: {name!r} is not an assignment of the course (it has "
-                f"{', '.join(known)}); a due date for every assignment is given without a name"
+            said = _(
+                "{where}: {name} is not an assignment of the course (it has {known}); a due "
+                "date for every assignment is given without a name"
             )
+            raise DueError(said.format(where=where, name=repr(name), known=", ".join(known)))
 
     if isinstance(configured, str):  # one date for every assignment
         configured = {None: configured}

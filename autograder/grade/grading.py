@@ -22,6 +22,7 @@ import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import copy_context
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -31,8 +32,18 @@ from tqdm import tqdm
 from autograder.core.assignment import assignment, judge_assignment
 from autograder.core.extract import ExtractError, from_file, read_submission
 from autograder.core.result import NOT_JUDGED
-from autograder.grade.due import DueError, read_dues, read_timestamp
-from autograder.grade.due import parse_due as read_due
+from autograder.grade.due import read_timestamp
+from autograder.grade.messages import (
+    TIMESTAMP,
+    changes,
+    held_to,
+    lateness_unchecked,
+    not_judged,
+    unread_cells,
+)
+from autograder.grade.options import check_options, did_you_mean
+from autograder.grade.options import due_dates as due_dates  # where tests and tools find it
+from autograder.grade.options import parse_due as parse_due
 from autograder.grade.outputs import details
 from autograder.grade.outputs.table import read_table
 from autograder.grade.outputs.write import sibling, uninterrupted, write_outputs
@@ -45,22 +56,14 @@ from autograder.grade.results import (
     Graded,
     GradeError,
     GradeTable,
-    changes,
-    held_to,
-    lateness_unchecked,
     lesson_of,
-    not_judged,
     notebook_order,
-    released,
-    unread_cells,
 )
+from autograder.i18n import N_, _
 from autograder.sandbox.host.bwrap import strong_isolation_available, why_unavailable
 from autograder.sandbox.host.pool import isolated, retire_kept
 
-TIMESTAMP = "timestamp.txt"  # nbgrader writes the submission time here
-
-
-WEAK_SANDBOX = (
+WEAK_SANDBOX = N_(
     "the strong sandbox (bubblewrap) cannot run here: {why}. Without it, learner code would run "
     "with process isolation only, where a hostile submission can read other students' work and "
     "the course's answers, or change the grade table. Fix that (where bubblewrap is missing, as "
@@ -75,8 +78,11 @@ def folder_entries(folder: Path) -> list[os.DirEntry]:
         return sorted((e for e in it if not e.name.startswith(".")), key=lambda e: e.name)
 
 
-LINKED_STUDENT = "your submission folder is a symbolic link, which the grader does not follow"
-LINKED_ASSIGNMENT = "the assignment folder is a symbolic link, which the grader does not follow"
+# Why a submission is not read, kept in English (``Graded.error``) and said in the reader's
+# language where it is shown (``messages.error``).
+LINKED_STUDENT = N_("your submission folder is a symbolic link, which the grader does not follow")
+LINKED_ASSIGNMENT = N_("the assignment folder is a symbolic link, which the grader does not follow")
+NO_NOTEBOOK = N_("the assignment folder has no notebook")
 
 
 @dataclass
@@ -89,7 +95,11 @@ def find_submissions(root: Path) -> tuple[dict[str, dict[str, SubmissionFolder] 
     """``{student: {assignment: folder}}`` (or, for a student, why their folder is refused) and
     the folders that are not assignments of the course."""
     if not root.is_dir():
-        raise GradeError(f"{root}: no such folder. Give the folder with one folder per student.")
+        raise GradeError(
+            _("{folder}: no such folder. Give the folder with one folder per student.").format(
+                folder=root
+            )
+        )
     students: dict[str, dict[str, SubmissionFolder] | str] = {}
     ignored = []
     for entry in folder_entries(root):
@@ -109,8 +119,10 @@ def find_submissions(root: Path) -> tuple[dict[str, dict[str, SubmissionFolder] 
                 folders[sub.name] = SubmissionFolder(Path(sub.path))
     if not students:
         raise GradeError(
-            f"{root}: no student folders found. Expected SUBMISSIONS_DIR/<student>/<assignment>/"
-            "<notebook>.ipynb, as nbgrader lays out submitted/."
+            _(
+                "{folder}: no student folders found. Expected SUBMISSIONS_DIR/<student>/"
+                "<assignment>/<notebook>.ipynb, as nbgrader lays out submitted/."
+            ).format(folder=root)
         )
     return students, ignored
 
@@ -131,88 +143,24 @@ def find_notebook(folder: Path, name: str) -> tuple[Path | None, str | None]:
 
 
 def _submitted(folder: Path) -> tuple[datetime | None, str | None]:
-    """The time in nbgrader's ``timestamp.txt`` (UTC), or a note on why it could not be read."""
+    """The time in nbgrader's ``timestamp.txt`` (UTC), or why it could not be read."""
     if not os.path.lexists(folder / TIMESTAMP):
         return None, None
     try:  # the format nbgrader writes, read strictly (due.read_timestamp: never a path)
         return read_timestamp(read_submission(folder / TIMESTAMP, limit=200)), None
     except (ExtractError, ValueError, OverflowError, TypeError) as e:
-        return None, f"{TIMESTAMP} could not be read ({e}); lateness not checked"
-
-
-# -- due dates ---------------------------------------------------------------------------------
-def parse_due(text: str) -> datetime:
-    """A due date as nbgrader reads one ("2026-12-01 23:59:00 UTC", "Dec 1 2026"...), in UTC."""
-    try:
-        return read_due(text)
-    except DueError as e:
-        raise GradeError(str(e)) from e
-
-
-def due_dates(given: list[str] | None, config: Path | None) -> dict[str | None, datetime]:
-    """Due dates by assignment (``None``: every assignment), from ``nbgrader_config.py``'s
-    ``c.Autograder.due_dates = {"04_softmax_masks": "2026-12-01 23:59 UTC"}`` and then the
-    command line's ``--due [ASSIGNMENT=]DATE``, which wins (see :mod:`autograder.grade.due`)."""
-    configured = None
-    if config is not None and config.is_file():
-        from traitlets.config.loader import PyFileConfigLoader
-
-        try:
-            loaded = PyFileConfigLoader(config.name, path=str(config.parent)).load_config()
-        except Exception as e:  # the instructor's own Python: whatever it raises, say where
-            raise GradeError(f"{config}: cannot be read ({type(e).__name__}: {e})") from e
-        if "due_dates" in loaded.Autograder:
-            configured = loaded.Autograder.due_dates
-            if not isinstance(configured, (dict, str)):
-                raise GradeError(
-                    f"{config}: c.Autograder.due_dates must map assignments to dates, e.g. "
-                    "{'04_softmax_masks': '2026-12-01 23:59 UTC'}"
-                )
-    try:
-        return read_dues(given, configured)
-    except DueError as e:
-        raise GradeError(str(e)) from e
-
-
-def check_options(
-    due_given: list[str] | None,
-    config: str | Path | None,
-    late_penalty: float | None,
-    assignments: list[str] | None,
-) -> dict[str | None, datetime]:
-    """Refuse bad options before anything is graded; the due dates they give."""
-    if late_penalty is not None and not 0.0 <= late_penalty <= 1.0:
-        raise GradeError(
-            f"the late penalty is a fraction of the points, 0 to 1; got {late_penalty}"
-        )
-    for name in assignments or []:
-        if lesson_of(name) is None:
-            close = difflib.get_close_matches(name, sorted(released()), n=1)
-            raise GradeError(
-                f"{name}: not an assignment of the course (its folder name starts "
-                "with the lesson number, e.g. 04_softmax_masks)"
-                + (f"; did you mean {close[0]}?" if close else "")
-            )
-    return due_dates(due_given, Path(config) if config else None)
+        return None, str(e)
 
 
 def lateness(graded: Graded, due_date: datetime | None, late_penalty: float) -> None:
-    """Hold a judged submission to its due date: late, and its penalty, with a note."""
+    """Hold a judged submission to its due date: late, and its penalty (the notes that say so
+    are made from these fields where they are shown: ``messages.notes``)."""
     graded.due, graded.late_penalty = due_date, late_penalty
-    if graded.status != GRADED or due_date is None:
+    if graded.status != GRADED or due_date is None or graded.submitted is None:
         return
-    if graded.submitted is None:
-        if not any(n.startswith(f"{TIMESTAMP} could not be read") for n in graded.notes):
-            graded.notes.append(f"no {TIMESTAMP} in the submission: lateness not checked")
-    elif graded.submitted > due_date:
+    if graded.submitted > due_date:
         graded.status = LATE
         graded.penalty = round(late_penalty * graded.total, 6)
-        penalty = f"late penalty: -{graded.penalty:g} points" if late_penalty else "no penalty"
-        graded.notes.append(
-            f"submitted {graded.submitted:%Y-%m-%d %H:%M} UTC, "
-            f"{_delay(graded.submitted - due_date)} after the due date "
-            f"({due_date:%Y-%m-%d %H:%M} UTC); {penalty}"
-        )
 
 
 # -- grading -----------------------------------------------------------------------------------
@@ -248,11 +196,10 @@ def grade_one(
             graded.status, graded.error = UNREADABLE, why
             return graded
         if path is None:
-            graded.error = "the assignment folder has no notebook"
+            graded.error = NO_NOTEBOOK
             return graded
         graded.notebook = path.name
-        graded.submitted, note = _submitted(folder.path)
-        graded.notes += [note] if note else []
+        graded.submitted, graded.timestamp_problem = _submitted(folder.path)
         code = from_file(path, label=path.name)
         with isolated(allow_weak=allow_weak_sandbox, fresh=False):
             results, notes = judge_assignment(code, work, time_limit=time_limit)
@@ -276,11 +223,6 @@ def grade_one(
     return graded
 
 
-def _delay(delta) -> str:
-    hours = delta.total_seconds() / 3600
-    return f"{hours:.1f} hours" if hours < 48 else f"{hours / 24:.1f} days"
-
-
 def run_here(tasks: list[tuple], workers: int) -> list[Graded]:
     """``grade_one(*task)`` for every task, in order, ``workers`` at once on this machine.
 
@@ -291,10 +233,11 @@ def run_here(tasks: list[tuple], workers: int) -> list[Graded]:
     preparing = threading.Thread(target=_prepare_outputs, name="outputs-warm-up", daemon=True)
     try:
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(grade_one, *task) for task in tasks]
+            # each in the caller's context: its language (--lang, the warm grader's caller's)
+            futures = [pool.submit(copy_context().run, grade_one, *task) for task in tasks]
             rows = []
             try:
-                for f in tqdm(futures, desc="grading", unit="submission"):
+                for f in tqdm(futures, desc=_("grading"), unit=_("submission")):
                     rows.append(f.result())
                     if len(rows) == 1 and len(tasks) > 1:
                         preparing.start()
@@ -356,7 +299,7 @@ def grade_class(
     scores and the late penalties it records win over the grader's (see
     :mod:`autograder.grade.nbgrader_gradebook`)."""
     if run is None and not allow_weak_sandbox and not strong_isolation_available():
-        raise GradeError(WEAK_SANDBOX.format(why=why_unavailable()))
+        raise GradeError(_(WEAK_SANDBOX).format(why=why_unavailable()))
     dates = check_options(due, config, late_penalty, assignments)
     if gradebook is not None and None not in dates:  # a date given for all wins over it
         dates = {**gradebook.due_dates(), **dates}
@@ -365,9 +308,11 @@ def grade_class(
     names = assignments or sorted({a for f in found.values() if isinstance(f, dict) for a in f})
     if not names:
         raise GradeError(
-            f"{root}: no assignment folders found. Expected SUBMISSIONS_DIR/<student>/"
-            "<assignment>/<notebook>.ipynb, as nbgrader lays out submitted/, with assignments "
-            "named after the lessons (04_softmax_masks)."
+            _(
+                "{folder}: no assignment folders found. Expected SUBMISSIONS_DIR/<student>/"
+                "<assignment>/<notebook>.ipynb, as nbgrader lays out submitted/, with "
+                "assignments named after the lessons (04_softmax_masks)."
+            ).format(folder=root)
         )
     who = students or sorted(found)
     out = Path(out)
@@ -378,13 +323,14 @@ def grade_class(
         if not (r["student"] in who and r["assignment"] in names)
     ]
     before = {(g.student, g.assignment): g for g in details.load(sibling(out, "_results.json"))}
-    known = set(found) | {student for student, _ in before}
+    known = set(found) | {student for student, _name in before}
     for student in [s for s in students or [] if s not in known]:  # a typo: no row made up
         close = difflib.get_close_matches(student, sorted(known), n=1)
-        raise GradeError(
-            f"--student {student}: no such student ({root} has no folder {student}/ and the table "
-            f"has no row for them)" + (f"; did you mean {close[0]}?" if close else "")
-        )
+        said = _(
+            "--student {student}: no such student ({folder} has no folder {student}/ and the "
+            "table has no row for them)"
+        ).format(student=student, folder=root)
+        raise GradeError(said + did_you_mean(close))
     tasks = []
     for student in who:
         folders = found.get(student, {})
@@ -413,5 +359,5 @@ def grade_class(
     notes = unread_cells(rows) + held_to(dates, names) + changes(before, rows)
     table.notes[:0] = notes + not_judged(rows) + lateness_unchecked(rows)
     if pressed:
-        table.notes.append("Ctrl-C came while the outputs were written: all were written first")
+        table.notes.append(_("Ctrl-C came while the outputs were written: all were written first"))
     return table

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import warnings
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -38,6 +38,7 @@ from autograder.check.report import mistake_line
 from autograder.core.extract import read_notebook, read_submission
 from autograder.core.items import lesson_items
 from autograder.core.result import Result, printable
+from autograder.grade.gradebook_written import Written
 from autograder.grade.grading import (
     LATE,
     NOT_SUBMITTED,
@@ -48,13 +49,14 @@ from autograder.grade.grading import (
     find_submissions,
     lesson_of,
 )
-from autograder.grade.inert import ID_PUNCTUATION, id_problem, inert
+from autograder.grade.inert import id_problem, inert
 from autograder.grade.outputs.files import write_text
+from autograder.i18n import _
 from autograder.sandbox.protocol import one_line
 
 CONFIG = "nbgrader_config.py"
 DB = "gradebook.db"
-REGENERATE = "run `make release` (or `nbgrader generate_assignment {name} --force`) in the course"
+REGENERATE = "`make release` (or `nbgrader generate_assignment {name} --force`)"  # run in it
 
 
 class GradebookError(GradeError):
@@ -69,50 +71,6 @@ def cell_name(item: str) -> str:
 def item_points(lesson: str) -> dict[str, float]:
     """What each exercise and question of a lesson is worth, in the grader's order."""
     return lesson_items(lesson)
-
-
-@dataclass
-class Written:
-    """What a write did, for the summary."""
-
-    url: str
-    submissions: int = 0  # submissions whose scores were written
-    created: int = 0  # of which created (nbgrader had none)
-    students: int = 0  # students added to the gradebook
-    kept: list[str] = field(default_factory=list)  # manual overrides left in place
-    autograded: int = 0  # autograded notebooks written, for formgrader and feedback
-    skipped: list[str] = field(default_factory=list)  # no autograded notebook, and why
-    refused: list[str] = field(default_factory=list)  # student ids formgrader cannot show: why
-    # timestamp.txt earlier than the time the gradebook had (nbgrader's collect): back-dated?
-    earlier: list[str] = field(default_factory=list)
-
-    def summary(self) -> str:
-        text = (
-            f"Gradebook {self.url}: scores of {self.submissions} submissions written "
-            f"({self.created} new), {self.students} students added"
-        )
-        if self.autograded or self.skipped:
-            text += f"; {self.autograded} autograded notebooks for formgrader"
-        # each entry names a student's and an assignment's folder: learner text, on one line
-        text += "".join(f"\n  no autograded notebook for {one_line(why)}" for why in self.skipped)
-        text += "".join(
-            f"\n  not written: {one_line(why)}: formgrader would print the id as HTML (it "
-            "prints a student's id unescaped). Rename the student's folder in the submissions "
-            f"folder to letters, digits and {' '.join(ID_PUNCTUATION)} only, then grade again"
-            for why in self.refused
-        )
-        text += "".join(
-            f"\n  warning: {what}: its timestamp.txt is earlier than the submission time the "
-            "gradebook had; it was back-dated, or changed after collection (the earlier time "
-            "was written)"
-            for what in map(one_line, self.earlier)
-        )
-        if self.kept:
-            text += (
-                f"; {len(self.kept)} manual scores from formgrader kept (they win over the "
-                f"grader's, and are marked for review): {one_line(', '.join(self.kept))}"
-            )
-        return text
 
 
 @dataclass
@@ -135,24 +93,28 @@ class CourseGradebook:
         db = path if path.suffix == ".db" or path.is_file() else None
         course = path.parent if db else path
         if not course.is_dir():
-            raise GradebookError(
-                f"{where}: no such course folder. Give --gradebook the course folder (where "
-                f"nbgrader_config.py and {DB} are) or its {DB}."
+            said = _(
+                "{where}: no such course folder. Give --gradebook the course folder (where "
+                "nbgrader_config.py and {db} are) or its {db}."
             )
+            raise GradebookError(said.format(where=where, db=DB))
         config = Config()
         if (course / CONFIG).is_file():
             try:
                 config = PyFileConfigLoader(CONFIG, path=str(course)).load_config()
             except Exception as e:  # the instructor's own Python: whatever it raises, say where
-                raise GradebookError(f"{course / CONFIG}: cannot be read ({e})") from e
+                said = _("{file}: cannot be read ({why})")
+                raise GradebookError(said.format(file=course / CONFIG, why=e)) from e
         coursedir = CourseDirectory(config=config)
         coursedir.root = str(course)
         url = f"sqlite:///{db}" if db else coursedir.db_url
         if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).is_file():
-            raise GradebookError(
-                f"{url.removeprefix('sqlite:///')}: no gradebook there yet. Make the course's "
-                f"gradebook first: {REGENERATE.format(name='ASSIGNMENT')} folder."
+            said = _(
+                "{db}: no gradebook there yet. Make the course's gradebook first: run "
+                "{command} in the course folder."
             )
+            command = REGENERATE.format(name="ASSIGNMENT")
+            raise GradebookError(said.format(db=url.removeprefix("sqlite:///"), command=command))
         return cls(url, coursedir.course_id, coursedir)
 
     @contextmanager
@@ -220,26 +182,40 @@ class CourseGradebook:
         try:
             found = gb.find_assignment(name)
         except MissingEntry:
-            raise GradebookError(
-                f"{name} is not in the gradebook {self.url}: {REGENERATE.format(name=name)} "
-                "folder, then grade again"
-            ) from None
+            said = _(
+                "{name} is not in the gradebook {url}: run {command} in the course folder, then "
+                "grade again"
+            )
+            command = REGENERATE.format(name=name)
+            raise GradebookError(said.format(name=name, url=self.url, command=command)) from None
         held = {c.name: (nb.name, c.max_score) for nb in found.notebooks for c in nb.grade_cells}
         where, problems = {}, []
         for item, points in item_points(lesson).items():
             notebook, max_score = held.get(cell_name(item), (None, None))
             if notebook is None:
-                problems.append(f"no grade cell {cell_name(item)} for {item}")
-            elif max_score != points:
                 problems.append(
-                    f"{cell_name(item)} is worth {max_score:g} points there, {item} {points:g}"
+                    _("no grade cell {cell} for {item}").format(cell=cell_name(item), item=item)
+                )
+            elif max_score != points:
+                said = _("{cell} is worth {there} points there, {item} {points}")
+                problems.append(
+                    said.format(
+                        cell=cell_name(item),
+                        there=f"{max_score:g}",
+                        item=item,
+                        points=f"{points:g}",
+                    )
                 )
             else:
                 where[item] = notebook
         if problems:
+            said = _(
+                "the gradebook's {name} was not made from this release of the course "
+                "({problems}): run {command} in the course folder"
+            )
+            command = REGENERATE.format(name=name)
             raise GradebookError(
-                f"the gradebook's {name} was not made from this release of the course "
-                f"({'; '.join(problems)}): {REGENERATE.format(name=name)} folder"
+                said.format(name=name, problems=_("; ").join(problems), command=command)
             )
         return where
 
@@ -247,7 +223,7 @@ class CourseGradebook:
         """Refuse, before any grading, a gradebook that lacks an assignment to be graded."""
         if not names:
             try:
-                found, _ = find_submissions(Path(submissions).resolve())
+                found, _ignored = find_submissions(Path(submissions).resolve())
             except GradeError:
                 return  # grading says what is wrong with the folder
             folders = [f for f in found.values() if isinstance(f, dict)]
@@ -268,7 +244,8 @@ class CourseGradebook:
             for g in table.rows:
                 problem = id_problem(g.student)
                 if problem is not None:  # never added: the other students' rows go on
-                    written.refused.append(f"the student folder {g.student!r} ({problem})")
+                    said = _("the student folder {name} ({problem})")
+                    written.refused.append(said.format(name=repr(g.student), problem=problem))
                     continue
                 try:
                     gb.find_student(g.student)

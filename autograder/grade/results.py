@@ -12,14 +12,14 @@ import functools
 import hashlib
 import os
 import re
-import shlex
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from autograder.core.items import lesson_items
-from autograder.core.result import NOT_JUDGED, Result
+from autograder.core.result import Result
 from autograder.grade import RELEASE
+from autograder.i18n import N_, _, ngettext
 from autograder.sandbox.protocol import one_line
 
 # What the table says about each student and assignment, besides the points.
@@ -29,6 +29,27 @@ BLANK = "blank"  # readable, but not one exercise or question of the assignment 
 UNREADABLE = "unreadable"  # there is something, but it cannot be read as a notebook
 NOT_SUBMITTED = "not-submitted"  # no submission for this assignment
 STATUSES = (GRADED, LATE, BLANK, UNREADABLE, NOT_SUBMITTED)
+
+# The status ids (the CSV's values, JSON's) as a person reads them.
+WORDS = {
+    # TRANSLATORS: a submission's status, as a feedback page and the class report show it
+    GRADED: N_("graded"),
+    # TRANSLATORS: a submission's status: handed in after the due date
+    LATE: N_("late"),
+    # TRANSLATORS: a submission's status: nothing of the assignment attempted
+    BLANK: N_("blank"),
+    # TRANSLATORS: a submission's status: it cannot be read as a notebook
+    UNREADABLE: N_("unreadable"),
+    # TRANSLATORS: a submission's status: nothing handed in
+    NOT_SUBMITTED: N_("not-submitted"),
+}
+COUNTED = {
+    GRADED: N_("{n} graded"),
+    LATE: N_("{n} late"),
+    BLANK: N_("{n} blank"),
+    UNREADABLE: N_("{n} unreadable"),
+    NOT_SUBMITTED: N_("{n} not-submitted"),
+}
 
 
 def label(item: str) -> str:
@@ -69,7 +90,7 @@ class GradeError(Exception):
 
 # What `grade` says to Ctrl-C (exit 130): it stops after the notebooks being graded, before any
 # output is written; one that comes while they are written waits until they all are.
-INTERRUPTED = (
+INTERRUPTED = N_(
     "interrupted: nothing was written (the table, the feedback and the gradebook are as they "
     "were); run the same command again to grade the class"
 )
@@ -83,7 +104,7 @@ class Graded:
     max_points: float
     notebook: str = ""  # the file graded, as the learner named it (never a server path)
     results: list[Result] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # what was ignored, lateness
+    notes: list[str] = field(default_factory=list)  # the judge's: what was ignored, cells not read
     error: str | None = None  # why the submission could not be graded at all
     submitted: datetime | None = None  # from nbgrader's timestamp.txt (UTC)
     penalty: float = 0.0  # points taken off for lateness
@@ -95,6 +116,9 @@ class Graded:
     # grader's own points for each: the gradebook's score wins everywhere (see gradebook.py).
     manual: dict[str, float] = field(default_factory=dict)
     unread: int = 0  # cells of the notebook the grader could not read (a syntax error...)
+    # why its timestamp.txt could not be read (lateness not checked); the feedback's notes on it
+    # and on lateness are made from these fields when shown (autograder/grade/messages.py)
+    timestamp_problem: str | None = None
 
     @property
     def total(self) -> float:
@@ -117,34 +141,8 @@ class GradeTable:
         return sorted({g.student for g in self.rows})
 
     def summary(self) -> str:
-        counts = {s: sum(g.status == s for g in self.rows) for s in STATUSES}
-        assignments = len({g.assignment for g in self.rows})
-        graded = f"{plural(len(self.students()), 'student')}, {plural(assignments, 'assignment')}"
-        text = (
-            f"Regraded {graded}, the table's other rows kept"
-            if self.regraded
-            else f"Graded the class: {graded}"
-        )
-        text += f" -> {self.out} (feedback in {self.feedback_dir}/): " + ", ".join(
-            f"{n} {s}" for s, n in counts.items() if n
-        )
-        ignored = [
-            f"  ignored {one_line(p)}: not an assignment of the course" for p in self.ignored
-        ]
-        written = [f"  {name}: {path}" for name, path in self.outputs.items()]
-        notes = [f"  note: {note}" for note in self.notes]
-        manual = sum(len(g.manual) for g in self.rows)
-        if manual:
-            notes.append(
-                f"  {plural(manual, 'score')} set in formgrader (the gradebook's manual scores) "
-                "in every output, marked as the instructor's"
-            )
-        return "\n".join([text, *ignored, *written, *notes, *filter(None, [self.gradebook])])
-
-
-def plural(n: int, noun: str) -> str:
-    """``1 student``, ``2 students``."""
-    return f"{n:g} {noun}" if n == 1 else f"{n:g} {noun}s"
+        """What ``grade`` prints (in the current language)."""
+        return summary(self)
 
 
 @functools.cache
@@ -184,79 +182,58 @@ def notebook_order(lesson: str) -> tuple[str, ...]:
     return tuple(order + [item for item in items if item not in order])
 
 
-def held_to(dates: dict[str | None, datetime], assignments: list[str]) -> list[str]:
-    """The due dates given for these assignments (or for every one), as the summary says them: a
-    date alone, 'Dec 1 2026', is the midnight that starts it (a trial's class was all late so)."""
-    said = [
-        f"{name or 'every assignment'} {when:%Y-%m-%d %H:%M} UTC"
-        for name, when in dates.items()
-        if name is None or name in assignments
-    ]
-    return ["due: " + "; ".join(said)] if said else []
+# -- what a person reads of them (autograder/grade/messages.py: the notes) -------------------------
+def status(name: str) -> str:
+    """A status id (``late``) as a person reads it; an unknown one as it is."""
+    return _(WORDS[name]) if name in WORDS else name
 
 
-def unread_cells(rows: list[Graded]) -> list[str]:
-    """The submissions with cells the grader could not read (a syntax error): a row of the table
-    looks like wrong code otherwise, and only the student's feedback named them (a trial)."""
-    said = [f"{one_line(g.student)}/{g.assignment} ({g.unread})" for g in rows if g.unread]
-    if not said:
-        return []
-    return [
-        f"cells not read (a syntax error, say: skipped, and what they define graded as missing) "
-        f"in {plural(len(said), 'submission')}: {_first_ten(said)}; each one's feedback names "
-        "its cells"
-    ]
+def listed(parts: list[str]) -> str:
+    """Items of a list, one after another ("4 graded, 1 late")."""
+    # TRANSLATORS: what separates the items of a list ("4 graded, 1 late")
+    return _(", ").join(parts)
 
 
-def _first_ten(names: list[str]) -> str:
-    """``names`` for a note: the first ten, then how many more."""
-    return ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+def counts(rows: list[Graded]) -> str:
+    """How many rows have each status: ``4 graded, 1 late, 1 blank``."""
+    said = [(s, sum(g.status == s for g in rows)) for s in STATUSES]
+    return listed([_(COUNTED[s]).format(n=n) for s, n in said if n])
 
 
-def not_judged(rows: list[Graded]) -> list[str]:
-    """Each submission with exercises the grader could not judge (its sandbox did not start,
-    twice, the second time a fresh one): their points are 0 in this table, not the student's
-    doing, and the instructor is told how to grade them again."""
-    said = []
-    for g in rows:
-        names = [r.exercise for r in g.results if r.mistake == NOT_JUDGED]
-        if names:
-            said.append(
-                f"not judged: {one_line(g.student)}/{g.assignment}: {', '.join(names)} (the "
-                "grader's sandbox did not start, or the machine was too busy to measure a "
-                "call's memory; not the student's code): grade it again with "
-                f"--student {one_line(shlex.quote(g.student))} "
-                f"--assignment {shlex.quote(g.assignment)}"
-            )
-    return said
-
-
-def lateness_unchecked(rows: list[Graded]) -> list[str]:
-    """The submissions that had a due date but no readable ``timestamp.txt``: graded without the
-    lateness check, which each one's feedback says, and the instructor is told here too (an
-    instructor's trial: the class report said "no late submission")."""
-    unchecked = [
-        f"{one_line(g.student)}/{g.assignment}"
-        for g in rows
-        if g.due is not None and g.submitted is None and g.status == GRADED
-    ]
-    if not unchecked:
-        return []
-    return [
-        f"lateness not checked (no readable timestamp.txt) for "
-        f"{plural(len(unchecked), 'submission')}: {_first_ten(unchecked)}"
-    ]
-
-
-def changes(before: dict[tuple[str, str], Graded], rows: list[Graded]) -> list[str]:
-    """What a regrade changed: each submission whose status or total is not what it was."""
-    said = []
-    for g in rows:
-        old = before.get((g.student, g.assignment))
-        if old is None or (old.status, round(old.total, 6)) == (g.status, round(g.total, 6)):
-            continue
+def summary(table: GradeTable) -> str:
+    """What ``grade`` prints when the class is graded."""
+    graded = _students_assignments(table)
+    head = (
+        _("Regraded {graded}, the table's other rows kept -> {out} (feedback in {feedback}/): ")
+        if table.regraded
+        else _("Graded the class: {graded} -> {out} (feedback in {feedback}/): ")
+    )
+    text = head.format(graded=graded, out=table.out, feedback=table.feedback_dir) + counts(
+        table.rows
+    )
+    not_one = _("  ignored {folder}: not an assignment of the course")
+    ignored = [not_one.format(folder=one_line(p)) for p in table.ignored]
+    written = ["  " + _(name) + f": {path}" for name, path in table.outputs.items()]
+    said = [_("  note: {note}").format(note=note) for note in table.notes]
+    manual = sum(len(g.manual) for g in table.rows)
+    if manual:
         said.append(
-            f"changed: {one_line(g.student)}/{g.assignment}: {old.status}, {old.total:g} -> "
-            f"{g.status}, {g.total:g} (of {g.max_points:g})"
+            ngettext(
+                "  {n} score set in formgrader (the gradebook's manual scores) in every output, "
+                "marked as the instructor's",
+                "  {n} scores set in formgrader (the gradebook's manual scores) in every output, "
+                "marked as the instructor's",
+                manual,
+            ).format(n=manual)
         )
-    return said
+    return "\n".join([text, *ignored, *written, *said, *filter(None, [table.gradebook])])
+
+
+def _students_assignments(table: GradeTable) -> str:
+    students, assignments = len(table.students()), len({g.assignment for g in table.rows})
+    return listed(
+        [
+            ngettext("{n} student", "{n} students", students).format(n=students),
+            ngettext("{n} assignment", "{n} assignments", assignments).format(n=assignments),
+        ]
+    )

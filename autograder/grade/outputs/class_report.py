@@ -26,7 +26,7 @@ from statistics import mean, median
 from autograder import i18n
 from autograder.core import syntax
 from autograder.core.mistakes import MISTAKES
-from autograder.grade import COURSE
+from autograder.grade import COURSE, messages
 from autograder.grade.outputs import files, plots, sections
 from autograder.grade.outputs.feedback import label
 from autograder.grade.outputs.page import element, esc, page, points, table
@@ -41,7 +41,9 @@ from autograder.grade.results import (
     GradeTable,
     lesson_of,
     notebook_order,
+    status,
 )
+from autograder.grade.results import counts as status_counts
 from autograder.i18n import _, ngettext
 
 RECEIVED = (GRADED, LATE, BLANK, UNREADABLE)  # the one denominator: what was submitted
@@ -232,7 +234,7 @@ def _assignment_section(rows: list[Graded], assignment: str) -> str:
     mine = [g for g in rows if g.assignment == assignment]
     received = [g for g in mine if g.status in RECEIVED]
     max_points = mine[0].max_points
-    counts = ", ".join(f"{n} {s}" for s in STATUSES if (n := sum(g.status == s for g in mine)))
+    counts = status_counts(mine)
     never = len(mine) - len(received)
     students = ngettext("{n} student", "{n} students", len(mine)).format(n=len(mine))
     figures = ngettext(
@@ -315,7 +317,12 @@ def _problems_section(rows: list[Graded]) -> str:
             UNREADABLE: _("cannot be read"),
         }
         body = [
-            [esc(g.student), esc(g.assignment), esc(g.status), esc(g.error or reasons[g.status])]
+            [
+                esc(g.student),
+                esc(g.assignment),
+                esc(status(g.status)),
+                esc(messages.error(g) or reasons[g.status]),
+            ]
             for g in failed
         ]
         parts.append(table([_("Student"), _("Assignment"), _("Status"), _("Why")], body))
@@ -330,7 +337,7 @@ def _problems_section(rows: list[Graded]) -> str:
                 esc(g.assignment),
                 esc(f"{g.submitted:%Y-%m-%d %H:%M} UTC" if g.submitted else ""),
                 points(g.penalty),
-                esc("; ".join(n for n in g.notes if "after the due date" in n)),
+                esc(messages.late_note(g)),
             ]
             for g in late
         ]
@@ -346,7 +353,7 @@ def report_html(rows: list[Graded], ignored: list[str] = (), missing: int = 0) -
     ``missing``: rows of the grade table whose details this report lacks."""
     students = sorted({g.student for g in rows})
     assignments = sorted({g.assignment for g in rows})
-    counts = [[esc(s), str(n)] for s in STATUSES if (n := sum(g.status == s for g in rows))]
+    counts = [[esc(status(s)), str(n)] for s in STATUSES if (n := sum(g.status == s for g in rows))]
     summary = _("{students}, {assignments} ({names}), {rows} in the grade table.").format(
         students=ngettext("{n} student", "{n} students", len(students)).format(n=len(students)),
         assignments=ngettext("{n} assignment", "{n} assignments", len(assignments)).format(

@@ -8,6 +8,7 @@ CSV does, so that the report and the exports still cover the whole class.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, fields
 from datetime import datetime
 from pathlib import Path
@@ -31,12 +32,33 @@ def from_json(row: dict) -> Graded:
     results = [Result(**r) for r in row.pop("results")]
     when, due = row.pop("submitted"), row.pop("due", None)
     known = {f.name for f in fields(Graded)}
-    return Graded(
+    g = Graded(
         **{k: v for k, v in row.items() if k in known},
         results=results,
         submitted=datetime.fromisoformat(when) if when else None,
         due=datetime.fromisoformat(due) if due else None,
     )
+    return _without_said_lateness(g)
+
+
+# The notes on lateness that an earlier grader kept with a row, in English (now made from the
+# row's fields where they are shown, in the reader's language: ``grade/messages.py``).
+_STAMP_UNREAD = re.compile(r"timestamp\.txt could not be read \((.*)\); lateness not checked\Z")
+_LATE = re.compile(r"submitted \S+ \S+ UTC, .* after the due date \(.*\); (late penalty|no pen)")
+
+
+def _without_said_lateness(g: Graded) -> Graded:
+    kept = []
+    for note in g.notes:
+        unread = _STAMP_UNREAD.match(note)
+        if unread:
+            g.timestamp_problem = g.timestamp_problem or unread[1]
+        elif note != "no timestamp.txt in the submission: lateness not checked" and not (
+            _LATE.match(note) and g.due and g.submitted
+        ):
+            kept.append(note)
+    g.notes = kept
+    return g
 
 
 def load(path: Path) -> list[Graded]:

@@ -22,6 +22,7 @@ import json
 from pathlib import Path
 
 from autograder.core.mistakes import looks_like
+from autograder.grade import messages
 from autograder.grade.outputs import files, sections
 from autograder.grade.outputs.table import csv_cell
 from autograder.grade.results import NOT_SUBMITTED, Graded, label, safe_name
@@ -70,7 +71,7 @@ def gradescope_results(g: Graded) -> dict:
             }
         ]
     # a late one's note names its penalty; a note can quote a learner's file: one line each
-    output = [f"{g.assignment}: {g.status}", *map(one_line, g.notes)]
+    output = [f"{g.assignment}: {g.status}", *map(one_line, messages.notes(g))]
     return {
         "score": g.total,
         "output": "\n".join(output),

@@ -16,17 +16,11 @@ from pathlib import Path
 from autograder.core.extract import ExtractError, read_submission
 from autograder.core.mistakes import looks_like
 from autograder.core.result import Result
+from autograder.grade import messages
 from autograder.grade.outputs import files, sections
 from autograder.grade.outputs.page import element, esc, fill, page, points, table
-from autograder.grade.results import (
-    BLANK,
-    NOT_SUBMITTED,
-    Graded,
-    GradeTable,
-    plural,
-    safe_name,
-)
-from autograder.i18n import _
+from autograder.grade.results import BLANK, NOT_SUBMITTED, Graded, GradeTable, safe_name
+from autograder.i18n import _, ngettext
 from autograder.sandbox.protocol import one_line
 
 NBGRADER_FILES = ("timestamp.txt", "submission_secret.txt")  # what release_feedback reads
@@ -76,7 +70,7 @@ def feedback_html(g: Graded) -> str:
         + fill(
             _("Your notebook: {notebook}. Status: {status}."),
             notebook=element("code", one_line(g.notebook) if g.notebook else _("(none)")),
-            status=f"<strong>{esc(g.status)}</strong>",  # the grade table's status, an id
+            status=f"<strong>{esc(messages.status(g.status))}</strong>",
         )
         + "</p>"
     ]
@@ -92,7 +86,7 @@ def feedback_html(g: Graded) -> str:
     fields = {"passed": str(passed), "count": str(len(g.results)), "penalty": points(g.penalty)}
     parts.append("<p>" + fill("".join(sentence), score=score, **fields) + "</p>")
     if g.error:
-        problem = esc(_("Could not be graded: {problem}").format(problem=g.error))
+        problem = esc(_("Could not be graded: {problem}").format(problem=messages.error(g)))
         parts.append(f'<p class="failed">{problem}</p>')
     if g.status == BLANK:
         parts.append(element("p", _("Nothing in this notebook was attempted yet.")))
@@ -100,8 +94,9 @@ def feedback_html(g: Graded) -> str:
         rows = [_result_row(r, g.assignment, g.manual) for r in g.results]
         head = [_("Exercise or question"), _("Result"), _("Points"), _("What the grader found")]
         parts.append(table(head, rows, numeric={2}))
-    if g.notes:
-        items = "".join(f"<li>{esc(n)}</li>" for n in g.notes)
+    notes = messages.notes(g)
+    if notes:
+        items = "".join(f"<li>{esc(n)}</li>" for n in notes)
         parts.append(element("h2", _("Notes")) + f'\n<ul class="note">{items}</ul>')
     return page(_("Feedback: {assignment}").format(assignment=g.assignment), "\n".join(parts))
 
@@ -146,11 +141,17 @@ def write_html(graded: GradeTable) -> Path:
             lacking |= missing
     if unreleasable:
         shown = ", ".join(one_line(u) for u in unreleasable[:5])
-        more = f" and {len(unreleasable) - 5} more" if len(unreleasable) > 5 else ""
-        names = " or ".join(n for n in NBGRADER_FILES if n in lacking)
-        graded.notes.append(
-            f"{plural(len(unreleasable), 'feedback folder')} without {names} (the submission "
-            f"was not collected by nbgrader): {shown}{more}. nbgrader release_feedback "
-            "stops at such a folder: hand those pages out yourself, or move them away first."
+        more = len(unreleasable) - 5
+        shown += _(" and {n} more").format(n=more) if more > 0 else ""
+        names = _(" or ").join(n for n in NBGRADER_FILES if n in lacking)
+        said = ngettext(
+            "{n} feedback folder without {names} (the submission was not collected by "
+            "nbgrader): {folders}. nbgrader release_feedback stops at such a folder: hand those "
+            "pages out yourself, or move them away first.",
+            "{n} feedback folders without {names} (the submission was not collected by "
+            "nbgrader): {folders}. nbgrader release_feedback stops at such a folder: hand those "
+            "pages out yourself, or move them away first.",
+            len(unreleasable),
         )
+        graded.notes.append(said.format(n=len(unreleasable), names=names, folders=shown))
     return graded.feedback_dir

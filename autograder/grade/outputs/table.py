@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from autograder.check import report
+from autograder.grade import messages
 from autograder.grade.outputs import files
 from autograder.grade.results import (
     NOT_SUBMITTED,
@@ -17,6 +18,7 @@ from autograder.grade.results import (
     notebook_order,
     safe_name,
 )
+from autograder.i18n import _
 from autograder.sandbox.protocol import one_line
 
 # A cell starting like a formula gets a quote first, and so does one that starts with a quote,
@@ -86,25 +88,37 @@ def read_table(path: Path) -> list[dict[str, str]]:
         rows = [{k: _unescape(v) for k, v in row.items()} for row in csv.DictReader(f)]
     if rows and not {"student", "assignment"} <= set(rows[0]):
         raise GradeError(
-            f"{path}: not a grade table of this grader (no student and assignment "
-            "columns); give another --out or remove it"
+            _(
+                "{path}: not a grade table of this grader (no student and assignment "
+                "columns); give another --out or remove it"
+            ).format(path=path)
         )
     return rows
 
 
 def feedback_text(g: Graded) -> str:
-    head = f"{g.assignment}: {g.status}"
+    """The plain-text feedback of one submission, in the current language."""
+    head = f"{g.assignment}: {messages.status(g.status)}"
+    zero = _("Score: {score}/{total}").format(score=0, total=f"{g.max_points:g}")
+    error = messages.error(g)
     if g.status == NOT_SUBMITTED:
-        why = f" ({one_line(g.error)})" if g.error else ""
-        return f"{head}\nNothing was submitted{why}.\nScore: 0/{g.max_points:g}\n"
-    if g.error and not g.manual:
-        return f"{head}\ncould not be graded: {one_line(g.error)}\nScore: 0/{g.max_points:g}\n"
-    text = f"{head}\n{report.human(g.notebook, g.results, g.notes)}\n"
+        said = (
+            _("Nothing was submitted ({why}).").format(why=one_line(error))
+            if error
+            else _("Nothing was submitted.")
+        )
+        return f"{head}\n{said}\n{zero}\n"
+    if error and not g.manual:
+        said = _("could not be graded: {problem}").format(problem=one_line(error))
+        return f"{head}\n{said}\n{zero}\n"
+    text = f"{head}\n{report.human(g.notebook, g.results, messages.notes(g))}\n"
     for item, auto in g.manual.items():
         mine = next((r.points for r in g.results if r.exercise == item), 0.0)
-        text += f"Set by your instructor: {item} {mine:g} points (the grader gave {auto:g})\n"
+        said = _("Set by your instructor: {item} {points} points (the grader gave {auto})")
+        text += said.format(item=item, points=f"{mine:g}", auto=f"{auto:g}") + "\n"
     if g.penalty:
-        text += f"After the late penalty: {g.total:g}/{g.max_points:g}\n"
+        said = _("After the late penalty: {total}/{max}")
+        text += said.format(total=f"{g.total:g}", max=f"{g.max_points:g}") + "\n"
     return text
 
 

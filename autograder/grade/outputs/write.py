@@ -13,8 +13,10 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
+from autograder.grade.messages import OUTPUTS
 from autograder.grade.outputs import canvas, class_report, details, exports, feedback, table
 from autograder.grade.results import Graded, GradeTable, shared_folders
+from autograder.i18n import _
 from autograder.sandbox.protocol import one_line
 
 
@@ -44,22 +46,19 @@ def write_outputs(
     each = _own_folders_only(each, [r["student"] for r in keep])
     table.write_feedback(each)
     rows = table.read_table(graded.out)
-    outputs = {
-        "HTML feedback": lambda: feedback.write_html(each),
-        "class report": lambda: class_report.write(
-            sibling(graded.out, "_report.html"), everyone, graded, rows
-        ),
-        "Gradescope results": lambda: exports.write_gradescope(
-            sibling(graded.out, "_gradescope"), each.rows
-        ),
-        "LMS gradebook CSV": lambda: exports.write_lms_csv(sibling(graded.out, "_lms.csv"), rows),
-        "Canvas gradebook CSV": lambda: canvas.write(sibling(graded.out, "_canvas.csv"), rows),
-    }
-    for name, write in outputs.items():
+    writers = [
+        lambda: feedback.write_html(each),
+        lambda: class_report.write(sibling(graded.out, "_report.html"), everyone, graded, rows),
+        lambda: exports.write_gradescope(sibling(graded.out, "_gradescope"), each.rows),
+        lambda: exports.write_lms_csv(sibling(graded.out, "_lms.csv"), rows),
+        lambda: canvas.write(sibling(graded.out, "_canvas.csv"), rows),
+    ]
+    for name, write in zip(OUTPUTS, writers, strict=True):  # named in English, said translated
         try:
             graded.outputs[name] = write()
         except Exception as e:  # the grades are written; say what is missing, keep the rest
-            graded.notes.append(f"the {name} could not be written: {type(e).__name__}: {e}")
+            said = _("the {output} could not be written: {error}")
+            graded.notes.append(said.format(output=_(name), error=f"{type(e).__name__}: {e}"))
 
 
 def _own_folders_only(graded: GradeTable, earlier: list[str]) -> GradeTable:
@@ -70,12 +69,13 @@ def _own_folders_only(graded: GradeTable, earlier: list[str]) -> GradeTable:
     if not shared:
         return graded
     for folder, ids in shared.items():
-        graded.notes.append(
-            f"students {', '.join(one_line(repr(i)) for i in ids)} would share one feedback folder "
-            f"({one_line(folder)}): none of their feedback (text, HTML, Gradescope) was written "
-            "and that folder was left as it was; their grades are in the table. Rename one's "
-            "submission folder and grade them again."
+        said = _(
+            "students {students} would share one feedback folder ({folder}): none of their "
+            "feedback (text, HTML, Gradescope) was written and that folder was left as it was; "
+            "their grades are in the table. Rename one's submission folder and grade them again."
         )
+        students = ", ".join(one_line(repr(i)) for i in ids)
+        graded.notes.append(said.format(students=students, folder=one_line(folder)))
     clash = {s for ids in shared.values() for s in ids}
     return replace(graded, rows=[g for g in graded.rows if g.student not in clash])
 
