@@ -289,13 +289,25 @@ def test_check_names_the_mistake_in_chinese_under_a_chinese_locale(wrong_file):
     assert not any("\u4e00" <= c <= "\u9fff" for c in en.stdout)
 
 
-def test_json_stays_english_in_every_language(wrong_file):
+def test_json_keeps_its_keys_and_ids_and_says_its_messages_in_the_terminals_language(wrong_file):
     """Answered by the session's warm grader (its replies are the direct ones:
-    tests/check/test_service.py); the test above runs the grader here, in both languages."""
-    path, _ = wrong_file
-    zh = _check([path, "--json", "--lang", "zh-CN"], _env())
-    en = _check([path, "--json"], _env())
-    assert zh.stdout == en.stdout and json.loads(zh.stdout)["results"][0]["mistake"]
+    tests/check/test_service.py); the test above runs the grader here, in both languages. What a
+    tool reads (keys, exercise and mistake ids, points) is the same in every language; what a
+    person reads (each ``message``) is in the terminal's, as without --json (a trial)."""
+    path, _entry = wrong_file
+    zh = json.loads(_check([path, "--json", "--lang", "zh-CN"], _env()).stdout)
+    en = json.loads(_check([path, "--json"], _env()).stdout)
+
+    def ids(report):
+        return [{k: v for k, v in r.items() if k != "message"} for r in report["results"]]
+
+    assert ids(zh) == ids(en) and zh["results"][0]["mistake"] == "causal-mask-inverted"
+    assert {k: v for k, v in zh.items() if k != "results"} == {
+        k: v for k, v in en.items() if k != "results"
+    }
+    failed = [r["message"] for r in zh["results"] if not r["passed"]]
+    assert failed and all(_has_chinese(m) for m in failed), failed
+    assert not any(_has_chinese(r["message"]) for r in en["results"])
 
 
 def test_an_unknown_language_is_refused_with_the_choices():
@@ -400,8 +412,9 @@ def test_what_grade_says_of_cells_not_read_and_names_not_found_is_chinese():
         results, notes = judge_assignment(
             from_sources("04_softmax_masks.ipynb", broken), assignment("04")
         )
+    cell = _zh("cell {number}").format(number=0)
     syntax = _zh("{label} has a syntax error on line {line}: {error}").format(
-        label='cell 0 ("x = (")', line=1, error="'(' was never closed"
+        label=f'{cell} ("x = (")', line=1, error="'(' was never closed"
     )
     assert notes[0] == _zh("{problem}; skipped it").format(problem=syntax), notes
     got = {r.exercise: r.message for r in results}
@@ -627,3 +640,23 @@ def test_padding_counts_terminal_columns(text, width):
         assert padded.strip(" ") == text.strip(" ") or text.strip(" ") in padded
         assert i18n.cells(padded) == max(width, i18n.cells(text))
     assert i18n.ljust(text, width).startswith(text) and i18n.rjust(text, width).endswith(text)
+
+
+def test_a_cell_and_a_tracebacks_places_are_said_in_the_current_language():
+    """The sandbox names a learner's cells ``cell 7`` and writes their traceback lines
+    ``  cell 7, line 13, in softmax: <code>``: inside a Chinese message, Chinese too (a trial);
+    the code after them, and a file's name, as they are; English unchanged."""
+    trace = "  cell 7, line 13, in softmax: m = x.max(dim)\n  mine.py, line 2, in f: return g(x)"
+    with i18n.use("en"):
+        assert i18n.frames(trace) == trace and i18n.cell("cell 7") == "cell 7"
+    with i18n.use("zh-CN"):
+        said = i18n.frames(trace).splitlines()
+        assert i18n.cell("cell 7") == _zh("cell {number}").format(number=7)
+        assert i18n.cell("mine.py") == "mine.py"
+    place = _zh("{place}, line {line}, in {function}: ")
+    assert said == [
+        "  "
+        + place.format(place=_zh("cell {number}").format(number=7), line=13, function="softmax")
+        + "m = x.max(dim)",
+        "  " + place.format(place="mine.py", line=2, function="f") + "return g(x)",
+    ]
