@@ -200,6 +200,7 @@ def run_cli(argv: list[str]) -> int | None:
         "argv0": sys.argv[0] if sys.argv else "autograder",
         "cwd": cwd,
         "env": dict(os.environ),
+        "launched": runtime.launched(),  # the grader's own start is not when this was asked
         "stdout": _stream(sys.stdout),
         "stderr": _stream(sys.stderr),
     }

@@ -20,6 +20,7 @@ import stat
 import struct
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +30,32 @@ ENV_DIR = "AUTOGRADER_RUNTIME_DIR"
 MAX_MESSAGE = 64 * 2**20
 MAX_FDS = 4  # a request: the connection and the caller's stdin, stdout, stderr
 _LENGTH = struct.Struct(">I")
+
+
+_IMPORTED = time.time()  # the latest this process can have been launched, without psutil
+FRESH = 120.0  # seconds: a process this young was started for the command it runs
+
+
+def _process_start() -> float:
+    """When this process started (seconds since the epoch, to a clock tick): its start in
+    /proc, since boot, against the boot clock (psutil's figure counts from a boot time rounded
+    to the second, up to a second early)."""
+    try:
+        with open("/proc/self/stat") as f:
+            ticks = int(f.read().rsplit(")", 1)[1].split()[19])  # field 22, starttime
+        since = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+        return time.time() - since
+    except (OSError, ValueError, IndexError, AttributeError):  # no /proc: the import time
+        return _IMPORTED
+
+
+def launched(called: float | None = None) -> float:
+    """When the person asked for the command this process runs (seconds since the epoch): the
+    process's start when it is a fresh command (the interpreter's start-up is not their time),
+    else (a longer-lived process: a kernel, the warm grader) ``called``, or now."""
+    called = called or time.time()
+    started = _process_start()
+    return started if 0 <= called - started <= FRESH else called
 
 
 class Unsafe(RuntimeError):

@@ -44,6 +44,7 @@ def _stream(fd: int, spec: dict) -> io.TextIOWrapper:
 def run_cli(message: dict, fds: list[int]) -> int:
     """``cli.main(argv)`` as the caller's own process would run it; its exit status."""
     from autograder.cli import main
+    from autograder.drill import cli as drill_cli
     from autograder.sandbox.host import bwrap, pool
 
     sys.stdout.flush()
@@ -67,6 +68,7 @@ def run_cli(message: dict, fds: list[int]) -> int:
             # grade's kept sandboxes are between notebooks); it is this worker's own again after
             # the class if it reset clean at the end of its last notebook (else restarted)
             pool.lend_default()
+        drill_cli.LAUNCHED = message.get("launched")  # a drill's timer: the caller's time
         try:
             status = main(list(message["argv"]))
         except KeyboardInterrupt:
@@ -82,6 +84,7 @@ def run_cli(message: dict, fds: list[int]) -> int:
             status = 1
         return int(status)
     finally:
+        drill_cli.LAUNCHED = None
         pool.reclaim_default()  # lent to this request only, whatever it did
         with contextlib.suppress(Exception):
             sys.stdout.flush()

@@ -201,6 +201,35 @@ def test_drill_check_and_progress_go_through_the_grader_and_say_the_same(warm, t
     assert (ours.returncode, ours.stdout) == (direct.returncode, direct.stdout)
 
 
+def test_a_drill_check_is_stamped_when_the_candidate_asked_not_when_the_grader_started(
+    warm, tmp_path, tmp_path_factory
+):
+    """A trial: in a grader's first two minutes every `drill check` was stamped with the
+    grader's own start (a process that young was taken for one started for the command), before
+    the drill's own `start`: the timer read 0 s and the hints seen did not count."""
+    import json
+    from datetime import datetime
+
+    young = {**warm, runtime.ENV_DIR: str(private_dir(tmp_path_factory))}
+    young["ATTENTION_DRILL_HOME"] = str(tmp_path / "home")
+    start(young)  # a grader that started before the drill did
+    try:
+        assert cli(["drill", "start", "causal_mask", "--dir", str(tmp_path)], young).returncode == 0
+        time.sleep(1.5)
+        asked = time.time()
+        checked = cli(["drill", "check", str(next(tmp_path.glob("drill_*.py")))], young)
+        assert checked.returncode == 1, checked.stderr
+    finally:
+        stop(young)
+    saved = json.loads((tmp_path / "home" / "history.json").read_text())
+    [timer] = saved["started"].values()
+    [attempt] = saved["attempts"]
+    began = datetime.fromisoformat(timer["at"]).timestamp()
+    at = datetime.fromisoformat(attempt["at"]).timestamp()
+    assert began + 1.5 <= at <= asked + 1.0, (timer, attempt)
+    assert attempt["seconds"] >= 1.5, attempt
+
+
 def test_start_status_stop_and_the_socket_is_private(own_grader):
     sock = client.connect()
     sock.close()
