@@ -213,7 +213,7 @@ def test_an_item_in_a_cell_not_read_is_named_with_that_cell_and_counted_as_attem
     not attempted (an instructor's trial)."""
     from autograder.core.assignment import assignment, judge_assignment
     from autograder.core.extract import from_sources
-    from autograder.grade.outputs.class_report import mistakes
+    from autograder.grade.outputs.class_report import mistakes, unread_failures
     from autograder.grade.results import Graded
 
     cells = [
@@ -230,7 +230,10 @@ def test_an_item_in_a_cell_not_read_is_named_with_that_cell_and_counted_as_attem
     assert not causal.attempted and causal.mistake == "not-defined"  # in no cell: not attempted
     row = Graded("ada", "04_softmax_masks", "graded", 0.0, "04.ipynb", results)
     _, unnamed, unattempted, _ = mistakes([row])
-    assert unnamed == 2 and unattempted == len(results) - 2
+    # attempted work whose root is a cell not read: counted once, under that cell, not as 2
+    # failures that named no mistake
+    assert unnamed == 0 and unattempted == len(results) - 2
+    assert unread_failures([row]) == [(row, 2)]
 
 
 def test_a_name_error_from_a_cell_not_read_says_which_cell():

@@ -60,7 +60,8 @@ def _missing(item: Gradable, code: LearnerCode, taken: set[str], mistake: str | 
     if problem is None:
         return failed_result(item, _not_found(code, item.name, taken), mistake, attempted=False)
     said = _("{name} is in a cell the grader could not read: {problem}; fix it and try again.")
-    return failed_result(item, said.format(name=item.name, problem=problem), None)  # no mistake
+    failed = failed_result(item, said.format(name=item.name, problem=problem), None)  # no mistake
+    return replace(failed, unread=True)
 
 
 def _not_found(code: LearnerCode, item: str, taken: set[str]) -> str:
@@ -101,7 +102,7 @@ def explain_unread(result: Result, code: LearnerCode) -> Result:
     cells not read, in ``check`` and ``grade`` alike (``check --only`` said only the NameError)."""
     if "NameError" not in result.message or not code.problems:
         return result
-    return replace(result, message=result.message + _unread(code, result.message))
+    return replace(result, message=result.message + _unread(code, result.message), unread=True)
 
 
 def judge_assignment(

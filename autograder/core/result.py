@@ -41,6 +41,10 @@ class Result:
     # False when there was nothing to judge: not defined, not answered, or still the blank stub
     # (``raise NotImplementedError``). Not part of the contract's JSON.
     attempted: bool = field(default=True, compare=False)
+    # True when a cell the grader could not read is behind the failure: the item is defined in
+    # it, or a NameError where it was not read (the import cell). The class report counts such
+    # failures once, at that cell. Not part of the contract's JSON either.
+    unread: bool = field(default=False, compare=False)
 
     def __post_init__(self):
         # Points are floats whatever the registry says (the contract's JSON has one type), and

@@ -315,6 +315,30 @@ def test_the_summary_names_the_cells_not_read_and_the_due_date_held_to(tmp_path)
     assert table.rows[0].unread == 1 and table.rows[0].status == "graded"
 
 
+@NEEDS_BWRAP
+def test_a_broken_import_cell_is_one_root_in_the_report_not_a_failure_per_exercise(tmp_path):
+    """A trial's instructor: the report said 'each failure is counted once, at its root' and
+    counted one stray comma in the import cell as a NameError failure of every exercise."""
+    root, out = tmp_path / "submitted", tmp_path / "grades" / "grades.csv"
+    submit(root, "ada", CORRECT)
+    softmax = (
+        "def softmax(x, dim=-1):\n    return torch.exp(x) / torch.exp(x).sum(dim, keepdim=True)\n"
+    )
+    submit(root, "carol", "import torch,", CORRECT.replace("import torch\n", softmax))
+    grade_class(root, out, workers=1, config=None)
+    grade_class(root, out, workers=1, students=["ada"], config=None)  # carol's row is kept
+    report = Page((out.parent / "grades_report.html").read_text())
+    [[row]] = [t for t in report.tables_headed("Student") if t and "Cells not read" in t[0]]
+    assert (row["Student"], row["Cells not read"], row["Failures behind them"]) == (
+        "carol",
+        "1",
+        "2",
+    )
+    text = " ".join("".join(report.text).split())
+    assert "2 failures follow from cells the grader could not read" in text, text
+    assert "0 other failures named no known mistake" in text, text
+
+
 def test_an_assignment_typo_is_refused_with_the_closest_name(tmp_path):
     with pytest.raises(GradeError, match="did you mean 04_softmax_masks"):
         grade_class(tmp_path, tmp_path / "g.csv", assignments=["04_softmax_mask"], config=None)

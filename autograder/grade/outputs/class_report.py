@@ -9,7 +9,9 @@ is fetched.
 
 A failure is counted once, at its root: an exercise that failed while an earlier exercise it is
 built on (its reference in ``course_lib`` calls it, e.g. ``MultiHeadAttention`` calls
-``merge_heads``) also failed in the same submission is a knock-on, counted apart. Every figure
+``merge_heads``) also failed in the same submission is a knock-on, counted apart; failures a cell
+the grader could not read is behind (a syntax error in the import cell: a NameError in each
+exercise) are counted once per submission, under that cell. Every figure
 of an assignment has one denominator: the submissions received (an unreadable one fails every
 item and scores 0; those never submitted are left out, and counted).
 """
@@ -136,7 +138,7 @@ def mistakes(rows: list[Graded]) -> tuple[list[MistakeCount], int, int, int]:
             continue
         explained = knock_on(g)
         for r in g.results:
-            if r.passed:
+            if r.passed or r.unread:  # a cell not read: counted once, under it (unread_failures)
                 continue
             if r.exercise in explained:
                 knocked += 1
@@ -151,6 +153,14 @@ def mistakes(rows: list[Graded]) -> tuple[list[MistakeCount], int, int, int]:
                 count.where[(g.assignment, r.exercise)] += 1
     ranked = sorted(found.values(), key=lambda m: (-m.times, -len(m.students), m.mistake))
     return ranked, unnamed, unattempted, knocked
+
+
+def unread_failures(rows: list[Graded]) -> list[tuple[Graded, int]]:
+    """The submissions whose failures a cell the grader could not read is behind (a syntax
+    error in the import cell fails every exercise with a NameError), each with how many: their
+    root is that cell, counted once per submission, not as a failure of each exercise."""
+    found = [(g, sum(1 for r in g.results if r.unread and not r.passed)) for g in rows]
+    return [(g, n) for g, n in found if n and g.status in ATTEMPTED]
 
 
 def _img(src: str, alt: str) -> str:
@@ -207,6 +217,17 @@ def _mistakes_section(rows: list[Graded]) -> str:
         if knocked
         else _("Each failure is counted once, at its root.")
     ]
+    behind = unread_failures(rows)
+    if behind:
+        counted.append(
+            ngettext(
+                "{n} failure follows from cells the grader could not read (a syntax error...): "
+                "counted once per submission, under 'Cells the grader could not read' below;",
+                "{n} failures follow from cells the grader could not read (a syntax error...): "
+                "counted once per submission, under 'Cells the grader could not read' below;",
+                sum(n for _g, n in behind),
+            ).format(n=sum(n for _g, n in behind))
+        )
     counted.append(
         ngettext(
             "{n} other failure named no known mistake (their messages are in each student's "
@@ -328,6 +349,14 @@ def _problems_section(rows: list[Graded]) -> str:
         parts.append(table([_("Student"), _("Assignment"), _("Status"), _("Why")], body))
     else:
         parts.append(element("p", _("Every submission was graded.")))
+    behind = unread_failures(rows)
+    if behind:
+        parts.append(element("h2", _("Cells the grader could not read")))
+        body = [[esc(g.student), esc(g.assignment), str(g.unread), str(n)] for g, n in behind]
+        head = [_("Student"), _("Assignment"), _("Cells not read"), _("Failures behind them")]
+        parts.append(table(head, body, numeric={2, 3}))
+        said = _("Each student's feedback says which cells and why (a syntax error, and its line).")
+        parts.append(f"<p class='note'>{esc(said)}</p>")
     parts.append(element("h2", _("Late")))
     late = [g for g in rows if g.status == LATE]
     if late:

@@ -22,7 +22,9 @@ VERSION = 1
 
 def to_json(g: Graded) -> dict:
     row = asdict(g)
-    row["results"] = [{**r.to_json(), "attempted": r.attempted} for r in g.results]
+    row["results"] = [
+        {**r.to_json(), "attempted": r.attempted, "unread": r.unread} for r in g.results
+    ]
     row["submitted"] = g.submitted.isoformat() if g.submitted else None
     row["due"] = g.due.isoformat() if g.due else None
     return row
