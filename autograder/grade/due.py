@@ -11,6 +11,7 @@ as naive UTC datetimes, as nbgrader stores them.
 
 from __future__ import annotations
 
+import difflib
 import re
 import warnings
 from datetime import datetime, timedelta, timezone
@@ -105,6 +106,13 @@ def _known_zone(text: str) -> None:
     try:
         _zone(parts[2])
     except ValueError as e:
+        import zoneinfo
+
+        close = difflib.get_close_matches(parts[2], zoneinfo.available_timezones(), 1, 0.8)
+        if close:  # a typo: the date as it was meant
+            fixed = repr(" ".join([*parts[:2], close[0]]))
+            said = _("cannot read the due date {date}: {why}; did you mean {fixed}?")
+            raise DueError(said.format(date=repr(text), why=e, fixed=fixed)) from None
         said = _(
             "cannot read the due date {date}: {why} (a name of the IANA database, such as "
             "Europe/Paris, or an offset, such as +0100); give e.g. {examples}"

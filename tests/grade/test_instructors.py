@@ -77,6 +77,9 @@ def test_an_unknown_assignment_is_named_unknown_not_a_bad_date():
         ("2026-12-01 25:00 UTC", "hour must be in 0..23: 2026-12-01 25:00 UTC"),
         # a zone nobody knows: nbgrader's reading takes it as UTC without a word
         ("2026-12-01 23:00 Europe/Pairs", "unknown time zone 'Europe/Pairs'"),
+        # a typo gets the date as it was meant; a name like none gets what a zone is
+        ("2026-12-01 23:00 Europe/Pairs", "did you mean '2026-12-01 23:00 Europe/Paris'?"),
+        ("2026-12-01 23:00 Mars/Olympus", "a name of the IANA database, such as Europe/Paris"),
         ("2026-12-01 23:00 ../../etc/passwd", "unknown time zone '../../etc/passwd'"),
     ],
 )
