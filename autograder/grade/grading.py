@@ -36,6 +36,7 @@ from autograder.grade.due import read_timestamp
 from autograder.grade.messages import (
     TIMESTAMP,
     changes,
+    due_unlike_kept,
     held_to,
     lateness_unchecked,
     not_judged,
@@ -356,7 +357,8 @@ def grade_class(
             table.gradebook = gradebook.write(table, root).summary()
             overlay = gradebook.overlay
         write_outputs(table, keep, regrading, overlay)
-    notes = unread_cells(rows) + held_to(dates, names) + changes(before, rows)
+    notes = unread_cells(rows) + held_to(dates, names) + due_unlike_kept(before, rows)
+    notes += changes(before, rows)
     table.notes[:0] = notes + not_judged(rows) + lateness_unchecked(rows)
     if pressed:
         table.notes.append(_("Ctrl-C came while the outputs were written: all were written first"))

@@ -177,3 +177,34 @@ def changes(before: dict[tuple[str, str], Graded], rows: list[Graded]) -> list[s
             )
         )
     return said
+
+
+def _due(when) -> str:
+    return f"{when:%Y-%m-%d %H:%M} UTC" if when else _("no due date")
+
+
+def due_unlike_kept(before: dict[tuple[str, str], Graded], rows: list[Graded]) -> list[str]:
+    """A regrade whose rows are held to another due date than the table's other rows of the same
+    assignment (a trial: `--student bob --due ...` held bob to a date the class was not, without
+    a word)."""
+    regraded = {(g.student, g.assignment) for g in rows}
+    said = []
+    for name in sorted({g.assignment for g in rows}):
+        now = {g.due for g in rows if g.assignment == name}
+        kept = {g.due for k, g in before.items() if k not in regraded and g.assignment == name}
+        if kept and now != kept:
+            said.append(
+                _(
+                    "{assignment}: the rows regraded are held to {now}, the table's other rows "
+                    "of it to {kept}; regrade them with the same --due to hold them alike"
+                ).format(
+                    assignment=name,
+                    now=_(", ").join(_due(d) for d in sorted(now, key=_order)),
+                    kept=_(", ").join(_due(d) for d in sorted(kept, key=_order)),
+                )
+            )
+    return said
+
+
+def _order(when) -> tuple:
+    return (when is not None, when or 0)

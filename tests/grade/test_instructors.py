@@ -342,6 +342,24 @@ def test_a_broken_import_cell_is_one_root_in_the_report_not_a_failure_per_exerci
     assert "0 other failures named no known mistake" in text, text
 
 
+@NEEDS_BWRAP
+def test_a_regrade_held_to_another_due_date_than_the_class_says_so(tmp_path):
+    """A trial's instructor: `--student bob --due ...` held bob to a date the rest of the table
+    was not held to, without a word."""
+    root, out = tmp_path / "submitted", tmp_path / "grades" / "grades.csv"
+    for student in ("ada", "bob"):
+        submit(root, student, CORRECT)
+    grade_class(root, out, workers=1, due=["2026-12-01 23:59 UTC"], config=None)
+    same = grade_class(root, out, workers=1, students=["bob"], config=None)  # keeps its date
+    assert not [n for n in same.notes if "held to" in n], same.notes
+    other = grade_class(root, out, workers=1, students=["bob"], due=["Dec 3 2026"], config=None)
+    [said] = [n for n in other.notes if "held to" in n]
+    assert said == (
+        f"{MASKS}: the rows regraded are held to 2026-12-03 00:00 UTC, the table's other rows of "
+        "it to 2026-12-01 23:59 UTC; regrade them with the same --due to hold them alike"
+    )
+
+
 def test_an_assignment_typo_is_refused_with_the_closest_name(tmp_path):
     with pytest.raises(GradeError, match="did you mean 04_softmax_masks"):
         grade_class(tmp_path, tmp_path / "g.csv", assignments=["04_softmax_mask"], config=None)
