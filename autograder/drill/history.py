@@ -79,21 +79,26 @@ class History:
 
     def seen_before(self, drill: str, at: datetime) -> tuple[int, bool]:
         """(hint levels read, whether the answer was revealed) that count against an attempt at
-        ``drill`` at ``at``: those of the last 24 hours since the drill's last pass (a reveal
-        right after a pass, to read the model answer, counts against a quick repeat, not
-        against that pass)."""
-        since = at - SEEN_FOR
+        ``drill`` at ``at``, of the last 24 hours: hints until the drill's next pass, a reveal
+        until its next pass without it (a revealed pass does not end it: a trial's second pass,
+        97 s after the reveal, was rated Easy). A reveal right after a pass, to read the model
+        answer, counts against a quick repeat, not against that pass."""
+        since = clean = at - SEEN_FOR
         for a in self.of(drill):
             t = datetime.fromisoformat(a.at)
             if a.passed and since < t <= at:
                 since = t
+            if a.passed and not a.revealed and clean < t <= at:
+                clean = t
         events = [
-            e
+            (e, datetime.fromisoformat(e["at"]))
             for e in self.seen
-            if e["drill"] == drill and since < datetime.fromisoformat(e["at"]) <= at
+            if e["drill"] == drill and clean < datetime.fromisoformat(e["at"]) <= at
         ]
-        hints = max((e.get("level", 0) for e in events if e["kind"] == "hint"), default=0)
-        return hints, any(e["kind"] == "reveal" for e in events)
+        hints = max(
+            (e.get("level", 0) for e, t in events if e["kind"] == "hint" and t > since), default=0
+        )
+        return hints, any(e["kind"] == "reveal" for e, _t in events)
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
