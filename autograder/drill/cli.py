@@ -3,12 +3,15 @@
     list                         every drill, its difficulty, target time and your history
     start NAME [--bare] [--dir]  write a blank drill file (--bare: the interface only) and start
                                  its timer
-    check FILE                   grade it (the course's checks), record the attempt
+    check FILE                   grade it (the course's checks), record the attempt (not a
+                                 re-check of a passed drill with no timer, nor a file with a
+                                 syntax error: autograder/drill/checking.py)
     hint NAME [LEVEL]            hints, one level at a time (recorded: they count in the rating)
     reveal NAME                  the model answer and why (recorded: a revealed pass is no pass)
     session [--focus NAME... | --due | --end]
                                  a focused session: `next` follows it, one rating per drill
-    next                         what to practise now (the session's next drill, else FSRS)
+    next                         what to practise now (the drill in progress, else the
+                                 session's next drill, else FSRS); the verb when none is given
     schedule                     each tried drill's due date and last rating
     stats [--png FILE]           reviews (and checks), clean and revealed passes, median time
     quiz [ID ANSWER]             conceptual questions, recorded and scheduled like drills
@@ -27,7 +30,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from autograder import contract, i18n
-from autograder.drill import catalogue, files, history, schedule, session, stats, verbs
+from autograder.drill import catalogue, checking, files, history, schedule, session, stats, verbs
 from autograder.drill.commands import command
 from autograder.i18n import N_, _
 from autograder.service import runtime
@@ -47,7 +50,7 @@ def _parser() -> argparse.ArgumentParser:
             "hints, model answers, focused sessions, spaced repetition and conceptual questions."
         ),
     )
-    verbs = parser.add_subparsers(dest="verb", required=True)
+    verbs = parser.add_subparsers(dest="verb")  # none: `next`, as `make drill`
     verbs.add_parser("list", help=_("every drill, with difficulty, target time and your history"))
     start = verbs.add_parser("start", help=_("write a blank drill file and start the timer"))
     start.add_argument("name", metavar="NAME")
@@ -184,93 +187,6 @@ def _start(h: history.History, args) -> int:
     return EXIT_OK
 
 
-def _check(h: history.History, args) -> int:
-    from autograder.core.extract import ExtractError
-    from autograder.core.judge import NothingToGrade
-    from autograder.drill.extra import grading
-    from autograder.sandbox.host.pool import warm_up
-
-    path = Path(args.file)
-    try:
-        name = files.drill_of(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as e:
-        print(
-            _("error: cannot read {path}: {problem}").format(path=path, problem=e), file=sys.stderr
-        )
-        return EXIT_BAD
-    submitted = _launched()  # the candidate's time stops when they asked for the check
-    timer = h.started.get(str(path.resolve()))
-    name = name or (timer or {}).get("drill")
-    drill = _find(name) if name else None
-    if drill is None:
-        print(
-            _(
-                "error: {path} does not name its drill: its first line should be "
-                "'{header}NAME' (files from `drill start` have it)"
-            ).format(path=path, header=files.HEADER),
-            file=sys.stderr,
-        )
-        return EXIT_BAD
-    warm_up()
-    try:
-        results = grading.judge(path, drill)
-    except (ExtractError, NothingToGrade) as e:
-        print(_("error: {problem}").format(problem=e), file=sys.stderr)
-        return EXIT_BAD
-    print(grading.human(str(path), results))
-    passed = all(r.passed for r in results)
-    seconds = None
-    if timer and timer.get("drill") == drill.name:
-        elapsed = (submitted - datetime.fromisoformat(timer["at"])).total_seconds()
-        seconds = max(0.0, elapsed - timer.get("grader", 0.0))
-        timer["grader"] = timer.get("grader", 0.0) + (history.now() - submitted).total_seconds()
-    hints, revealed = h.seen_before(drill.name, submitted)
-    current = session.current(h, submitted)
-    in_session = current["id"] if current and drill.name in current["drills"] else None
-    h.attempts.append(
-        history.Attempt(
-            drill.name,
-            submitted.isoformat(),
-            passed,
-            seconds,
-            [r.mistake for r in results if r.mistake],
-            [r.exercise for r in results if not r.passed],
-            revealed,
-            hints,
-            in_session,
-        )
-    )
-    if passed:
-        h.started.pop(str(path.resolve()), None)  # the timer stops at a pass
-    h.save()
-    took = (
-        "" if seconds is None else f"{seconds:.0f} s" if seconds < 60 else f"{seconds / 60:.1f} min"
-    )
-    timing = (
-        ""
-        if seconds is None
-        else _(" after {took} (target {minutes} min)").format(took=took, minutes=drill.minutes)
-    )
-    if passed:
-        note = _(" (after a reveal: not counted as a clean pass)") if revealed else ""
-        print(
-            "\n"
-            + _("Passed{timing}{note}. The model answer: {command}").format(
-                timing=timing, note=note, command=command("reveal", drill.name)
-            )
-        )
-    else:
-        print(
-            "\n"
-            + _("Not yet{timing}. Fix it and check again, or: {command}").format(
-                timing=timing, command=command("hint", drill.name)
-            )
-        )
-    if in_session:
-        verbs.session_line(h, current)
-    return EXIT_OK if passed else EXIT_FAILED
-
-
 def _go(h: history.History, name: str) -> str:
     """How to go on with a drill: check its file when its timer runs, else start it."""
     running = [f for f, t in h.started.items() if t.get("drill") == name]
@@ -281,8 +197,27 @@ def _go(h: history.History, name: str) -> str:
     return _("Start it: {command}").format(command=command("start", name))
 
 
+def in_progress(h: history.History, at: datetime) -> list[tuple[catalogue.Drill, float]]:
+    """The drills whose timer runs, started within a session's span (an abandoned timer is
+    forgotten), most recent last, with the minutes on their timer (the grader's time left out)."""
+    out = []
+    for timer in sorted(h.started.values(), key=lambda t: t["at"]):
+        since = at - datetime.fromisoformat(timer["at"])
+        if timer.get("drill") in catalogue.DRILLS and since <= session.LASTS:
+            minutes = (since.total_seconds() - timer.get("grader", 0.0)) / 60
+            out.append((catalogue.DRILLS[timer["drill"]], max(0.0, minutes)))
+    return out
+
+
 def _next(h: history.History) -> int:
     at = history.now()
+    running = in_progress(h, at)
+    for d, minutes in running:
+        print(
+            _("In progress: {name}, {minutes} min on its timer (target {target} min).").format(
+                name=d.name, minutes=f"{minutes:.1f}", target=d.minutes
+            )
+        )
     s = session.current(h, at)
     if s is not None:
         name = session.next_drill(h, s)
@@ -292,7 +227,7 @@ def _next(h: history.History) -> int:
             state = dict((n, st) for n, st, _review in rows)[name]
             print(
                 _("Next in your session: {name} ({title}, target {minutes} min; {state}).").format(
-                    name=name, title=catalogue.title(d), minutes=d.minutes, state=state
+                    name=name, title=catalogue.title(d), minutes=d.minutes, state=_(state)
                 )
             )
             print(_go(h, name))
@@ -301,6 +236,15 @@ def _next(h: history.History) -> int:
         verbs.summary(h, s)
         session.end(h, at)
         h.save()
+    if running:  # outside a session, the drill in progress comes first
+        d = running[-1][0]
+        print(
+            _("Next: {name} ({title}): you are on it.").format(
+                name=d.name, title=catalogue.title(d)
+            )
+        )
+        print(_go(h, d.name))
+        return EXIT_OK
     last = h.attempts[-1] if h.attempts else None
     if last and not last.passed and at - datetime.fromisoformat(last.at) <= schedule.RUN_GAP:
         d = catalogue.DRILLS[last.drill]
@@ -346,7 +290,7 @@ def _run(args) -> int:
     table = {
         "list": lambda: _list(h),
         "start": lambda: _start(h, args),
-        "check": lambda: _check(h, args),
+        "check": lambda: checking.run(h, args, _launched()),
         "hint": lambda: verbs.hint(h, args),
         "reveal": lambda: verbs.reveal(h, args),
         "session": lambda: verbs.run_session(h, args),
@@ -355,7 +299,7 @@ def _run(args) -> int:
         "stats": lambda: _stats(h, args),
         "quiz": lambda: verbs.run_quiz(h, args),
     }
-    return table[args.verb]()
+    return table[args.verb or "next"]()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,12 +4,14 @@ every answer recorded and the questions scheduled like drills (FSRS: a wrong ans
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from fsrs import Card, Rating, Scheduler
 
 from autograder.drill.history import History
-from autograder.i18n import _
+from autograder.i18n import N_, _
 from autograder.questions import Question, Verdict, verdict_on
 
 SAME_GO = timedelta(hours=1)  # answers to one question this close together are one review
@@ -28,8 +30,24 @@ def prompt(question: Question) -> str:
     return _(question.prompt.replace("%", "%%")).replace("%%", "%")
 
 
+# a fraction, "1/16" or "-3 / 4.5": what a slope or a ratio is naturally written as
+_FRACTION = re.compile(r"\s*([+-]?\d+(?:\.\d*)?)\s*/\s*(\d+(?:\.\d*)?)\s*")
+
+
+def _read(question: Question, answer: str):
+    """The command line's answer as the question's kind reads it: a fraction is a number where
+    the answer is one (a trial's "1/16" for a slope was refused)."""
+    found = _FRACTION.fullmatch(answer)
+    if question.kind in ("number", "int") and found and float(found[2]) != 0:
+        return float(found[1]) / float(found[2])
+    return answer
+
+
 def grade(qid: str, answer: str) -> Verdict:
-    """The verdict on ``answer`` (as the lessons' questions are judged)."""
+    """The verdict on ``answer`` (as the lessons' questions are judged). An answer it cannot
+    read is quoted as the candidate typed it: every answer here is text, and "'d' (str)" was
+    Python's jargon."""
+    from autograder.kit.text import fmt_returned
     from autograder.questions import grade_answer
 
     qs = questions()
@@ -38,9 +56,15 @@ def grade(qid: str, answer: str) -> Verdict:
             id=qid, ids=", ".join(qs)
         )
         return Verdict(qid, False, message, readable=False)
+    given = _read(qs[qid], answer)
     if not qid.startswith("x_"):
-        return grade_answer(qid, answer)
-    return verdict_on(qs[qid], answer, _("Question {id}").format(id=qid))
+        verdict = grade_answer(qid, given)
+    else:
+        verdict = verdict_on(qs[qid], given, _("Question {id}").format(id=qid))
+    if verdict.readable:
+        return verdict
+    typed = f"{fmt_returned(given)} ({type(given).__name__})"  # as questions.verdict_on says it
+    return replace(verdict, message=verdict.message.replace(typed, fmt_returned(answer)))
 
 
 def record(h: History, qid: str, answer: str, verdict: Verdict, at: datetime, session) -> None:
@@ -87,9 +111,16 @@ def order(h: History, at: datetime) -> list[tuple[str, str]]:
     for qid in questions():
         c = card(h, qid)
         if c is None:
-            new.append((qid, "new"))
+            new.append((qid, N_("new")))
         elif c.due <= at:
-            due.append((c.due, qid, "due"))
+            due.append((c.due, qid, N_("due")))
         else:
             later.append((c.due, qid, f"next due {c.due:%Y-%m-%d}"))
     return [(q, s) for _due, q, s in sorted(due)] + new + [(q, s) for _due, q, s in sorted(later)]
+
+
+def state_text(state: str) -> str:
+    """A state of :func:`order` (data: "new", "due", "next due DATE") in the reader's language."""
+    if state.startswith("next due "):
+        return _("next due {date}").format(date=state.removeprefix("next due "))
+    return _(state)

@@ -1,0 +1,130 @@
+"""What a candidate's trial (trial 36) found in the drill history and the trainer's flow: a syntax
+error said as "X is not defined" and recorded as a failed check, re-checks of a passed file
+counted as reviews, a revealed pass that ended its reveal (the next pass, 97 s after reading the
+answer, was rated Easy), ``next`` blind to the drill in progress, the quiz refusing "1/16" with
+"(str)" in its message."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from fsrs import Rating
+
+from autograder.drill import history, schedule, stats
+from autograder.drill.cli import main
+
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
+CORRECT_SDPA = """\
+import math
+
+import torch
+
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+    if mask is not None:
+        if mask.dtype == torch.bool:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        else:
+            scores = scores + mask.to(scores.dtype)
+    weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+    return weights @ v, weights
+"""
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    directory = tmp_path / "home"
+    monkeypatch.setenv(history.ENV, str(directory))
+    monkeypatch.setenv("AUTOGRADER_LANG", "en")
+    monkeypatch.chdir(tmp_path)
+    return directory
+
+
+def _write(path: Path, body: str) -> None:
+    header = path.read_text().split("\nimport math")[0]
+    path.write_text(header + "\n" + body)
+
+
+@pytest.mark.parametrize("drill", ["sdpa-mask", "rmsnorm"])  # a course drill, a new one
+def test_a_syntax_error_is_said_with_its_line_and_not_recorded(home, capsys, drill):
+    assert main(["start", drill]) == 0
+    path = Path(f"drill_{drill}.py")
+    _write(path, "import math\n\n\ndef broken(x)\n    return x\n")
+    line = path.read_text().splitlines().index("def broken(x)") + 1
+    capsys.readouterr()
+    assert main(["check", str(path)]) == 2  # nothing was graded, as a file that cannot be read
+    out = capsys.readouterr().out
+    assert f"has a syntax error on line {line}: expected ':'" in out, out
+    assert "is not defined" not in out and "[not-defined]" not in out
+    assert "not recorded" in out
+    h = history.load()
+    assert h.attempts == [] and len(h.started) == 1  # no failed check; the timer runs on
+
+
+def test_a_recheck_of_a_passed_file_grades_but_adds_no_review(home, capsys):
+    assert main(["start", "sdpa-mask"]) == 0
+    path = Path("drill_sdpa-mask.py")
+    _write(path, CORRECT_SDPA)
+    assert main(["check", str(path)]) == 0
+    assert main(["check", str(path)]) == 0  # to see the result again
+    out = capsys.readouterr().out
+    assert out.count("PASS") == 2 and "re-check" in out and "drill start sdpa-mask --force" in out
+    _write(path, CORRECT_SDPA.replace("~mask", "mask"))
+    assert main(["check", str(path)]) == 1  # tinkering after the pass: graded, not recorded
+    h = history.load()
+    assert [a.passed for a in h.attempts] == [True]
+    (row,) = stats.per_drill(h)
+    assert (row.reviews, row.checks) == (1, 1)
+    assert len(schedule.reviews(h, "sdpa-mask")) == 1
+    assert main(["start", "sdpa-mask", "--force"]) == 0  # a new go is recorded again
+    _write(path, CORRECT_SDPA)
+    assert main(["check", str(path)]) == 0
+    assert [a.passed for a in history.load().attempts] == [True, True]
+
+
+def test_a_revealed_pass_does_not_end_its_reveal(home):
+    h = history.load()
+    h.saw("reveal", "top-k", T0)
+    at = T0 + timedelta(seconds=10)
+    assert h.seen_before("top-k", at) == (0, True)
+    h.attempts.append(history.Attempt("top-k", at.isoformat(), True, 10.0, revealed=True))
+    later = T0 + timedelta(seconds=107)  # the trial: 97 s after the revealed pass
+    assert h.seen_before("top-k", later) == (0, True)
+    h.attempts.append(history.Attempt("top-k", later.isoformat(), True, 20.0, revealed=True))
+    assert [r.rating for r in schedule.reviews(h, "top-k")] == [Rating.Again, Rating.Again]
+    # a clean pass ends it; a day later it is gone anyway
+    clean = T0 + timedelta(days=1, minutes=1)
+    assert h.seen_before("top-k", clean) == (0, False)
+    h.attempts.append(history.Attempt("top-k", clean.isoformat(), True, 20.0))
+    h.saw("hint", "top-k", clean + timedelta(minutes=1), level=1)
+    assert h.seen_before("top-k", clean + timedelta(minutes=2)) == (1, False)
+
+
+def test_next_and_the_bare_command_show_the_drill_in_progress(home, capsys):
+    assert main(["start", "tiled"]) == 0
+    capsys.readouterr()
+    assert main(["next"]) == 0
+    out = capsys.readouterr().out
+    assert "In progress: tiled, 0.0 min on its timer (target" in out
+    assert "Next: tiled" in out and "drill check drill_tiled.py" in out
+    assert main([]) == 0  # no verb: `next`, as `make drill`
+    assert capsys.readouterr().out == out
+    assert history.load().attempts == []  # seeing the timer records nothing
+
+
+def test_the_quiz_takes_a_fraction_and_quotes_what_was_typed(home, capsys):
+    assert main(["quiz", "x_7", "1/16"]) == 0  # the slope of head 3 of 8
+    assert "✔" in capsys.readouterr().out
+    assert main(["quiz", "x_7", "1/8"]) == 1  # head 2's slope: read, and wrong
+    capsys.readouterr()
+    assert main(["quiz", "10_1", "d"]) == 2
+    err = capsys.readouterr().err
+    assert "you gave 'd'." in err and "(str)" not in err
+    assert main(["quiz", "x_7", "one sixteenth"]) == 2
+    err = capsys.readouterr().err
+    assert "you gave 'one sixteenth'." in err and "(str)" not in err
+    assert main(["quiz", "x_7", "1/0"]) == 2
+    assert [a["answer"] for a in history.load().answers] == ["1/16", "1/8"]
