@@ -187,8 +187,9 @@ CONTRACT: tuple[Exercise, ...] = (
         "returns (output (..., Lq, d_v), weights (..., Lq, Lk)); output matches "
         "F.scaled_dot_product_attention(q, k, v, attn_mask=mask). `mask` is either bool (True "
         "= may attend) or float (added to the scores before the softmax, like SDPA's float "
-        "attn_mask; -inf entries block). A float32 mask may come with float16/bfloat16 "
-        "inputs: add it as mask.to(scores.dtype), so the output keeps the inputs' dtype.",
+        "attn_mask; -inf entries block). The output keeps the inputs' dtype, also when a "
+        "float32 mask comes with half-precision inputs; add such a mask as "
+        "mask.to(scores.dtype).",
     ),
     Exercise(
         "SelfAttention",
@@ -236,7 +237,7 @@ CONTRACT: tuple[Exercise, ...] = (
         "to (B, h, Lq, Lk); self-attention when key and value are None, and value defaults to "
         "key; a d_model that is not a multiple of num_heads raises ValueError. With the "
         "weights of nn.MultiheadAttention copied in (in_proj chunks q, k, v; out_proj is w_o) "
-        "it matches it.",
+        "it matches it wherever a query has a key left to attend to.",
     ),
     Exercise(
         "mha_num_parameters",

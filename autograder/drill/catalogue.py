@@ -31,7 +31,9 @@ CONVENTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
         _MASKED + ("causal_mask", "padding_mask", "sliding_window_mask"),
     ),
     (
-        "A query whose keys are all masked gets all-zero weights and an all-zero output (no NaN).",
+        "A query whose keys are all masked gets all-zero weights and an all-zero output (no NaN), "
+        "as F.scaled_dot_product_attention gives in current PyTorch; nn.MultiheadAttention gives "
+        "NaN there.",
         _MASKED + ("softmax",),
     ),
     (
@@ -40,7 +42,13 @@ CONVENTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     (
         "Create every tensor on the input's device with the input's dtype.",
-        tuple(contract.NAMES),
+        tuple(n for n in contract.NAMES if n != "tiled_attention"),
+    ),
+    (
+        "Create every tensor on the input's device. With float16/bfloat16 inputs, accumulate in "
+        "float32 (the running max, the running sum and the output, as FlashAttention does) and "
+        "return the output in the input's dtype: accumulating in half precision is rejected.",
+        ("tiled_attention",),
     ),
     (
         "Layers are nn.Linear attributes named exactly as in the contract (the checks load known "

@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import re
 
-# Words that give a pitfall away: the fill value, the fully masked row, the dtype cast, overflow.
+# Words that give a pitfall away: the fill value, the dtype cast, overflow. (What a fully masked
+# row gives is not one: the checks grade it, so both levels state it.)
 PITFALLS = (
     "1e9",
     "-inf not",
     "mask.to(",
-    "gives zeros",
-    "give zeros",
-    "all-zero",
-    "NaN",
     "float16",
     "bfloat16",
     "overflow",
@@ -28,10 +25,9 @@ PITFALLS = (
 )
 # The same words in the Chinese texts (autograder/locale/zh_CN; the English ones above that are
 # code, such as NaN or float16, stay as they are in them).
-PITFALLS_ZH = ("全零", "溢出", "极大的有限值", "无偏")
+PITFALLS_ZH = ("溢出", "极大的有限值", "无偏")
 # Conventions that are pitfalls, not interface (by their first words in catalogue.CONVENTIONS).
 PITFALL_CONVENTIONS = (
-    "A query whose keys are all masked",
     "Block with -inf",
     "Create every tensor",
 )
@@ -53,7 +49,8 @@ def first_sentence(text: str) -> str:
     """The first sentence of ``text`` (English or Chinese), with its full stop."""
     if _chinese(text):
         return text.split("。")[0].rstrip("。；;") + "。"
-    return text.split(". ")[0].rstrip(".") + "."
+    end = re.search(r"(?<=\S)\.(?=\s)", text)  # "q_m . k_n" is a dot product, not a full stop
+    return (text[: end.start()] if end else text).rstrip(".") + "."
 
 
 def bare(text: str) -> str:

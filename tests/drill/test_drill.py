@@ -131,14 +131,22 @@ def test_a_bare_file_names_no_pitfall_a_guided_one_does(name, lang):
     assert not levels.gives_away(comments) and not found, found
     if lang != "en":
         if name == "sdpa-mask":  # the guided file names them, in Chinese too
-            for pitfall in ("-1e9", "mask.to(scores.dtype)", "全零"):
+            for pitfall in ("-1e9", "mask.to(scores.dtype)"):
                 assert pitfall in guided.replace(" ", "") and pitfall not in joined
+            assert "全零" in joined  # what a fully masked row gives is graded: interface
         return
     if name == "sdpa-mask":
-        for pitfall in ("-1e9", "mask.to(scores.dtype)", "all-zero weights"):
+        for pitfall in ("-1e9", "mask.to(scores.dtype)"):
             assert pitfall in guided and pitfall not in comments
-        # the interface stays: both mask forms, their meaning, the return value
-        for interface in ("bool (True = may attend)", "float (added to the scores", "(output"):
+        # the interface stays: both mask forms, their meaning, the return value, what a fully
+        # masked row gives and the output's dtype (both graded)
+        for interface in (
+            "bool (True = may attend)",
+            "float (added to the scores",
+            "(output",
+            "all-zero weights and an all-zero output",
+            "also when a float32 mask comes with half-precision inputs",
+        ):
             assert interface in comments
 
 

@@ -184,6 +184,12 @@ MUTATIONS = [
         "torch.sqrt(var + self.eps)",
         "(torch.sqrt(var) + self.eps)",
     ),
+    (
+        "layernorm",
+        "layernorm-std-plus-eps",
+        "torch.sqrt(var + self.eps)",
+        "(x.std(-1, keepdim=True) + self.eps)",
+    ),
     ("layernorm", "layernorm-bias-ignored", " * self.weight + self.bias", " * self.weight"),
     ("layernorm", "layernorm-no-centring", "return (x - mean) /", "return x /"),
     (

@@ -115,7 +115,9 @@ BUGS = (
         (
             "MultiHeadAttention(d_model, num_heads, bias=False) with w_q, w_k, w_v, w_o; "
             "forward(query, key=None, value=None, mask=None) -> (output (B, Lq, d_model), weights "
-            "(B, h, Lq, Lk)); with nn.MultiheadAttention's weights copied in, it matches it.",
+            "(B, h, Lq, Lk)); with nn.MultiheadAttention's weights copied in, it matches it "
+            "wherever a query has a key left to attend to; a query whose keys are all masked gets "
+            "all-zero weights and an all-zero output (nn.MultiheadAttention gives NaN there).",
         ),
         (),
         BUG_MHA,

@@ -50,6 +50,10 @@ def layer_mutants(w, b, eps):
     return (
         ("layernorm-unbiased-variance", lambda x: layer(x, w, b, eps, unbiased=True)),
         ("norm-eps-outside-sqrt", lambda x: layer(x, w, b, eps, eps_outside=True)),
+        (  # both at once: the Annotated Transformer's (x - mean) / (x.std(-1) + eps)
+            "layernorm-std-plus-eps",
+            lambda x: layer(x, w, b, eps, unbiased=True, eps_outside=True),
+        ),
         ("norm-weight-ignored", lambda x: layer(x, 1.0, b, eps)),
         ("layernorm-bias-ignored", lambda x: layer(x, w, 0.0, eps)),
         ("layernorm-bias-before-scale", lambda x: (layer(x, 1.0, 0.0, eps) + b) * w),
@@ -155,6 +159,12 @@ def bias_of(s: list[float], seq_len: int, sign: float = -1.0) -> torch.Tensor:
     return sign * torch.tensor(s, dtype=torch.float64)[:, None, None] * (pos[:, None] - pos)
 
 
+RELATIVE = (
+    "as the causal softmax sees them: each row minus its diagonal entry, the entries above the "
+    "diagonal as 0"
+)
+
+
 def relative(bias: torch.Tensor) -> torch.Tensor:
     """What the causal softmax sees: each row minus its diagonal entry, on and below the
     diagonal (a per-row constant and the masked upper triangle do not change the weights)."""
@@ -183,4 +193,12 @@ def check_alibi(sub) -> None:
     for n, L in ((8, 5), (1, 1), (4, 7), (12, 4)):  # 12 heads: the paper's interleaved slopes
         c = Call("alibi_bias", n, L)
         want = bias_of(slopes(n), L)
-        expect(run(c, sub, mutants), want, c, mutants, norm=relative, tol=(1e-5, 1e-4))
+        expect(
+            run(c, sub, mutants),
+            want,
+            c,
+            mutants,
+            norm=relative,
+            norm_note=RELATIVE,
+            tol=(1e-5, 1e-4),
+        )

@@ -8,6 +8,7 @@ check, what it forbids), judged by :func:`autograder.core.judge.judge_one` in on
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 import torch
@@ -18,7 +19,7 @@ from autograder.drill.extra.mistakes import MISTAKES as OWN
 from autograder.kit.calling import Call, Mutants, diagnose_error
 from autograder.kit.compare import close_mask, diagnose, excerpt
 from autograder.kit.exercise import CheckFailure
-from autograder.kit.text import first_line, fmt_dtype, fmt_shape, fmt_type, fmt_value
+from autograder.kit.text import first_line, fmt_dtype, fmt_row, fmt_shape, fmt_type, fmt_value
 from autograder.sandbox.host.replies import LearnerError
 from autograder.sandbox.protocol import Request
 
@@ -102,10 +103,12 @@ def expect(
     dtype: torch.dtype | None = None,
     tol: tuple[float, float] | None = None,
     norm=None,
+    norm_note: str = "",
 ) -> torch.Tensor:
     """``out`` must be a tensor of ``want``'s shape (and ``dtype``) whose values match ``want``
     (float64) within the dtype's tolerance. ``norm`` maps both sides (and the mutants) to what is
-    compared, for outputs fixed only up to something (ALiBi's per-row constant)."""
+    compared, for outputs fixed only up to something (ALiBi's per-row constant); a failure then
+    says so (``norm_note``: what was done to both sides) and shows the row as returned."""
     if not isinstance(out, torch.Tensor):
         raise fail(
             f"{c} returned {fmt_type(out)} for {what}; expected a tensor of shape "
@@ -132,7 +135,23 @@ def expect(
     nan = yours.is_floating_point() and bool(yours.isnan().any())
     has = "contains" if _is(what) == "is" else "contain"
     head = f"{c}: {what} {has} NaN" if nan else f"{c}: {what} {_is(what)} wrong"
-    raise fail(f"{head}; {excerpt(yours, expected, tol)}", mistake)
+    message = f"{head}; {excerpt(yours, expected, tol)}"
+    if norm is not None:
+        message += "\n" + _as_returned(out, yours, expected, tol, norm_note)
+    raise fail(message, mistake)
+
+
+def _as_returned(out, yours, expected, tol, note: str) -> str:
+    """Under a normalised comparison: what was done to both rows shown, and the row as the
+    function returned it (the shown one is not)."""
+    index = [int(i) for i in (~close_mask(yours, expected, tol)).nonzero()[0]]
+    row = tuple(index[:-1])
+    label = f"output[{', '.join(map(str, row))}]" if row else "output"
+    text = (
+        f"Both rows above are shown {note or 'normalised'}; your {label} as returned is "
+        f"{fmt_row(out[row].double().tolist())}."
+    )
+    return textwrap.fill(text, 86, initial_indent="  ", subsequent_indent="  ")
 
 
 def expect_raises(c: Call, target: Any, why: str) -> None:

@@ -23,8 +23,9 @@ DRILLS = (
             "2, m, then every other slope of 2m heads.",
         ),
         (
-            "The bias only matters up to a constant per row (softmax ignores it): -slope * j "
-            "works too.",
+            "The bias only matters up to a constant per row (softmax ignores it): -slope * (i - "
+            "j) = -slope * i + slope * j, so +slope * j (BLOOM's form) works too; -slope * j "
+            "is the sign flipped.",
         ),
         _stub_def("alibi_bias", "(num_heads, seq_len)"),
         (

@@ -57,6 +57,13 @@ _ENTRIES = (
         "x.var(-1, keepdim=True, unbiased=False).",
     ),
     Mistake(
+        "layernorm-std-plus-eps",
+        ("LayerNorm",),
+        "Divides by the unbiased std plus eps (the Annotated Transformer's LayerNorm)",
+        "x.std(-1) divides by n - 1 and eps is added after the root; nn.LayerNorm divides by "
+        "torch.sqrt(x.var(-1, keepdim=True, unbiased=False) + eps).",
+    ),
+    Mistake(
         "norm-statistics-detached",
         ("LayerNorm",),
         "The gradient does not flow through the mean or the variance",
