@@ -66,10 +66,12 @@ CHANGED = re.compile(r"-[0-9a-f]{16}\Z")
 
 
 def safe_name(name: str) -> str:
-    """A file name for a student or assignment: letters, digits, ``.``, ``_`` and ``-`` (never
-    first). A plain name stays as it is; one that had to change, or that ends like a changed one
-    (``CHANGED``), gets a digest of the original: two names never share a file."""
-    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name).lstrip(".-") or "_"
+    """A file name for a student or assignment: letters and digits of any script (a student
+    张伟's feedback goes to 张伟/, where `nbgrader release_feedback` looks for it), ``.``, ``_``
+    and ``-`` (never first); no space, control, invisible or bidirectional character. A plain
+    name stays as it is; one that had to change, or that ends like a changed one (``CHANGED``),
+    gets a digest of the original: two names never share a file."""
+    safe = re.sub(r"[^\w.-]", "_", name).lstrip(".-") or "_"
     if safe != name or CHANGED.search(name):
         safe = f"{safe[:64]}-{hashlib.sha256(os.fsencode(name)).hexdigest()[:16]}"
     return safe

@@ -293,6 +293,14 @@ def test_names_cannot_become_formulas_or_paths(tmp_path):
     assert safe_name("a/b") != safe_name("a_b") and safe_name("ada") == "ada"
 
 
+def test_a_name_in_another_script_keeps_its_folder_and_hidden_characters_do_not():
+    """A Chinese instructor's trial: 张伟's feedback went to `__-a3a0bafd0beed44d`, which no output
+    linked to 张伟 and `nbgrader release_feedback` (feedback/<student id>/) does not find."""
+    assert safe_name("张伟") == "张伟" and safe_name("Zoë_2") == "Zoë_2"
+    for hidden in ("张\u202e伟", "a\u200bb", "a b", "a\nb", "a\u2215b", "..", "-x"):
+        assert safe_name(hidden) != hidden and "-" in safe_name(hidden)[1:], hidden
+
+
 def test_grade_refuses_a_weak_sandbox_unless_the_risk_is_named(tmp_path, monkeypatch, capsys):
     root = tmp_path / "submitted"
     submit(root, "zed", raw="{ broken")
