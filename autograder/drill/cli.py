@@ -37,6 +37,7 @@ from autograder.service import runtime
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD = 0, 1, 2
 _CALLED: float | None = None  # when main() was called
+_AGAIN = False  # main() ran before in this process: its start is not this command's
 # When the candidate asked for the command, where another process knows it better: the warm
 # grader sets the caller's (its own process is not young because the candidate just asked).
 LAUNCHED: float | None = None
@@ -97,7 +98,8 @@ def _launched() -> datetime:
     told it (a trial: every check in the grader's first two minutes was stamped with the
     grader's own start, and the timer read 0 s), else this process's (:func:`runtime.launched`:
     the interpreter's start-up is not the candidate's time)."""
-    return datetime.fromtimestamp(LAUNCHED or runtime.launched(_CALLED), timezone.utc)
+    fresh = not _AGAIN and runtime.launched(_CALLED)  # a second command here is not fresh
+    return datetime.fromtimestamp(LAUNCHED or fresh or _CALLED, timezone.utc)
 
 
 KINDS = (  # the sections of `list`, and why the pairs that grade one exercise were merged
@@ -303,8 +305,8 @@ def _run(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    global _CALLED
-    _CALLED = time.time()
+    global _CALLED, _AGAIN
+    _AGAIN, _CALLED = _CALLED is not None, time.time()
     args = i18n.localise(_parser()).parse_args(argv)
     try:
         code = _run(args)
