@@ -29,6 +29,7 @@ from fsrs import Card, Rating, Scheduler
 
 from autograder.drill.catalogue import DRILLS, Drill
 from autograder.drill.history import SEEN_FOR, Attempt, History
+from autograder.i18n import N_, _, ngettext
 
 RUN_GAP = timedelta(hours=1)  # outside sessions, attempts further apart are separate reviews
 AFTER_A_PASS = timedelta(days=1)  # the shortest interval after a passed review
@@ -44,28 +45,48 @@ class Review:
     session: str | None = None
 
 
+RATINGS = {  # FSRS's ratings as the candidate reads them
+    Rating.Again: N_("Again"),
+    Rating.Hard: N_("Hard"),
+    Rating.Good: N_("Good"),
+    Rating.Easy: N_("Easy"),
+}
+
+
+def rating_name(rating: Rating) -> str:
+    """The rating's name in the reader's language (its ``.name`` is the data)."""
+    return _(RATINGS[Rating(rating)])
+
+
 def review_rating(attempts: list[Attempt], drill) -> tuple[Rating, str]:
-    """The rating of one review: its attempts, in order (see the module's docstring)."""
+    """The rating of one review: its attempts, in order (see the module's docstring); its
+    reason in the reader's language."""
     first = next((i for i, a in enumerate(attempts) if a.passed), None)
     upto = attempts if first is None else attempts[: first + 1]
     if any(a.revealed for a in upto):
-        return Rating.Again, "the model answer was shown first"
+        return Rating.Again, _("the model answer was shown first")
     if first is None:
-        return Rating.Again, f"not passed in {len(attempts)} check{'s' * (len(attempts) > 1)}"
+        n = len(attempts)
+        return Rating.Again, ngettext(
+            "not passed in {n} check", "not passed in {n} checks", n
+        ).format(n=n)
     fails, hints, seconds = first, max(a.hints for a in upto), upto[-1].seconds
+    minutes = None if seconds is None else f"{seconds / 60:.1f}"
     if seconds is None:
-        rating, why = Rating.Good, "passed (no timer)"
+        rating, why = Rating.Good, _("passed (no timer)")
     elif seconds <= drill.target_seconds / 2:
-        rating, why = Rating.Easy, f"passed in {seconds / 60:.1f} min, within half the target"
+        rating, why = Rating.Easy, _("passed in {minutes} min, within half the target")
     elif seconds <= drill.target_seconds:
-        rating, why = Rating.Good, f"passed in {seconds / 60:.1f} min, within the target"
+        rating, why = Rating.Good, _("passed in {minutes} min, within the target")
     else:
-        rating, why = Rating.Hard, f"passed in {seconds / 60:.1f} min, over the target"
-    notes = []
+        rating, why = Rating.Hard, _("passed in {minutes} min, over the target")
+    notes = [why.format(minutes=minutes)]
     if fails:
-        notes.append(f"after {fails} failed check{'s' * (fails > 1)}")
+        notes.append(
+            ngettext("after {n} failed check", "after {n} failed checks", fails).format(n=fails)
+        )
     if hints:
-        notes.append(f"with {hints} hint level{'s' * (hints > 1)}")
+        notes.append(ngettext("with {n} hint level", "with {n} hint levels", hints).format(n=hints))
     capped = rating
     if fails or hints:
         capped = min(capped, Rating.Good)
@@ -73,12 +94,16 @@ def review_rating(attempts: list[Attempt], drill) -> tuple[Rating, str]:
         capped = min(capped, Rating.Hard)
     if capped != rating:  # say why it is lower than the time alone gives
         cap = (
-            "Hard after 3 failed checks or 2 hint levels"
+            _("at most Hard after 3 failed checks or 2 hint levels")
             if capped == Rating.Hard
-            else ("Good after a failed check or a hint")
+            else _("at most Good after a failed check or a hint")
         )
-        notes.append(f"so {Rating(capped).name}, not {Rating(rating).name}: at most {cap}")
-    return Rating(capped), ", ".join([why, *notes])
+        notes.append(
+            _("so {capped}, not {rating}: {cap}").format(
+                capped=rating_name(capped), rating=rating_name(rating), cap=cap
+            )
+        )
+    return Rating(capped), _(", ").join(notes)
 
 
 def rating(attempt: Attempt, drill: Drill) -> Rating:
@@ -120,7 +145,7 @@ def reviews(history: History, name: str) -> list[Review]:
         followed = any(t < u <= t + SEEN_FOR for u in times)
         after_pass = any(t - SEEN_FOR < u <= t for u in passes)
         if not followed and not after_pass:
-            out.append(Review(name, t, Rating.Again, "revealed without an attempt"))
+            out.append(Review(name, t, Rating.Again, _("revealed without an attempt")))
     return sorted(out, key=lambda r: r.at)
 
 
@@ -128,7 +153,7 @@ def _replay(rs: list[Review]) -> Card:
     scheduler = Scheduler(enable_fuzzing=False)
     c = Card()
     for r in sorted(rs, key=lambda r: r.at):
-        c, _ = scheduler.review_card(c, r.rating, r.at)
+        c, _log = scheduler.review_card(c, r.rating, r.at)
         if r.rating != Rating.Again:
             c.due = max(c.due, r.at + AFTER_A_PASS)
     return c
@@ -159,14 +184,21 @@ def plan(history: History, at: datetime) -> list[Due]:
     for drill in DRILLS.values():
         rs = reviews(history, drill.name)
         if not rs:
-            new.append(Due(drill, None, "never tried"))
+            new.append(Due(drill, None, _("never tried")))
             continue
         c = card_of(history, drill.name)
-        what = f"last review {rs[-1].rating.name} ({rs[-1].why})"
+        what = _("last review {rating} ({why})").format(
+            rating=rating_name(rs[-1].rating), why=rs[-1].why
+        )
+        when = f"{c.due:%Y-%m-%d %H:%M}"
         if c.due <= at:
-            due.append(Due(drill, c.due, f"{what}; due since {c.due:%Y-%m-%d %H:%M} UTC"))
+            due.append(
+                Due(drill, c.due, _("{what}; due since {when} UTC").format(what=what, when=when))
+            )
         else:
-            later.append(Due(drill, c.due, f"{what}; due {c.due:%Y-%m-%d %H:%M} UTC"))
+            later.append(
+                Due(drill, c.due, _("{what}; due {when} UTC").format(what=what, when=when))
+            )
     new.sort(key=lambda d: (d.drill.difficulty, d.drill.minutes))
     return (
         sorted(due, key=lambda d: d.due) + new + sorted(later, key=lambda d: d.due)  # type: ignore[arg-type,return-value]

@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 from autograder.drill.catalogue import DRILLS
 from autograder.drill.history import History
 from autograder.drill.schedule import Review, plan, review_rating
+from autograder.i18n import N_
 
 LASTS = timedelta(hours=6)
 DUE_AT_MOST = 5  # `--due`: the most overdue drills, at most this many
@@ -56,23 +57,25 @@ def due(h: History, at: datetime) -> list[str]:
 
 
 def status(h: History, s: dict) -> list[tuple[str, str, Review | None]]:
-    """Each drill of the session: ("passed" | "failed so far" | "not tried", its review)."""
+    """Each drill of the session: ("passed" | "failed so far" | "not tried", its review); the
+    state is data, ``_(state)`` says it."""
     out = []
     for name in s["drills"]:
         tries = [a for a in h.of(name) if a.session == s["id"]]
         if not tries:
-            out.append((name, "not tried", None))
+            out.append((name, N_("not tried"), None))
             continue
         r, why = review_rating(tries, DRILLS[name])
         decided = next((a for a in tries if a.passed), tries[-1])
         review = Review(name, datetime.fromisoformat(decided.at), r, why, tuple(tries), s["id"])
-        out.append((name, "passed" if any(a.passed for a in tries) else "failed so far", review))
+        state = N_("passed") if any(a.passed for a in tries) else N_("failed so far")
+        out.append((name, state, review))
     return out
 
 
 def next_drill(h: History, s: dict) -> str | None:
     """The session's next drill: the first not passed yet (one tried and failed comes first)."""
     rows = status(h, s)
-    failed = [n for n, state, _ in rows if state == "failed so far"]
-    untried = [n for n, state, _ in rows if state == "not tried"]
+    failed = [n for n, state, _review in rows if state == "failed so far"]
+    untried = [n for n, state, _review in rows if state == "not tried"]
     return (failed + untried or [None])[0]

@@ -11,9 +11,12 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass
 
+from fsrs import Rating
+
 from autograder.drill.catalogue import DRILLS
 from autograder.drill.history import History
-from autograder.i18n import _
+from autograder.i18n import N_, _, ljust, ngettext, rjust
+from autograder.i18n import cells as cjk
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,7 @@ def recurring_mistakes(history: History) -> list[tuple[str, int]]:
 
 
 def _minutes(seconds: float | None) -> str:
-    return "-" if seconds is None else f"{seconds / 60:.1f} min"
+    return "-" if seconds is None else _("{minutes} min").format(minutes=f"{seconds / 60:.1f}")
 
 
 def quiz_line(history: History) -> str | None:
@@ -75,38 +78,70 @@ def quiz_line(history: History) -> str | None:
     right = sum(a["correct"] for a in history.answers)
     asked = len({a["question"] for a in history.answers})
     n = len(history.answers)
-    return (
-        f"Quiz: {n} answer{'s' * (n != 1)} to {asked} question{'s' * (asked != 1)}, {right} "
-        f"right ({right / n:.0%})"
+    answers = ngettext("{n} answer", "{n} answers", n).format(n=n)
+    questions = ngettext("{n} question", "{n} questions", asked).format(n=asked)
+    return _("Quiz: {answers} to {questions}, {right} right ({rate})").format(
+        answers=answers, questions=questions, right=right, rate=f"{right / n:.0%}"
     )
 
 
+# the table's columns: heading and width (its rows are aligned to these)
+COLUMNS = (
+    (N_("reviews"), 7),
+    (N_("passed"), 6),
+    (N_("pass rate"), 9),
+    (N_("revealed"), 8),
+    (N_("median time to pass"), 19),
+)
+
+
 def text(history: History, start: str = "python -m autograder drill next") -> str:
+    """The summary in the reader's language (the drill and mistake ids as they are)."""
+    from autograder.drill.schedule import rating_name
+
     rows = per_drill(history)
     quiz = quiz_line(history)
     if not rows:
-        return "\n".join(filter(None, [f"No attempts yet. Start one: {start}", quiz]))
+        return "\n".join(
+            filter(None, [_("No attempts yet. Start one: {command}").format(command=start), quiz])
+        )
     total = sum(r.reviews for r in rows)
     checks = sum(r.checks for r in rows)
     passes = sum(r.passes for r in rows)
     revealed = sum(r.revealed_passes for r in rows)
-    width = max(len(r.drill) for r in rows)
+    width = max([len(r.drill) for r in rows] + [cjk(_("drill"))])
+    head = [rjust(_(h), w) for h, w in COLUMNS]
+    head += [ljust(_("target"), 8), ljust(_("last review"), 11), rjust(_("checks"), 6)]
+    widths = [cjk(h) for h in head]  # each column as wide as its heading, the target's too
+    widths[5] = max([widths[5]] + [cjk(_minutes(r.target_seconds)) for r in rows])
+    head[5] = ljust(head[5], widths[5])
     lines = [
-        f"{total} review{'s' * (total != 1)}, {passes} passed ({passes / total:.0%}), "
-        f"{revealed} more passed after a reveal (not counted as passes), {len(rows)} drills "
-        f"tried, {checks} checks",
-        f"  {'drill':<{width}}  reviews  passed  pass rate  revealed  median time to pass  "
-        "target    last review  checks",
+        _(
+            "{reviews}, {passes} passed ({rate}), {revealed} more passed after a reveal (not "
+            "counted as passes), {drills} tried, {checks}"
+        ).format(
+            reviews=ngettext("{n} review", "{n} reviews", total).format(n=total),
+            passes=passes,
+            rate=f"{passes / total:.0%}",
+            revealed=revealed,
+            drills=ngettext("{n} drill", "{n} drills", len(rows)).format(n=len(rows)),
+            checks=ngettext("{n} check", "{n} checks", checks).format(n=checks),
+        ),
+        "  " + "  ".join([ljust(_("drill"), width), *head]),
     ]
     for r in rows:
-        lines.append(
-            f"  {r.drill:<{width}}  {r.reviews:>7}  {r.passes:>6}  {r.pass_rate:>9.0%}  "
-            f"{r.revealed_passes:>8}  {_minutes(r.median_seconds):>19}  "
-            f"{_minutes(r.target_seconds):<8}  {r.last_rating:<11}  {r.checks:>6}"
-        )
+        last = rating_name(Rating[r.last_rating]) if r.last_rating else ""
+        right = [r.reviews, r.passes, f"{r.pass_rate:.0%}", r.revealed_passes]
+        right += [_minutes(r.median_seconds)]
+        shown = [rjust(str(c), w) for c, w in zip(right, widths, strict=False)]
+        shown += [ljust(_minutes(r.target_seconds), widths[5]), ljust(last, widths[6])]
+        shown += [rjust(str(r.checks), widths[7])]
+        lines.append(f"  {r.drill:<{width}}  " + "  ".join(shown))
     lines.append(
-        "  (a review: one go at a drill, however many checks, as the rating counts it; pass "
-        "rate and median time: clean passes only, a pass after `reveal` is under revealed)"
+        _(
+            "  (a review: one go at a drill, however many checks, as the rating counts it; pass "
+            "rate and median time: clean passes only, a pass after `reveal` is under revealed)"
+        )
     )
     recurring = recurring_mistakes(history)
     if recurring:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from datetime import datetime
 
+from autograder import i18n
 from autograder.drill import catalogue, files, history, session
 from autograder.drill.commands import command
 from autograder.i18n import _
@@ -111,10 +112,13 @@ def run_session(h: history.History, args) -> int:
 def summary(h: history.History, s: dict) -> None:
     started = s["started"][:16].replace("T", " ")
     print(_("Session of {started} UTC ({how}):").format(started=started, how=s["how"]))
+    from autograder.drill.schedule import rating_name
+
     for name, state, review in session.status(h, s):
         rated = _("  rated {rating}: {why}")
-        rating = rated.format(rating=review.rating.name, why=review.why) if review else ""
-        print(f"  {name:<16} {state:<14}{rating}")
+        rating = rated.format(rating=rating_name(review.rating), why=review.why) if review else ""
+        state = i18n.ljust(_(state), 14)
+        print(f"  {name:<16} {state}{rating}")
 
 
 def run_schedule(h: history.History) -> int:
@@ -127,11 +131,14 @@ def run_schedule(h: history.History) -> int:
     if not tried:
         print(_("No drill tried yet. Start one: {command}").format(command=command("next")))
         return EXIT_OK
-    print(f"  {'drill':<30} {'due (UTC)':<17} last review")
+    head = [i18n.ljust(_("drill"), 30), i18n.ljust(_("due (UTC)"), 17), _("last review")]
+    print("  " + " ".join(head))
     for d in sorted(tried, key=lambda d: d.due):
         last = schedule.reviews(h, d.drill.name)[-1]
-        when = "now" if d.due <= at else f"{d.due:%Y-%m-%d %H:%M}"
-        print(f"  {d.drill.name:<30} {when:<17} {last.rating.name}: {last.why}")
+        when = _("now") if d.due <= at else f"{d.due:%Y-%m-%d %H:%M}"
+        rating = schedule.rating_name(last.rating)
+        why = _("{rating}: {why}").format(rating=rating, why=last.why)
+        print(f"  {d.drill.name:<30} {i18n.ljust(when, 17)} {why}")
     print(
         "\n"
         + _("{n} drills never tried. Practise the due ones: {command}").format(
@@ -154,7 +161,7 @@ def run_quiz(h: history.History, args) -> int:
     qs = quiz.questions()
     if args.id is None:
         for qid, state in quiz.order(h, at):
-            print(f"[{qid}] ({state}) {quiz.prompt(qs[qid])}\n")
+            print(f"[{qid}] ({quiz.state_text(state)}) {quiz.prompt(qs[qid])}\n")
         answer = command("quiz", "10_1", "b")
         print(
             _("Answer one: {command}  (answers are recorded and scheduled)").format(command=answer)
