@@ -133,11 +133,18 @@ def _ask(message: dict, fds: list[int] = (), on_queued=None) -> dict:
             sock = connect()
         except OSError as e:
             raise Unavailable(str(e)) from None
-        started = False
+        started = stopping = False
         try:
             runtime.send(sock, message, fds)
             while True:
-                reply, _ = runtime.receive(sock)
+                try:
+                    reply, _ = runtime.receive(sock)
+                except KeyboardInterrupt:  # Ctrl-C: the grader stops the request and says so
+                    if stopping or not started:
+                        raise
+                    stopping = True
+                    sock.shutdown(socket.SHUT_WR)  # what it takes for the caller hanging up
+                    continue
                 if reply.get("queued"):
                     if on_queued:
                         on_queued()
@@ -209,6 +216,8 @@ def run_cli(argv: list[str]) -> int | None:
     fds, opened = _std_fds()
     try:
         return int(_ask(message, fds)["status"])
+    except KeyboardInterrupt:  # before the request started, or a second Ctrl-C: as a shell says
+        return 130
     except Unavailable as e:
         _note(str(e))
         return None
