@@ -160,7 +160,11 @@ def read_dues(given: list[str] | None, configured: dict | str | None = None) -> 
                 "{where}: {name} is not an assignment of the course (it has {known}); a due "
                 "date for every assignment is given without a name"
             )
-            raise DueError(said.format(where=where, name=repr(name), known=", ".join(known)))
+            said = said.format(where=where, name=repr(name), known=", ".join(known))
+            close = difflib.get_close_matches(name, known, n=1)
+            if close:
+                said += _("; did you mean {name}?").format(name=close[0])
+            raise DueError(said)
 
     if isinstance(configured, str):  # one date for every assignment
         configured = {None: configured}

@@ -195,8 +195,9 @@ def due_unlike_kept(before: dict[tuple[str, str], Graded], rows: list[Graded]) -
         if kept and now != kept:
             said.append(
                 _(
-                    "{assignment}: the rows regraded are held to {now}, the table's other rows "
-                    "of it to {kept}; regrade them with the same --due to hold them alike"
+                    "{assignment}: due {now} for the rows regraded, {kept} for the table's other "
+                    "rows of it (a row keeps the due date it was graded with until --due gives "
+                    "another)"
                 ).format(
                     assignment=name,
                     now=_(", ").join(_due(d) for d in sorted(now, key=_order)),

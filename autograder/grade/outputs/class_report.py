@@ -229,7 +229,8 @@ def _mistakes_section(rows: list[Graded]) -> str:
             ).format(n=sum(n for _g, n in behind))
         )
     counted.append(
-        ngettext(
+        unnamed
+        and ngettext(
             "{n} other failure named no known mistake (their messages are in each student's "
             "feedback);",
             "{n} other failures named no known mistake (their messages are in each student's "
@@ -238,7 +239,8 @@ def _mistakes_section(rows: list[Graded]) -> str:
         ).format(n=unnamed)
     )
     counted.append(
-        ngettext(
+        unattempted
+        and ngettext(
             "{n} item (exercises or questions) not attempted (not defined, or not answered) in "
             "notebooks that attempted others.",
             "{n} items (exercises or questions) not attempted (not defined, or not answered) in "
@@ -247,7 +249,8 @@ def _mistakes_section(rows: list[Graded]) -> str:
         ).format(n=unattempted)
     )
     counted.append(_("The Who column names students: this page is for the instructor only."))
-    parts.append(f"<p class='note'>{esc(i18n.sentences(counted))}</p>")
+    said = [c for c in counted if c]  # a count of 0 is not said
+    parts.append(f"<p class='note'>{esc(i18n.sentences(said))}</p>")
     return "\n".join(parts)
 
 
