@@ -118,7 +118,7 @@ def _answer_files() -> list[Path]:
     cites (``autograder/grade/outputs/sections.py``)."""
     files = [p for package in ("autograder", "course_lib") for p in (ROOT / package).rglob("*.py")]
     files += (ROOT / "autograder" / "locale").rglob("*.mo")
-    for folder in ("notebooks", "solutions"):
+    for folder in ("notebooks", "solutions", "zh-CN/notebooks", "zh-CN/solutions"):
         files += (ROOT / folder).glob("[0-9][0-9]_*/[0-9][0-9]_*.ipynb")
     return sorted(files)
 

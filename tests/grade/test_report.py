@@ -261,6 +261,20 @@ def test_sections_prefer_the_assignments_own_lesson():
     assert sections.section("no-such-mistake") is None and sections.section(None) is None
 
 
+def test_a_chinese_reader_is_pointed_to_the_chinese_notebooks_section():
+    """A Chinese instructor's trial: the report and the feedback pointed to “Common mistakes”,
+    a heading the Chinese notebook does not have (its section is “常见错误”)."""
+    from autograder import i18n
+
+    english = {m: sections.section(m, "04") for m in sections.citations()}
+    with i18n.use("zh-CN"):
+        chinese = {m: sections.section(m, "04") for m in sections.citations()}
+    assert chinese.keys() == english.keys()  # the edition cites every mistake the English does
+    assert {m: s.lesson for m, s in chinese.items()} == {m: s.lesson for m, s in english.items()}
+    assert str(chinese["fill-overflows-fp16"]) == "04_softmax_masks.ipynb, section “常见错误”"
+    assert str(english["fill-overflows-fp16"]).endswith("section “Common mistakes”")
+
+
 @pytest.mark.slow
 def test_feedback_pages_are_released_by_nbgrader(tmp_path, venv_on_path):
     """``nbgrader release_feedback`` hands our pages out, under the names fetch_feedback

@@ -2,7 +2,8 @@
 
 Each lesson's notebook cites the mistakes it teaches as ``[mistake-id]``, mostly in its "Common
 mistakes" section (``tests/test_contract.py`` checks that every cited id exists). Feedback and the
-class report point a learner, or the instructor, to that section.
+class report point a learner, or the instructor, to that section: of the edition in the reader's
+language (``zh-CN/notebooks``' “常见错误”, a trial's Chinese report pointed to “Common mistakes”).
 """
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder import i18n
 from autograder.core.mistakes import by_lesson
 from autograder.grade import COURSE
 
 CITATION = re.compile(r"\[([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\]")  # as tests/test_contract.py reads
-COMMON = "Common mistakes"
+COMMON = {i18n.ENGLISH: "Common mistakes", i18n.CHINESE: "常见错误"}  # the section's heading
 
 
 @dataclass(frozen=True)
@@ -33,25 +35,31 @@ class Section:
         return f"{self.notebook}, section “{self.heading}”"
 
 
-def _notebooks() -> list[Path]:
-    """The learners' notebooks (``notebooks/``), or the sources where nothing is released."""
+def _notebooks(language: str) -> list[Path]:
+    """The learners' notebooks of ``language``'s edition (``notebooks/``, ``zh-CN/notebooks/``),
+    or its sources where nothing is released; English where the edition has neither."""
+    root = COURSE / i18n.ZH_FOLDER if language == i18n.CHINESE else COURSE
     for folder in ("notebooks", "solutions"):
-        found = sorted((COURSE / folder).glob("[0-9][0-9]_*/[0-9][0-9]_*.ipynb"))
+        found = sorted((root / folder).glob("[0-9][0-9]_*/[0-9][0-9]_*.ipynb"))
         found = [p for p in found if p.stem == p.parent.name]
         if found:
             return found
-    return []
+    return _notebooks(i18n.ENGLISH) if language != i18n.ENGLISH else []
+
+
+def citations() -> dict[str, tuple[Section, ...]]:
+    """Every section citing each mistake id, in course order, in the reader's language."""
+    return _citations(i18n.language())
 
 
 @functools.cache
-def citations() -> dict[str, tuple[Section, ...]]:
-    """Every section citing each mistake id, in course order."""
+def _citations(language: str) -> dict[str, tuple[Section, ...]]:
     from autograder.core.extract import import_nbformat
 
     nbformat = import_nbformat()
 
     found: dict[str, list[Section]] = {}
-    for path in _notebooks():
+    for path in _notebooks(language):
         heading = path.stem
         for cell in nbformat.read(path, as_version=4).cells:
             if cell.cell_type != "markdown":
@@ -81,8 +89,10 @@ def section(mistake: str | None, assignment: str | None = None) -> Section | Non
     number = (assignment or "")[:2]
     owner = _owner().get(mistake, "")
 
+    common = COMMON.get(i18n.language(), COMMON[i18n.ENGLISH])
+
     def rank(s: Section) -> tuple[bool, bool, bool]:
-        return (s.lesson[:2] != number, s.lesson != owner, COMMON not in s.heading)
+        return (s.lesson[:2] != number, s.lesson != owner, common not in s.heading)
 
     found = citations().get(mistake, ())
     return min(found, key=rank) if found else None
