@@ -73,6 +73,11 @@ def run_cli(message: dict, fds: list[int]) -> int:
             status = main(list(message["argv"]))
         except KeyboardInterrupt:
             status = 130
+        except BrokenPipeError:  # `check ... | head`: the reader has what it wanted (a trial
+            status = 0  # saw this worker's traceback); the rest is not written
+            devnull = os.open(os.devnull, os.O_WRONLY)  # what is left in the buffer goes there
+            os.dup2(devnull, 1)
+            os.close(devnull)
         except SystemExit as e:
             if e.code is None or isinstance(e.code, int):
                 status = e.code or 0

@@ -230,6 +230,16 @@ def test_a_drill_check_is_stamped_when_the_candidate_asked_not_when_the_grader_s
     assert attempt["seconds"] >= 1.5, attempt
 
 
+@pytest.mark.parametrize("daemon", ["0", "1"], ids=["own-process", "warm-grader"])
+def test_a_reader_that_closes_the_pipe_early_gets_no_traceback(warm, daemon):
+    """`check ... | head`: a trial saw a BrokenPipeError traceback (from the warm grader's worker,
+    and from the command's own process), 3 times in 5; `| true` closes the pipe every time."""
+    command = f"{sys.executable} -m autograder check {CASES[3][1]} | true"
+    env = {**warm, "AUTOGRADER_DAEMON": daemon}
+    run = subprocess.run(command, shell=True, cwd=ROOT, env=env, capture_output=True, timeout=600)
+    assert not run.stderr, run.stderr.decode()  # (the status is `true`'s)
+
+
 def test_start_status_stop_and_the_socket_is_private(own_grader):
     sock = client.connect()
     sock.close()
