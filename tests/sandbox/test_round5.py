@@ -15,6 +15,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -119,16 +122,42 @@ def test_a_process_started_by_one_exercise_does_not_run_into_the_next():
     assert len(alive) == 3, second  # the server (pid 1), the learner process, this exercise's
 
 
-def test_a_gap_between_the_servers_looks_makes_the_measurement_inconclusive(monkeypatch):
+def _cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.parametrize("spins", [True, False], ids=["learner-ran", "learner-waited"])
+def test_a_gap_between_the_servers_looks_is_inconclusive_where_the_learner_ran_in_it(
+    monkeypatch, spins
+):
+    """A peak reset in a gap would go unseen: a gap in which the learner's process ran longer
+    than GAP_LIMIT leaves the call unmeasured. One in which it did not run (a busy machine keeps
+    it waiting too) does not: a full run of the suite left a correct tiled_attention
+    unmeasured five times in a row, every gap counted whatever the learner did in it."""
     from autograder.sandbox.inside import zygote
     from autograder.sandbox.inside.zygote import GAP_LIMIT, PeakMemory
 
-    monkeypatch.setattr(zygote, "_learner_pids", lambda contained: set())  # none: nothing grows
-    peak = PeakMemory(contained=False)
-    assert peak.start() == 0 and peak.end() == 0
-    assert peak.start() == 0
-    time.sleep(2 * GAP_LIMIT)  # no look meanwhile: a peak reset then would go unseen
-    assert peak.end() == PEAK_UNMEASURED
+    body = "while True: pass" if spins else "import time; time.sleep(60)"
+    learner = subprocess.Popen([sys.executable, "-c", body])
+    try:
+        time.sleep(0.3)  # started (its start-up's CPU is before the call)
+        monkeypatch.setattr(zygote, "_learner_pids", lambda contained: {learner.pid})
+        peak = PeakMemory(contained=False)
+        assert peak.start() == 0
+        ran, deadline = _cpu_seconds(learner.pid), time.monotonic() + 60
+        time.sleep(2 * GAP_LIMIT)  # no look meanwhile
+        while spins and _cpu_seconds(learner.pid) - ran < 3 * GAP_LIMIT:
+            assert time.monotonic() < deadline, "the learner never ran"
+            time.sleep(0.05)
+        if spins:
+            assert peak.end() == PEAK_UNMEASURED
+        else:
+            assert peak.end() >= 0  # measured: nothing ran unseen
+    finally:
+        learner.kill()
+        learner.wait()
 
 
 def test_an_inconclusive_measurement_is_measured_again_and_never_passes(monkeypatch):

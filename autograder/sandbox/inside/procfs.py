@@ -8,6 +8,25 @@ import os
 
 from autograder.sandbox.protocol import TMPFS
 
+TICKS = os.sysconf("SC_CLK_TCK")  # /proc's unit of CPU time: clock ticks a second
+
+# What the learner's processes may hold at the start of a measured call before the rest counts as
+# memory of the call (KiB): memory kept from an earlier call is reused without raising any peak.
+# Held: what the learner's processes hold written and no other process maps (``Private_Dirty``, but
+# in a private mapping only its anonymous pages: not the page cache of a library written minutes
+# ago, procfs._private_anonymous), summed over them (red team round 9: the most one held counted
+# once, so 32 MiB in each of two processes hid 64), plus the shared memory they map (``Pss_Shmem``,
+# summed: a pool mapped by two processes is in neither's private memory, red team round 8), plus the
+# files already in the sandbox's tmpfs (rewritten in place, they grow nothing). A learner process's
+# definitions are shared with the exercise process forked from it and count nothing here, and the
+# exercise process gives its freed heap back (``malloc_trim``) when told a measured call comes.
+# Lesson 09's correct files and solution hold 17-20 MiB at its measured calls (the learner process
+# 5-8, the exercise process 11-13); with the 28 MiB of growth lesson 09 allows (``MEMORY_LIMIT``), a
+# call can use under 52 MiB unseen: less than the full (4096, 16384) matrix it measures, even in 8
+# bits (64 MiB). (At 32 MiB, with a 32 MiB limit, the (4096, 4096) matrix of round 9 fitted in
+# float16.)
+HELD_ALLOWANCE = 24 * 1024
+
 
 def _proc(pid: int, name: str) -> str:
     with open(f"/proc/{pid}/{name}") as f:
@@ -23,15 +42,17 @@ def _ended(pid: int) -> bool:
         return True
 
 
-def _memory(pid: int) -> tuple[int, int, int, int] | None:
+def _memory(pid: int) -> tuple[int, int, int, int, float] | None:
     """A process's start time (which process this pid is), resident memory, its peak since the
     last reset, and its memory that is not a file's (VmRSS, VmHWM, RssAnon + RssShmem + VmSwap),
-    in KiB; None once it has ended (a zombie has no memory), so that a learner process whose
+    in KiB, and the CPU seconds it has used (utime + stime, all its threads, to a clock tick);
+    None once it has ended (a zombie has no memory), so that a learner process whose
     memory cannot be read counts as ended, never as nothing. (The last rises where a page of a
     privately mapped file is copied on write, or file pages dropped make room for memory written
     elsewhere, while VmRSS does not: red team rounds 12 and 13.)"""
     try:
-        start = int(_proc(pid, "stat").rsplit(")", 1)[1].split()[19])
+        stat = _proc(pid, "stat").rsplit(")", 1)[1].split()
+        start, cpu = int(stat[19]), (int(stat[11]) + int(stat[12])) / TICKS  # fields 22, 14, 15
         fields = dict(line.split(":", 1) for line in _proc(pid, "status").splitlines())
     except (OSError, ValueError, IndexError):
         return None
@@ -41,7 +62,7 @@ def _memory(pid: int) -> tuple[int, int, int, int] | None:
     # (red team round 13) keep VmRSS flat, not this; VmSwap: written memory paged out to swap
     # (madvise(MADV_PAGEOUT), on a host with swap or zswap: round 14) is still held
     anon = sum(int(fields[f].split()[0]) for f in ("RssAnon", "RssShmem", "VmSwap") if f in fields)
-    return start, int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0]), anon
+    return start, int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0]), anon, cpu
 
 
 def _held(pid: int) -> tuple[int, int] | None:

@@ -29,6 +29,7 @@ import time
 
 from autograder.sandbox.inside import clean
 from autograder.sandbox.inside.procfs import (
+    HELD_ALLOWANCE,
     _ended,
     _exercise_processes,
     _held,
@@ -157,24 +158,9 @@ RESET_SLACK = 16 * 1024
 # The longest time between two looks during a measured call before its measurement counts as
 # inconclusive (PEAK_UNMEASURED: the judge measures the call again): a peak reset in a gap would
 # go unseen. Learner code cannot stop this server (the seccomp filter refuses stop signals and
-# changes to its priority); only a machine too busy to wake it in time makes a gap.
+# changes to its priority); only a machine too busy to wake it in time makes a gap, which counts
+# for as long as the learner's processes ran in it (CPU time): on a busy machine they wait too.
 GAP_LIMIT = 0.1
-# What the learner's processes may hold at the start of a measured call before the rest counts as
-# memory of the call (KiB): memory kept from an earlier call is reused without raising any peak.
-# Held: what the learner's processes hold written and no other process maps (``Private_Dirty``, but
-# in a private mapping only its anonymous pages: not the page cache of a library written minutes
-# ago, procfs._private_anonymous), summed over them (red team round 9: the most one held counted
-# once, so 32 MiB in each of two processes hid 64), plus the shared memory they map (``Pss_Shmem``,
-# summed: a pool mapped by two processes is in neither's private memory, red team round 8), plus the
-# files already in the sandbox's tmpfs (rewritten in place, they grow nothing). A learner process's
-# definitions are shared with the exercise process forked from it and count nothing here, and the
-# exercise process gives its freed heap back (``malloc_trim``) when told a measured call comes.
-# Lesson 09's correct files and solution hold 17-20 MiB at its measured calls (the learner process
-# 5-8, the exercise process 11-13); with the 28 MiB of growth lesson 09 allows (``MEMORY_LIMIT``), a
-# call can use under 52 MiB unseen: less than the full (4096, 16384) matrix it measures, even in 8
-# bits (64 MiB). (At 32 MiB, with a 32 MiB limit, the (4096, 4096) matrix of round 9 fitted in
-# float16.)
-HELD_ALLOWANCE = 24 * 1024
 
 
 class PeakMemory:
@@ -198,7 +184,8 @@ class PeakMemory:
     (its peak gone with it; a zombie, whose memory is gone but whose /proc entry stays until it is
     waited for, has ended too), or a process's peak fell between two looks by more than
     :data:`RESET_SLACK` (someone reset it); inconclusive (``PEAK_UNMEASURED``, measured again) where
-    two looks were more than :data:`GAP_LIMIT` apart."""
+    two looks were more than :data:`GAP_LIMIT` apart and the learner's processes ran for more than
+    that in between."""
 
     def __init__(self, contained: bool):
         self.contained = contained
@@ -206,6 +193,7 @@ class PeakMemory:
         self.last: int | None = None
         self.seen: dict[int, tuple[int, int]] = {}  # pid: (start time, highest VmHWM seen)
         self.anon: dict[int, tuple[int, int]] = {}  # pid: (RssAnon at the start, highest seen)
+        self.cpu: dict[int, tuple[int, float]] = {}  # pid: (start time, CPU s at the last look)
         self.scanned: int | None = None  # ns_last_pid when the processes were last listed
         self.reset = self.ended = False
         self.looked = self.gap = 0.0  # when it last looked; the longest time between two looks
@@ -218,14 +206,14 @@ class PeakMemory:
         return self.before is not None
 
     def forget(self) -> None:
-        self.before, self.seen, self.anon = None, {}, {}
+        self.before, self.seen, self.anon, self.cpu = None, {}, {}, {}
 
     def start(self) -> int:
         if not os.path.isdir("/proc"):
             self.forget()
             return PEAK_UNAVAILABLE
         self.before, failed = {}, 0
-        self.seen, self.anon, self.reset, self.ended = {}, {}, False, False
+        self.seen, self.anon, self.cpu, self.reset, self.ended = {}, {}, {}, False, False
         self.private, self.shared, self.stored = {}, 0, _tmpfs_used(self.contained)
         self.stored_peak = self.stored
         self.looked, self.gap = time.monotonic(), 0.0
@@ -249,6 +237,7 @@ class PeakMemory:
                 self.before[pid] = (held[0], min(held[1], after[2]))
                 self.seen[pid] = (after[0], after[2])
                 self.anon[pid] = (after[3], after[3])
+                self.cpu[pid] = (after[0], after[4])
                 private, shared = _held(pid) or (0, 0)
                 self.private[pid] = private
                 self.shared += shared
@@ -262,7 +251,8 @@ class PeakMemory:
         if self.before is None:
             return
         now = time.monotonic()
-        self.gap, self.looked = max(self.gap, now - self.looked), now
+        since, self.looked = now - self.looked, now
+        ran = 0.0  # CPU seconds the learner's processes used since the last look
         self.stored_peak = max(self.stored_peak, _tmpfs_used(self.contained))
         pids = set(self.seen)
         if self.contained:  # a new process (or thread) since the last list: list them again
@@ -275,7 +265,10 @@ class PeakMemory:
             if memory is None:  # it ended (or is a zombie) during the call: its peak is lost
                 self.ended = True
                 continue
-            start, _, peak, anon = memory
+            start, _, peak, anon, cpu = memory
+            was = self.cpu.get(pid)
+            ran += cpu - was[1] if was is not None and was[0] == start else cpu  # new: all of it
+            self.cpu[pid] = (start, cpu)
             known = self.seen.get(pid)
             if known is None or known[0] != start:
                 self.seen[pid] = (start, peak)
@@ -286,6 +279,7 @@ class PeakMemory:
                 self.reset = True
             if peak > known[1]:
                 self.seen[pid] = (start, peak)
+        self.gap = max(self.gap, min(since, ran))  # unseen for as long as they ran
 
     def end(self) -> int:
         if self.before is None:
@@ -306,7 +300,7 @@ class PeakMemory:
             memory = _memory(pid)  # None: ended, or a zombie (whose /proc entry stays)
             if memory is None or (pid in before and memory[0] != before[pid][0]):
                 return PEAK_ENDED
-            start, rss, peak, anon = memory
+            start, rss, peak, anon, _cpu = memory
             if pid in seen and seen[pid][0] == start:
                 peak = max(peak, seen[pid][1])
             # anonymous memory that rose while the resident did not: pages of a privately mapped
