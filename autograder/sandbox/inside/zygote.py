@@ -238,8 +238,11 @@ class PeakMemory:
                 self.seen[pid] = (after[0], after[2])
                 self.anon[pid] = (after[3], after[3])
                 self.cpu[pid] = (after[0], after[4])
-                private, shared = _held(pid) or (0, 0)
-                self.private[pid] = private
+                holds = _held(pid)  # None: unreadable (smaps past its cap...): fails closed
+                if holds is None:
+                    failed = PEAK_UNREAPED if _ended(pid) else PEAK_UNREADABLE
+                    continue
+                self.private[pid], shared = holds
                 self.shared += shared
         self.looked = time.monotonic()  # (reading _held takes a while: the call starts now)
         if failed:
@@ -309,7 +312,10 @@ class PeakMemory:
             anon_rose = max(0, max(anon, highest) - first)
             grew += max(0, peak - before[pid][1], anon_rose) if pid in before else peak
             if pid in private:  # its private memory rose, its resident memory did not: copies
-                wrote = (_held(pid) or (0, 0))[0] - private[pid]
+                holds = _held(pid)
+                if holds is None:  # unreadable now (red team round 35: it read as nothing held)
+                    return PEAK_ENDED if _ended(pid) else PEAK_UNREADABLE
+                wrote = holds[0] - private[pid]
                 copied = max(copied, wrote - max(0, rss - before[pid][1], anon_rose))
         last = _last_pid() if self.contained else None
         if self.last is not None and last is not None:
