@@ -18,19 +18,11 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from autograder.drill import catalogue, files, history, session, verbs
+from autograder.drill import files, history, session, verbs
 from autograder.drill.commands import command
 from autograder.i18n import _
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD = 0, 1, 2
-
-
-def _find(name: str) -> catalogue.Drill | None:
-    try:
-        return catalogue.find(name)
-    except KeyError as e:
-        print(_("error: {problem}").format(problem=e.args[0]), file=sys.stderr)
-        return None
 
 
 def took(seconds: float) -> str:
@@ -55,7 +47,7 @@ def run(h: history.History, args, submitted: datetime) -> int:
         return EXIT_BAD
     timer = h.started.get(str(path.resolve()))
     name = name or (timer or {}).get("drill")
-    drill = _find(name) if name else None
+    drill = verbs.find(name) if name else None
     if drill is None:
         print(
             _(

@@ -85,14 +85,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _find(name: str) -> catalogue.Drill | None:
-    try:
-        return catalogue.find(name)
-    except KeyError as e:
-        print(_("error: {problem}").format(problem=e.args[0]), file=sys.stderr)
-        return None
-
-
 def _launched() -> datetime:
     """When the candidate asked for this command: the caller's launch as the warm grader was
     told it (a trial: every check in the grader's first two minutes was stamped with the
@@ -153,7 +145,7 @@ def _list(h: history.History) -> int:
 
 
 def _start(h: history.History, args) -> int:
-    drill = _find(args.name)
+    drill = verbs.find(args.name)
     if drill is None:
         return EXIT_BAD
     path = Path(args.dir) / f"drill_{drill.name}.py"

@@ -14,7 +14,8 @@ from autograder.i18n import _
 EXIT_OK, EXIT_FAILED, EXIT_BAD = 0, 1, 2
 
 
-def _find(name: str):
+def find(name: str) -> catalogue.Drill | None:
+    """The drill named ``name``, or None after saying on stderr why there is none."""
     try:
         return catalogue.find(name)
     except KeyError as e:
@@ -80,7 +81,7 @@ def run_session(h: history.History, args) -> int:
             names = []
             for word in args.focus:
                 for n in filter(None, word.split(",")):
-                    drill = _find(n)
+                    drill = find(n)
                     if drill is None:
                         return EXIT_BAD
                     names.append(drill.name)
@@ -210,7 +211,7 @@ def hints(drill) -> list[str]:
 
 
 def hint(h: history.History, args) -> int:
-    drill = _find(args.name)
+    drill = find(args.name)
     if drill is None:
         return EXIT_BAD
     levels = hints(drill)
@@ -235,7 +236,7 @@ def hint(h: history.History, args) -> int:
 
 
 def reveal(h: history.History, args) -> int:
-    drill = _find(args.name)
+    drill = find(args.name)
     if drill is None:
         return EXIT_BAD
     at = history.now()
