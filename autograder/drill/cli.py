@@ -1,6 +1,7 @@
 """``python -m autograder drill VERB``: the interview trainer's command line.
 
-    list                         every drill, its difficulty, target time and your history
+    list                         every drill, its difficulty, target time and your history;
+                                 the drill in progress first, as `next` says it
     start NAME [--bare] [--dir]  write a blank drill file (--bare: the interface only) and start
                                  its timer
     check FILE                   grade it (the course's checks), record the attempt (not a
@@ -112,6 +113,10 @@ KINDS = (  # the sections of `list`, and why the pairs that grade one exercise w
 
 
 def _list(h: history.History) -> int:
+    running = in_progress(h, history.now())
+    if running:  # as `next` says it (a trial: list did not)
+        _say_in_progress(running)
+        print()
     width = max(len(n) for n in catalogue.DRILLS)
     aliases = {v: k for k, v in catalogue.ALIASES.items()}
     for heading, belongs in KINDS:
@@ -203,15 +208,19 @@ def in_progress(h: history.History, at: datetime) -> list[tuple[catalogue.Drill,
     return out
 
 
-def _next(h: history.History) -> int:
-    at = history.now()
-    running = in_progress(h, at)
+def _say_in_progress(running: list[tuple[catalogue.Drill, float]]) -> None:
     for d, minutes in running:
         print(
             _("In progress: {name}, {minutes} min on its timer (target {target} min).").format(
                 name=d.name, minutes=f"{minutes:.1f}", target=d.minutes
             )
         )
+
+
+def _next(h: history.History) -> int:
+    at = history.now()
+    running = in_progress(h, at)
+    _say_in_progress(running)
     s = session.current(h, at)
     if s is not None:
         name = session.next_drill(h, s)

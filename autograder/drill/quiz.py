@@ -43,12 +43,21 @@ def _read(question: Question, answer: str):
     return answer
 
 
+# What to type for each kind of answer, in plain words: every answer here is typed text (the
+# lessons' "as a string" and "(str)" are Python's words, for a notebook's answer_NN_k = ...).
+EXPECTED = {
+    "choice": N_("one of the letters {letters}"),
+    "number": N_("a number, such as 12, 0.5 or 1/16"),
+    "int": N_("a whole number, such as 12 or 327,680"),
+    "bool": N_("yes or no (true or false)"),
+    "shape": N_("a shape, such as (2, 3)"),
+}
+
+
 def grade(qid: str, answer: str) -> Verdict:
-    """The verdict on ``answer`` (as the lessons' questions are judged). An answer it cannot
-    read is quoted as the candidate typed it: every answer here is text, and "'d' (str)" was
-    Python's jargon."""
+    """The verdict on ``answer`` (as the lessons' questions are judged); an answer it cannot read
+    gets what to type instead, and is quoted as typed."""
     from autograder.kit.text import fmt_returned
-    from autograder.questions import grade_answer
 
     qs = questions()
     if qid not in qs:
@@ -56,15 +65,16 @@ def grade(qid: str, answer: str) -> Verdict:
             id=qid, ids=", ".join(qs)
         )
         return Verdict(qid, False, message, readable=False)
-    given = _read(qs[qid], answer)
-    if not qid.startswith("x_"):
-        verdict = grade_answer(qid, given)
-    else:
-        verdict = verdict_on(qs[qid], given, _("Question {id}").format(id=qid))
+    question = qs[qid]
+    label = _("Question {id}").format(id=qid if qid.startswith("x_") else qid.replace("_", "."))
+    verdict = verdict_on(question, _read(question, answer), label)
     if verdict.readable:
         return verdict
-    typed = f"{fmt_returned(given)} ({type(given).__name__})"  # as questions.verdict_on says it
-    return replace(verdict, message=verdict.message.replace(typed, fmt_returned(answer)))
+    expected = _(EXPECTED[question.kind]).format(letters=", ".join(question.choices))
+    message = _("{label}: type {expected}; you typed {given}.").format(
+        label=label, expected=expected, given=fmt_returned(answer)
+    )
+    return replace(verdict, message=message)
 
 
 def record(h: History, qid: str, answer: str, verdict: Verdict, at: datetime, session) -> None:

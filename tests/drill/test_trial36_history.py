@@ -1,8 +1,8 @@
 """What a candidate's trial (trial 36) found in the drill history and the trainer's flow: a syntax
 error said as "X is not defined" and recorded as a failed check, re-checks of a passed file
 counted as reviews, a revealed pass that ended its reveal (the next pass, 97 s after reading the
-answer, was rated Easy), ``next`` blind to the drill in progress, the quiz refusing "1/16" with
-"(str)" in its message."""
+answer, was rated Easy), ``next`` and ``list`` blind to the drill in progress, the quiz refusing
+"1/16" and telling a candidate at a command line to answer "as a string" ("you gave 'd' (str)")."""
 
 from __future__ import annotations
 
@@ -115,16 +115,41 @@ def test_next_and_the_bare_command_show_the_drill_in_progress(home, capsys):
     assert history.load().attempts == []  # seeing the timer records nothing
 
 
-def test_the_quiz_takes_a_fraction_and_quotes_what_was_typed(home, capsys):
+def test_list_shows_the_drill_in_progress_as_next_does(home, capsys, monkeypatch):
+    assert main(["list"]) == 0
+    assert "In progress" not in capsys.readouterr().out  # nothing started: the list as it was
+    assert main(["start", "tiled"]) == 0
+    capsys.readouterr()
+    assert main(["next"]) == 0
+    (said,) = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("In progress")]
+    assert said.startswith("In progress: tiled, 0.0 min on its timer (target")
+    assert main(["list"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == said
+    monkeypatch.setenv("AUTOGRADER_LANG", "zh-CN")
+    assert main(["list"]) == 0
+    assert capsys.readouterr().out.startswith("进行中：tiled，已计时 0.0 分钟")
+    assert history.load().attempts == []
+
+
+def test_the_quiz_takes_a_fraction_and_says_what_to_type_in_plain_words(home, capsys, monkeypatch):
     assert main(["quiz", "x_7", "1/16"]) == 0  # the slope of head 3 of 8
     assert "✔" in capsys.readouterr().out
     assert main(["quiz", "x_7", "1/8"]) == 1  # head 2's slope: read, and wrong
     capsys.readouterr()
     assert main(["quiz", "10_1", "d"]) == 2
     err = capsys.readouterr().err
-    assert "you gave 'd'." in err and "(str)" not in err
+    assert "Question 10.1: type one of the letters a, b, c; you typed 'd'." in err, err
     assert main(["quiz", "x_7", "one sixteenth"]) == 2
     err = capsys.readouterr().err
-    assert "you gave 'one sixteenth'." in err and "(str)" not in err
+    assert "type a number, such as 12, 0.5 or 1/16; you typed 'one sixteenth'." in err, err
+    assert main(["quiz", "x_1", "1/16"]) == 2  # a byte count: a whole number
+    err = capsys.readouterr().err
+    assert "type a whole number, such as 12 or 327,680; you typed '1/16'." in err, err
     assert main(["quiz", "x_7", "1/0"]) == 2
+    monkeypatch.setenv("AUTOGRADER_LANG", "zh-CN")
+    assert main(["quiz", "10_1", "d"]) == 2
+    err = capsys.readouterr().err
+    assert "问题 10.1：请输入字母 a, b, c 之一；你输入的是 'd'。" in err, err
+    for jargon in ("string", "(str)", "as a ", "字符串"):
+        assert jargon not in err, jargon
     assert [a["answer"] for a in history.load().answers] == ["1/16", "1/8"]

@@ -11,6 +11,7 @@ import torch
 
 from autograder.drill import catalogue, files, levels
 from autograder.drill.extra import drills, grading
+from autograder.i18n import use
 
 HEAD = "import math\n\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n"
 
@@ -120,6 +121,18 @@ def test_an_alibi_failure_says_how_the_rows_shown_were_normalised(tmp_path):
     flat = " ".join(report.split())
     assert "each row minus its diagonal entry" in flat
     assert "your output[0, 1] as returned is [0, -0.5, -1, -1.5, -2]" in flat, report
+
+
+def test_an_alibi_failure_is_chinese_under_a_chinese_locale(tmp_path):
+    with use("zh-CN"):
+        results, report = _judged(tmp_path, "alibi", ALIBI.replace("SIGN", "-1.0"))
+    assert results[0].mistake == "alibi-sign-flipped", report
+    flat = "".join(report.split())
+    assert "alibi_bias(8,5)：输出不对" in flat, report
+    assert "上面两行显示的是因果softmax看到的值：每一行减去它的对角线元素" in flat, report
+    assert "你的output[0,1]原样返回的是[0,-0.5,-1,-1.5,-2]。" in flat, report
+    for english in ("Both rows", "as returned", "diagonal", "is wrong"):
+        assert english not in report, english
 
 
 # -- (5) tiled: half inputs are accumulated in float32 ------------------------------------------

@@ -19,6 +19,7 @@ from autograder.drill.extra.judging import (
     gradients,
     run,
 )
+from autograder.i18n import N_
 from autograder.kit import Call, generator, randn
 from autograder.kit.exercise import CheckFailure
 from autograder.kit.text import fmt_value
@@ -89,7 +90,7 @@ def check_lm_loss(sub) -> None:
         if isinstance(out, torch.Tensor) and out.dim() == 1 and out.numel() == 1:
             raise fail(f"{c} returned a tensor of shape (1,); the loss is a scalar, shape ().")
         try:
-            expect(out, want, c, LM_MUTANTS, what="the loss", dtype=torch.float32)
+            expect(out, want, c, LM_MUTANTS, what=N_("the loss"), dtype=torch.float32)
         except CheckFailure as e:
             pads = [(b, t) for b, t in (tokens[:, 1:] == pad_id).nonzero().tolist()]
             where = ", ".join(f"[{b}, {t}]" for b, t in pads) or "none"
@@ -163,7 +164,7 @@ def _expect_step(out, want, c, mutants):
         raise fail(f"{c} returned {fmt_value(out)}; expected a tuple (logits, cache).")
     logits, cache = out
     firsts = tuple((m, lambda *a, fn=fn, **k: fn(*a, **k)[0]) for m, fn in mutants)
-    expect(logits, want[0], c, firsts, what="the logits", dtype=torch.float32)
+    expect(logits, want[0], c, firsts, what=N_("the logits"), dtype=torch.float32)
     if not isinstance(cache, (tuple, list)) or len(cache) != 2:
         raise fail(f"{c}: the cache is {fmt_value(cache)}; expected a tuple (k_all, v_all).")
     for i, (name, yours, w) in enumerate(zip(("k_all", "v_all"), cache, want[1], strict=True)):
@@ -180,7 +181,7 @@ def check_decode_step(sub) -> None:
     c = BriefCall("decode_step", params, prompt)
     cache = _expect_step(run(c, sub, mutants), model(params, prompt), c, mutants)
     full = prompt
-    for _ in range(3):  # one new token at a time, after the cache
+    for _step in range(3):  # one new token at a time, after the cache
         nxt = torch.randint(0, 11, (2, 1), generator=g)
         c = BriefCall("decode_step", params, nxt, cache=tuple(cache))
         want = model(params, nxt, full.shape[1], past_kv=cache)
@@ -195,7 +196,7 @@ def check_decode_step(sub) -> None:
 
 def greedy(params, prompt, n, *, drop_prompt=False, wrong_dim=False):
     tokens = prompt
-    for _ in range(n):
+    for _step in range(n):
         logits = model(params, tokens)[0][:, -1]
         nxt = logits.argmax(0 if wrong_dim else -1)
         nxt = nxt[: tokens.shape[0]] if wrong_dim else nxt
@@ -217,7 +218,7 @@ def check_greedy_decode(sub) -> None:
         want = greedy(params, prompt, n)
         if isinstance(out, torch.Tensor) and out.dtype != torch.int64:
             raise fail(f"{c} returned dtype {out.dtype}; token ids are torch.long.")
-        expect(out, want, c, mutants, what="the tokens")
+        expect(out, want, c, mutants, what=N_("the tokens"))
         expect_cache_used(sub, c, before, prompt.shape[1], n)
 
 
@@ -330,7 +331,7 @@ def check_top_k(sub) -> None:
             top_k(logits.double(), k, **kw),
             c,
             TOPK_MUTANTS,
-            what="the probabilities",
+            what=N_("the probabilities"),
             dtype=torch.float32,
         )
 
@@ -364,6 +365,6 @@ def check_top_p(sub) -> None:
             top_p(logits.double(), p, **kw),
             c,
             TOPP_MUTANTS,
-            what="the probabilities",
+            what=N_("the probabilities"),
             dtype=torch.float32,
         )

@@ -14,6 +14,7 @@ from autograder.drill.extra.judging import (
     gradients,
     run,
 )
+from autograder.i18n import N_
 from autograder.kit import Call, construct, generator, load_weights, randn
 
 # ---- RMSNorm and LayerNorm ---------------------------------------------------------------------
@@ -159,7 +160,7 @@ def bias_of(s: list[float], seq_len: int, sign: float = -1.0) -> torch.Tensor:
     return sign * torch.tensor(s, dtype=torch.float64)[:, None, None] * (pos[:, None] - pos)
 
 
-RELATIVE = (
+RELATIVE = N_(  # how the rows of a failure are shown (judging.expect translates it)
     "as the causal softmax sees them: each row minus its diagonal entry, the entries above the "
     "diagonal as 0"
 )

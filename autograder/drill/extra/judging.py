@@ -16,6 +16,7 @@ import torch
 from autograder.core.mistakes import MISTAKES as COURSE
 from autograder.drill.extra.mistakes import IN_DRILLS
 from autograder.drill.extra.mistakes import MISTAKES as OWN
+from autograder.i18n import N_, _, fill, noun
 from autograder.kit.calling import Call, Mutants, diagnose_error
 from autograder.kit.compare import close_mask, diagnose, excerpt
 from autograder.kit.exercise import CheckFailure
@@ -133,25 +134,26 @@ def expect(
     named = mutants if norm is None else _normalised(mutants, norm)
     mistake = diagnose(yours, c, named, tol=tol)
     nan = yours.is_floating_point() and bool(yours.isnan().any())
-    has = "contains" if _is(what) == "is" else "contain"
-    head = f"{c}: {what} {has} NaN" if nan else f"{c}: {what} {_is(what)} wrong"
-    message = f"{head}; {excerpt(yours, expected, tol)}"
+    if _is(what) == "is":  # the kit's own words (kit.compare.expect_close)
+        head = _("{call}: {what} contains NaN") if nan else _("{call}: {what} is wrong")
+    else:
+        head = _("{call}: {what} contain NaN") if nan else _("{call}: {what} are wrong")
+    message = f"{head.format(call=c, what=noun(what))}; {excerpt(yours, expected, tol)}"
     if norm is not None:
         message += "\n" + _as_returned(out, yours, expected, tol, norm_note)
     raise fail(message, mistake)
 
 
 def _as_returned(out, yours, expected, tol, note: str) -> str:
-    """Under a normalised comparison: what was done to both rows shown, and the row as the
-    function returned it (the shown one is not)."""
+    """Under a normalised comparison: what was done to both rows shown (``note``, a message
+    marked N_), and the row as the function returned it (the shown one is not)."""
     index = [int(i) for i in (~close_mask(yours, expected, tol)).nonzero()[0]]
     row = tuple(index[:-1])
     label = f"output[{', '.join(map(str, row))}]" if row else "output"
-    text = (
-        f"Both rows above are shown {note or 'normalised'}; your {label} as returned is "
-        f"{fmt_row(out[row].double().tolist())}."
+    text = _("Both rows above are shown {how}; your {label} as returned is {row}.").format(
+        how=_(note or N_("normalised")), label=label, row=fmt_row(out[row].double().tolist())
     )
-    return textwrap.fill(text, 86, initial_indent="  ", subsequent_indent="  ")
+    return textwrap.indent(fill(text, 84), "  ")
 
 
 def expect_raises(c: Call, target: Any, why: str) -> None:
