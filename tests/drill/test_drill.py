@@ -12,6 +12,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from drill_helpers import CORRECT_SDPA, solve
 from fsrs import Rating
 from lesson_files import wrong_file
 
@@ -23,32 +24,6 @@ from autograder.drill.extra.base import resolve
 ROOT = Path(__file__).resolve().parents[2]
 COURSE_DRILLS = [d for d in catalogue.DRILLS.values() if not hasattr(d, "stubs")]
 
-CORRECT_SDPA = """\
-import math
-
-import torch
-
-
-def scaled_dot_product_attention(q, k, v, mask=None):
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
-    if mask is not None:
-        if mask.dtype == torch.bool:
-            scores = scores.masked_fill(~mask, float("-inf"))
-        else:
-            scores = scores + mask.to(scores.dtype)
-    weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
-    return weights @ v, weights
-"""
-
-
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    """A temporary history directory, and a temporary working directory for drill files."""
-    directory = tmp_path / "home"
-    monkeypatch.setenv(history.ENV, str(directory))
-    monkeypatch.chdir(tmp_path)
-    return directory
-
 
 def _history_file(home: Path) -> dict:
     return json.loads((home / "history.json").read_text())
@@ -58,12 +33,6 @@ def _flat(text: str) -> str:
     """A drill file's comments as one line (the file wraps them at 92 columns)."""
     comments = " ".join(ln.lstrip("#") for ln in text.splitlines() if ln.startswith("#"))
     return " ".join(comments.split())
-
-
-def _solve(path: Path, body: str) -> None:
-    """Replace a started drill file's stubs by ``body``, keeping its header comment."""
-    header = path.read_text().split("\nimport math")[0]
-    path.write_text(header + "\n" + body)
 
 
 def test_the_history_lives_in_the_users_data_dir_not_the_repo(monkeypatch):
@@ -199,11 +168,11 @@ def test_a_wrong_then_a_correct_attempt_leave_a_history_whose_stats_are_right(ho
     main(["start", "sdpa-mask"])
     path = Path("drill_sdpa-mask.py")
     wrong = wrong_file("mask-after-softmax")
-    _solve(path, wrong.read_text())
+    solve(path, wrong.read_text())
     assert main(["check", str(path)]) == 1
     out = capsys.readouterr().out
     assert "FAIL  scaled_dot_product_attention" in out and "[mask-after-softmax]" in out
-    _solve(path, CORRECT_SDPA)
+    solve(path, CORRECT_SDPA)
     assert main(["check", str(path)]) == 0
     assert "drill reveal sdpa-mask" in capsys.readouterr().out
 

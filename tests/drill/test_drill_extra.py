@@ -39,7 +39,7 @@ def test_at_least_15_new_drills_with_5_find_the_bug():
         compile(HEAD + d.stubs, d.name, "exec")
 
 
-def test_the_course_mistakes_a_new_drill_names_exist_and_its_hints_list_them(home_dir):
+def test_the_course_mistakes_a_new_drill_names_exist_and_its_hints_list_them(home):
     from autograder.drill.verbs import hints
 
     for d in drills.DRILLS:
@@ -52,12 +52,6 @@ def test_the_course_mistakes_a_new_drill_names_exist_and_its_hints_list_them(hom
         for m in d.course_mistakes:
             if m != "no-value-error":
                 assert any(n == d.name and i == m for n, i, _, _ in MUTATIONS) or m in covered, m
-
-
-@pytest.fixture
-def home_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("ATTENTION_DRILL_HOME", str(tmp_path / "home"))
-    return tmp_path
 
 
 def test_own_mistake_ids_are_new_kebab_case_with_title_and_hint():

@@ -12,37 +12,13 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from drill_helpers import CORRECT_SDPA, T0, solve
 from fsrs import Rating
 
 from autograder.drill import catalogue, commands, history, quiz, schedule, session, stats
 from autograder.drill.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
-CORRECT_SDPA = """\
-import math
-
-import torch
-
-
-def scaled_dot_product_attention(q, k, v, mask=None):
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
-    if mask is not None:
-        if mask.dtype == torch.bool:
-            scores = scores.masked_fill(~mask, float("-inf"))
-        else:
-            scores = scores + mask.to(scores.dtype)
-    weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
-    return weights @ v, weights
-"""
-
-
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    directory = tmp_path / "home"
-    monkeypatch.setenv(history.ENV, str(directory))
-    monkeypatch.chdir(tmp_path)
-    return directory
 
 
 def attempt(drill, minutes, passed, seconds=60.0, session_id=None, **kw):
@@ -133,11 +109,10 @@ def test_a_focused_session_drives_next_and_rates_once(home, capsys):
     assert "Next in your session: sdpa-mask" in capsys.readouterr().out
     assert main(["start", "sdpa-mask"]) == 0
     path = Path("drill_sdpa-mask.py")
-    header = path.read_text().split("\nimport math")[0]
-    path.write_text(header + "\n" + CORRECT_SDPA.replace("~mask", "mask"))
+    solve(path, CORRECT_SDPA.replace("~mask", "mask"))
     assert main(["check", str(path)]) == 1
     assert "Session: 0/2 passed; next: sdpa-mask" in capsys.readouterr().out
-    path.write_text(header + "\n" + CORRECT_SDPA)
+    solve(path, CORRECT_SDPA)
     assert main(["check", str(path)]) == 0
     assert "Session: 1/2 passed; next: mha" in capsys.readouterr().out
     assert main(["next"]) == 0
@@ -157,8 +132,7 @@ def test_the_pass_that_completes_a_session_ends_it_and_says_so(home, capsys):
     assert main(["session", "--focus", "sdpa-mask"]) == 0
     assert main(["start", "sdpa-mask"]) == 0
     path = Path("drill_sdpa-mask.py")
-    header = path.read_text().split("\nimport math")[0]
-    path.write_text(header + "\n" + CORRECT_SDPA)
+    solve(path, CORRECT_SDPA)
     capsys.readouterr()
     assert main(["check", str(path)]) == 0
     out = capsys.readouterr().out
@@ -268,14 +242,13 @@ def test_a_closed_pipe_ends_quietly(home):
 def test_the_graders_time_is_not_the_candidates(home, capsys):
     assert main(["start", "sdpa-mask"]) == 0
     path = Path("drill_sdpa-mask.py")
-    header = path.read_text().split("\nimport math")[0]
-    path.write_text(header + "\n" + CORRECT_SDPA.replace("~mask", "mask"))
+    solve(path, CORRECT_SDPA.replace("~mask", "mask"))
     assert main(["check", str(path)]) == 1
     h = history.load()
     (timer,) = h.started.values()
     grader_first = timer["grader"]
     assert grader_first > 0
-    path.write_text(header + "\n" + CORRECT_SDPA)
+    solve(path, CORRECT_SDPA)
     called = datetime.now(timezone.utc)
     assert main(["check", str(path)]) == 0
     first, second = history.load().attempts
@@ -364,8 +337,7 @@ def test_a_rating_capped_by_failed_checks_says_so():
 def test_a_float32_mask_on_half_scores_gets_the_drills_advice(home, capsys):
     assert main(["start", "sdpa-mask"]) == 0
     path = Path("drill_sdpa-mask.py")
-    header = path.read_text().split("\nimport math")[0]
-    path.write_text(header + "\n" + CORRECT_SDPA.replace("mask.to(scores.dtype)", "mask"))
+    solve(path, CORRECT_SDPA.replace("mask.to(scores.dtype)", "mask"))
     capsys.readouterr()
     assert main(["check", str(path)]) == 1
     out = " ".join(capsys.readouterr().out.split())

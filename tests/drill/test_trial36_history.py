@@ -6,53 +6,22 @@ answer, was rated Easy), ``next`` and ``list`` blind to the drill in progress, t
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from drill_helpers import CORRECT_SDPA, T0, solve
 from fsrs import Rating
 
 from autograder.drill import history, schedule, stats
 from autograder.drill.cli import main
-
-T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
-CORRECT_SDPA = """\
-import math
-
-import torch
-
-
-def scaled_dot_product_attention(q, k, v, mask=None):
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
-    if mask is not None:
-        if mask.dtype == torch.bool:
-            scores = scores.masked_fill(~mask, float("-inf"))
-        else:
-            scores = scores + mask.to(scores.dtype)
-    weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
-    return weights @ v, weights
-"""
-
-
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    directory = tmp_path / "home"
-    monkeypatch.setenv(history.ENV, str(directory))
-    monkeypatch.setenv("AUTOGRADER_LANG", "en")
-    monkeypatch.chdir(tmp_path)
-    return directory
-
-
-def _write(path: Path, body: str) -> None:
-    header = path.read_text().split("\nimport math")[0]
-    path.write_text(header + "\n" + body)
 
 
 @pytest.mark.parametrize("drill", ["sdpa-mask", "rmsnorm"])  # a course drill, a new one
 def test_a_syntax_error_is_said_with_its_line_and_not_recorded(home, capsys, drill):
     assert main(["start", drill]) == 0
     path = Path(f"drill_{drill}.py")
-    _write(path, "import math\n\n\ndef broken(x)\n    return x\n")
+    solve(path, "import math\n\n\ndef broken(x)\n    return x\n")
     line = path.read_text().splitlines().index("def broken(x)") + 1
     capsys.readouterr()
     assert main(["check", str(path)]) == 2  # nothing was graded, as a file that cannot be read
@@ -67,12 +36,12 @@ def test_a_syntax_error_is_said_with_its_line_and_not_recorded(home, capsys, dri
 def test_a_recheck_of_a_passed_file_grades_but_adds_no_review(home, capsys):
     assert main(["start", "sdpa-mask"]) == 0
     path = Path("drill_sdpa-mask.py")
-    _write(path, CORRECT_SDPA)
+    solve(path, CORRECT_SDPA)
     assert main(["check", str(path)]) == 0
     assert main(["check", str(path)]) == 0  # to see the result again
     out = capsys.readouterr().out
     assert out.count("PASS") == 2 and "re-check" in out and "drill start sdpa-mask --force" in out
-    _write(path, CORRECT_SDPA.replace("~mask", "mask"))
+    solve(path, CORRECT_SDPA.replace("~mask", "mask"))
     assert main(["check", str(path)]) == 1  # tinkering after the pass: graded, not recorded
     h = history.load()
     assert [a.passed for a in h.attempts] == [True]
@@ -80,7 +49,7 @@ def test_a_recheck_of_a_passed_file_grades_but_adds_no_review(home, capsys):
     assert (row.reviews, row.checks) == (1, 1)
     assert len(schedule.reviews(h, "sdpa-mask")) == 1
     assert main(["start", "sdpa-mask", "--force"]) == 0  # a new go is recorded again
-    _write(path, CORRECT_SDPA)
+    solve(path, CORRECT_SDPA)
     assert main(["check", str(path)]) == 0
     assert [a.passed for a in history.load().attempts] == [True, True]
 

@@ -3,24 +3,14 @@ rating names (inside Chinese sentences too) stayed English under ``LANG=zh_CN.UT
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 
-import pytest
+from drill_helpers import T0
 from fsrs import Rating
 
 from autograder.drill import history, schedule, stats
 from autograder.drill.cli import main
 from autograder.i18n import use
-
-T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
-
-
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    directory = tmp_path / "home"
-    monkeypatch.setenv(history.ENV, str(directory))
-    monkeypatch.chdir(tmp_path)
-    return directory
 
 
 def _tried(h: history.History) -> None:
