@@ -43,6 +43,7 @@ import tempfile
 import time
 from contextlib import nullcontext
 from functools import partial
+from gc import freeze as freeze_gc
 
 import matplotlib
 import torch
@@ -303,6 +304,7 @@ def learner_main(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None
     chan.send(encode({"type": "locked"}))  # set up: a failure before this is the grader's
     defined, problems = box.run_code(setup.cells)
     chan.send(encode({"type": "loaded", "defined": defined, "problems": problems}))
+    freeze_gc()  # the learner's definitions too, for its exercise processes (as zygote.serve)
     while True:
         fds: list[int] = []
         try:

@@ -20,6 +20,7 @@ after another starts each one clean. It exits when the judge closes the socket.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import select
 import signal
@@ -338,6 +339,9 @@ def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
     # Learner processes run as the same user as this server: they must not read or write its
     # memory (/proc/<pid>/mem, ptrace), or every later fork would carry what they wrote.
     prctl(PR_SET_DUMPABLE, 0)
+    # What is loaded stays out of the forked processes' collections: a full one copied ~80 MiB of
+    # pages, counted as learner memory (tiled_attention calling gc.collect() failed for 81 MiB).
+    gc.freeze()
 
     ctrl = socket.socket(fileno=fd)
     ctrl.sendall(RECORD.pack(b"R", os.getpid(), 0))  # ready: a learner process starts at once
