@@ -89,11 +89,10 @@ def register(verbs: argparse._SubParsersAction) -> None:
     )
     grade.add_argument(
         "--late-penalty",
-        type=float,
         default=None,
         metavar="FRACTION",
         help=_(
-            "a late submission loses this fraction of its points, e.g. 0.1 (default: the "
+            "a late submission loses this fraction of its points, e.g. 0.1 or 10%% (default: the "
             "fraction it was graded with before, 0 the first time: late submissions are only "
             "reported)"
         ),
@@ -138,6 +137,28 @@ def register(verbs: argparse._SubParsersAction) -> None:
     grade.set_defaults(main=main)
 
 
+def fraction(text: str | float | None) -> float | None:
+    """``--late-penalty``: a fraction of the points (``0.1``) or a percentage (``10%``, ``10 %``,
+    ``10％``), 0 to 1; ValueError in the reader's language, saying what to type."""
+    if text is None or isinstance(text, float):
+        value = text
+    else:
+        said = str(text).strip()
+        percent = said.endswith(("%", "％"))
+        try:
+            value = float(said.rstrip("%％").strip()) / (100 if percent else 1)
+        except ValueError:
+            value = float("nan")
+    if value is None or 0.0 <= value <= 1.0:
+        return value
+    raise ValueError(
+        _(
+            "--late-penalty is a fraction of the points, 0 to 1, or a percentage: e.g. {fraction} "
+            "or {percent} for a tenth; got {penalty}"
+        ).format(fraction="0.1", percent="10%", penalty=text)
+    )
+
+
 def main(args: argparse.Namespace) -> int:
     if args.workers < 1:
         print(
@@ -151,12 +172,10 @@ def main(args: argparse.Namespace) -> int:
     except DueError as e:
         print(_("error: {problem}").format(problem=e), file=sys.stderr)
         return EXIT_UNGRADABLE
-    if args.late_penalty is not None and not 0.0 <= args.late_penalty <= 1.0:
-        said = _("--late-penalty is a fraction of the points, 0 to 1; got {penalty}")
-        print(
-            _("error: {problem}").format(problem=said.format(penalty=args.late_penalty)),
-            file=sys.stderr,
-        )
+    try:
+        args.late_penalty = fraction(args.late_penalty)
+    except ValueError as e:
+        print(_("error: {problem}").format(problem=e), file=sys.stderr)
         return EXIT_UNGRADABLE
     from autograder.service import client
 

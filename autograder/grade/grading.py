@@ -32,7 +32,7 @@ from tqdm import tqdm
 from autograder.core.assignment import assignment, judge_assignment
 from autograder.core.extract import ExtractError, from_file, read_submission
 from autograder.core.result import NOT_JUDGED
-from autograder.grade.due import read_timestamp
+from autograder.grade.due import DueDates, read_timestamp
 from autograder.grade.messages import (
     TIMESTAMP,
     changes,
@@ -303,7 +303,9 @@ def grade_class(
         raise GradeError(_(WEAK_SANDBOX).format(why=why_unavailable()))
     dates = check_options(due, config, late_penalty, assignments)
     if gradebook is not None and None not in dates:  # a date given for all wins over it
-        dates = {**gradebook.due_dates(), **dates}
+        zones = dates.zones  # the gradebook's are UTC: nbgrader keeps no zone
+        dates = DueDates({**gradebook.due_dates(), **dates})
+        dates.zones = zones
     root = Path(submissions).resolve()
     found, ignored = find_submissions(root)
     names = assignments or sorted({a for f in found.values() if isinstance(f, dict) for a in f})
@@ -332,15 +334,18 @@ def grade_class(
             "table has no row for them)"
         ).format(student=student, folder=root)
         raise GradeError(said + did_you_mean(close))
-    tasks = []
+    tasks, zones = [], {}
     for student in who:
         folders = found.get(student, {})
         for name in names:
             folder = folders if isinstance(folders, str) else folders.get(name)
             earlier = before.get((student, name))
-            due_date = dates.get(name, dates.get(None))
+            given = name if name in dates else None
+            due_date = dates.get(given)
+            zones[student, name] = getattr(dates, "zones", {}).get(given)
             if due_date is None and earlier is not None:
                 due_date = earlier.due  # recorded: kept until the instructor gives another
+                zones[student, name] = earlier.due_zone  # and shown in the zone it was given in
             penalty = late_penalty
             if penalty is None:
                 penalty = earlier.late_penalty if earlier is not None else 0.0
@@ -349,6 +354,8 @@ def grade_class(
         rows = run_here(tasks, workers)
     else:
         rows = run(tasks, allow_weak=allow_weak_sandbox)
+    for g in rows:  # the zone is for showing the due date: the judging needs none
+        g.due_zone = zones.get((g.student, g.assignment)) if g.due is not None else None
     feedback = Path(feedback_dir) if feedback_dir else out.with_name(out.stem + "_feedback")
     table = GradeTable(rows, out, feedback, ignored, submissions=root, regraded=regrading)
     overlay = None

@@ -13,6 +13,7 @@ import shlex
 from datetime import datetime
 
 from autograder.core.result import NOT_JUDGED
+from autograder.grade.due import local
 from autograder.grade.results import GRADED, LATE, Graded, listed, status
 from autograder.i18n import N_, _, ngettext
 from autograder.sandbox.protocol import one_line
@@ -35,18 +36,43 @@ def _delay(hours: float) -> str:
     return _("{days} days").format(days=f"{hours / 24:.1f}")
 
 
-def late_note(g: Graded) -> str:
-    """What a late submission's feedback says of it (empty where the row does not say when)."""
+def when(moment: datetime, zone: str | None, utc: bool = True) -> str:
+    """A time as a person reads it: in the zone the due date was given in, as it was written,
+    with the time in UTC beside it (``utc``): "2026-12-01 23:59 Asia/Shanghai (15:59 UTC)"; in
+    UTC where no zone was given ("2026-12-01 15:59 UTC")."""
+    if not zone:
+        return f"{moment:%Y-%m-%d %H:%M} UTC"
+    there = f"{local(moment, zone):%Y-%m-%d %H:%M} {zone}"
+    if not utc:
+        return there
+    same_day = local(moment, zone).date() == moment.date()
+    # TRANSLATORS: a time in the zone the due date was given in, then in UTC (its date left out
+    # where it is the same): "2026-12-01 23:59 Asia/Shanghai (15:59 UTC)"
+    return _("{time} ({utc} UTC)").format(
+        time=there, utc=f"{moment:%H:%M}" if same_day else f"{moment:%Y-%m-%d %H:%M}"
+    )
+
+
+def delay(g: Graded) -> str:
+    """How long after its due date a late submission came ("11.5 hours"; empty if not late)."""
     if g.status != LATE or g.submitted is None or g.due is None:
+        return ""
+    return _delay((g.submitted - g.due).total_seconds() / 3600)
+
+
+def late_note(g: Graded) -> str:
+    """What a late submission's feedback says of it (empty where the row does not say when),
+    its times in the zone its due date was given in."""
+    if not delay(g):
         return ""
     if g.penalty or g.late_penalty:
         penalty = _("late penalty: -{points} points").format(points=f"{g.penalty:g}")
     else:
         penalty = _("no penalty")
-    return _("submitted {submitted} UTC, {delay} after the due date ({due} UTC); {penalty}").format(
-        submitted=f"{g.submitted:%Y-%m-%d %H:%M}",
-        delay=_delay((g.submitted - g.due).total_seconds() / 3600),
-        due=f"{g.due:%Y-%m-%d %H:%M}",
+    return _("submitted {submitted}, {delay} after the due date ({due}); {penalty}").format(
+        submitted=when(g.submitted, g.due_zone, utc=False),
+        delay=delay(g),
+        due=when(g.due, g.due_zone, utc=False),
         penalty=penalty,
     )
 
@@ -86,13 +112,14 @@ def first_ten(names: list[str]) -> str:
 
 # -- the summary's notes on the class (made by the run that prints them) -------------------------
 def held_to(dates: dict[str | None, datetime], assignments: list[str]) -> list[str]:
-    """The due dates given for these assignments (or for every one), as the summary says them: a
+    """The due dates given for these assignments (or for every one), as the summary says them:
+    in the zone each was given in, with UTC beside (``dates.zones``, see ``due.DueDates``). A
     date alone, 'Dec 1 2026', is the midnight that starts it (a trial's class was all late so)."""
+    zones = getattr(dates, "zones", {})
+    every = _("every assignment")
     said = [
-        _("{assignment} {when} UTC").format(
-            assignment=name or _("every assignment"), when=f"{when:%Y-%m-%d %H:%M}"
-        )
-        for name, when in dates.items()
+        f"{name or every} {when(moment, zones.get(name))}"
+        for name, moment in dates.items()
         if name is None or name in assignments
     ]
     # TRANSLATORS: the due dates the class was held to ("due: 04_softmax_masks 2026-12-01 ...")
@@ -131,7 +158,7 @@ def not_judged(rows: list[Graded]) -> list[str]:
                     "code): grade it again with {options}"
                 ).format(
                     submission=f"{one_line(g.student)}/{g.assignment}",
-                    names=", ".join(names),
+                    names=listed(names),
                     options=f"--student {one_line(shlex.quote(g.student))} "
                     f"--assignment {shlex.quote(g.assignment)}",
                 )
@@ -179,10 +206,6 @@ def changes(before: dict[tuple[str, str], Graded], rows: list[Graded]) -> list[s
     return said
 
 
-def _due(when) -> str:
-    return f"{when:%Y-%m-%d %H:%M} UTC" if when else _("no due date")
-
-
 def due_unlike_kept(before: dict[tuple[str, str], Graded], rows: list[Graded]) -> list[str]:
     """A regrade whose rows are held to another due date than the table's other rows of the same
     assignment (a trial: `--student bob --due ...` held bob to a date the class was not, without
@@ -190,22 +213,24 @@ def due_unlike_kept(before: dict[tuple[str, str], Graded], rows: list[Graded]) -
     regraded = {(g.student, g.assignment) for g in rows}
     said = []
     for name in sorted({g.assignment for g in rows}):
-        now = {g.due for g in rows if g.assignment == name}
-        kept = {g.due for k, g in before.items() if k not in regraded and g.assignment == name}
-        if kept and now != kept:
+        now = {g.due: g.due_zone for g in rows if g.assignment == name}
+        kept = {
+            g.due: g.due_zone
+            for k, g in before.items()
+            if k not in regraded and g.assignment == name
+        }
+        if kept and set(now) != set(kept):
             said.append(
                 _(
                     "{assignment}: due {now} for the rows regraded, {kept} for the table's other "
                     "rows of it (a row keeps the due date it was graded with until --due gives "
                     "another)"
-                ).format(
-                    assignment=name,
-                    now=_(", ").join(_due(d) for d in sorted(now, key=_order)),
-                    kept=_(", ").join(_due(d) for d in sorted(kept, key=_order)),
-                )
+                ).format(assignment=name, now=_dues(now), kept=_dues(kept))
             )
     return said
 
 
-def _order(when) -> tuple:
-    return (when is not None, when or 0)
+def _dues(dates: dict) -> str:
+    """Due dates (each with its zone), earliest first, no date last."""
+    order = sorted(dates, key=lambda d: (d is None, d or datetime.min))
+    return _(", ").join(when(d, dates[d]) if d else _("no due date") for d in order)

@@ -114,6 +114,9 @@ class Graded:
     # others: the due date it was held to (UTC) and the fraction of its points a late one loses.
     due: datetime | None = None
     late_penalty: float = 0.0
+    # the zone the due date was given in, as written ("Asia/Shanghai", "+0800"; None: UTC): its
+    # times are shown in it (messages.when)
+    due_zone: str | None = None
     # Items whose points an instructor set in formgrader (nbgrader's manual_score), with the
     # grader's own points for each: the gradebook's score wins everywhere (see gradebook.py).
     manual: dict[str, float] = field(default_factory=dict)
@@ -215,7 +218,11 @@ def summary(table: GradeTable) -> str:
     )
     not_one = _("  ignored {folder}: not an assignment of the course")
     ignored = [not_one.format(folder=one_line(p)) for p in table.ignored]
-    written = ["  " + _(name) + f": {path}" for name, path in table.outputs.items()]
+    # TRANSLATORS: an output written and where ("  class report: grades/grades_report.html")
+    written = [
+        _("  {output}: {path}").format(output=_(name), path=path)
+        for name, path in table.outputs.items()
+    ]
     said = [_("  note: {note}").format(note=note) for note in table.notes]
     manual = sum(len(g.manual) for g in table.rows)
     if manual:

@@ -367,13 +367,13 @@ def _problems_section(rows: list[Graded]) -> str:
             [
                 esc(g.student),
                 esc(g.assignment),
-                esc(f"{g.submitted:%Y-%m-%d %H:%M} UTC" if g.submitted else ""),
+                esc(messages.when(g.submitted, g.due_zone) if g.submitted else ""),
                 points(g.penalty),
-                esc(messages.late_note(g)),
+                esc(messages.delay(g)),
             ]
             for g in late
         ]
-        head = [_("Student"), _("Assignment"), _("Submitted"), _("Penalty"), _("Delay")]
+        head = [_("Student"), _("Assignment"), _("Submitted"), _("Penalty (points)"), _("Delay")]
         parts.append(table(head, body, numeric={3}))
     else:
         parts.append(element("p", _("No late submission.")))
