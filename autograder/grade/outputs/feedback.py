@@ -14,91 +14,48 @@ import os
 from pathlib import Path
 
 from autograder.core.extract import ExtractError, read_submission
-from autograder.core.mistakes import looks_like
-from autograder.core.result import Result
-from autograder.grade import messages
-from autograder.grade.outputs import files, sections
-from autograder.grade.outputs.page import element, esc, fill, page, points, table
-from autograder.grade.results import BLANK, NOT_SUBMITTED, Graded, GradeTable, safe_name
+from autograder.grade.outputs import files, wording
+from autograder.grade.outputs.page import element, esc, fill, page, table
+from autograder.grade.outputs.wording import label as label  # where the class report finds it
+from autograder.grade.results import NOT_SUBMITTED, Graded, GradeTable, safe_name
 from autograder.i18n import _, ngettext
 from autograder.sandbox.protocol import one_line
 
 NBGRADER_FILES = ("timestamp.txt", "submission_secret.txt")  # what release_feedback reads
 
 
-def label(item: str) -> str:
-    """``answer_04_1`` -> ``Question 04.1`` (``问题 04.1``); an exercise keeps its name."""
-    if item.startswith("answer_"):
-        return _("Question {number}").format(number=item.removeprefix("answer_").replace("_", "."))
-    return item
-
-
-def mistake_html(mistake: str | None, assignment: str) -> str:
-    """The named mistake: its title and hint, and the lesson section to re-read."""
-    if mistake is None:
-        return ""
-    text = looks_like(mistake) or f"[{mistake}]"
-    where = sections.section(mistake, assignment)
-    reread = "<br>" + esc(_("Re-read: {section}.").format(section=where)) if where else ""
-    return f'<p class="note">{esc(text)}{reread}</p>'
-
-
-def _result_row(r: Result, assignment: str, manual: dict[str, float]) -> list[str]:
-    verdict = (
-        element("span", _("passed"), "passed")
-        if r.passed
-        else element("span", _("failed"), "failed")
-    )
-    if not r.passed:
-        detail = f"<pre>{esc(r.message)}</pre>" + mistake_html(r.mistake, assignment)
-    elif r.message and r.message != _("all checks passed"):  # passed, with a note (as the text)
-        detail = f"<pre>{esc(r.message)}</pre>"
-    else:
-        detail = ""
-    score = f"{points(r.points)} / {points(r.max_points)}"
-    if r.exercise in manual:
-        score += " " + _("(set by your instructor; the grader gave {points})").format(
-            points=points(manual[r.exercise])
-        )
-    return [esc(label(r.exercise)), verdict, score, detail]
+def _item_row(it: wording.Item) -> list[str]:
+    verdict = element("span", it.verdict, "passed" if it.passed else "failed")
+    detail = f"<pre>{esc(it.message)}</pre>" if it.message else ""
+    if it.hint or it.reread:
+        said = "<br>".join(esc(s) for s in (it.hint, it.reread) if s)
+        detail += f'<p class="note">{said}</p>'
+    return [esc(it.name), verdict, esc(it.points), detail]
 
 
 def feedback_html(g: Graded) -> str:
-    """The page for one student's submission of one assignment."""
-    parts = [
-        "<p>"
-        + fill(
-            _("Your notebook: {notebook}. Status: {status}."),
-            notebook=element("code", one_line(g.notebook) if g.notebook else _("(none)")),
-            status=f"<strong>{esc(messages.status(g.status))}</strong>",
-        )
-        + "</p>"
-    ]
-    passed = sum(r.passed for r in g.results)
-    sentence = [_("Score: {score}")]
+    """The page for one student's submission of one assignment: what its text says
+    (``wording``), laid out as a page."""
+    template, fields = wording.header(g)
+    notebook = element("code", fields["notebook"])
+    status = f"<strong>{esc(fields['status'])}</strong>"
+    parts = ["<p>" + fill(template, notebook=notebook, status=status) + "</p>"]
+    template, fields = wording.score(g)
+    fields = {k: esc(v) for k, v in fields.items()}
+    fields["score"] = f"<strong>{fields['score']}</strong>"
+    parts.append("<p>" + fill(template, **fields) + "</p>")
+    problem = wording.problem(g)
+    if problem:
+        parts.append(element("p", problem, "failed" if g.error else None))
     if g.results:
-        sentence.append(_(" ({passed} of {count} passed)"))
-    if g.penalty:
-        sentence.append(_(", after a late penalty of {penalty}"))
-    # TRANSLATORS: the full stop that ends the sentence "Score: 6 / 8 (6 of 8 passed)."
-    sentence.append(_("."))
-    score = f"<strong>{points(g.total)} / {points(g.max_points)}</strong>"
-    fields = {"passed": str(passed), "count": str(len(g.results)), "penalty": points(g.penalty)}
-    parts.append("<p>" + fill("".join(sentence), score=score, **fields) + "</p>")
-    if g.error:
-        problem = esc(_("Could not be graded: {problem}").format(problem=messages.error(g)))
-        parts.append(f'<p class="failed">{problem}</p>')
-    if g.status == BLANK:
-        parts.append(element("p", _("Nothing in this notebook was attempted yet.")))
-    if g.results:
-        rows = [_result_row(r, g.assignment, g.manual) for r in g.results]
+        rows = [_item_row(it) for it in wording.items(g)]
         head = [_("Exercise or question"), _("Result"), _("Points"), _("What the grader found")]
         parts.append(table(head, rows, numeric={2}))
-    notes = messages.notes(g)
+    notes = wording.notes(g)
     if notes:
-        items = "".join(f"<li>{esc(n)}</li>" for n in notes)
-        parts.append(element("h2", _("Notes")) + f'\n<ul class="note">{items}</ul>')
-    return page(_("Feedback: {assignment}").format(assignment=g.assignment), "\n".join(parts))
+        listed = "".join(f"<li>{esc(n)}</li>" for n in notes)
+        parts.append(element("h2", _("Notes")) + f'\n<ul class="note">{listed}</ul>')
+    return page(wording.title(g), "\n".join(parts))
 
 
 def html_path(feedback_dir: Path, g: Graded) -> Path:
@@ -140,7 +97,7 @@ def write_html(graded: GradeTable) -> Path:
             unreleasable.append(path.relative_to(graded.feedback_dir).parent.as_posix())
             lacking |= missing
     if unreleasable:
-        shown = ", ".join(one_line(u) for u in unreleasable[:5])
+        shown = _(", ").join(one_line(u) for u in unreleasable[:5])
         more = len(unreleasable) - 5
         shown += _(" and {n} more").format(n=more) if more > 0 else ""
         names = _(" or ").join(n for n in NBGRADER_FILES if n in lacking)

@@ -32,7 +32,10 @@ class Section:
         return f"{self.lesson}.ipynb"
 
     def __str__(self) -> str:
-        return f"{self.notebook}, section “{self.heading}”"
+        """Where to look, in the reader's language: '04_softmax_masks.ipynb, section “...”'."""
+        # TRANSLATORS: a section of a lesson notebook, the one to re-read
+        said = i18n._("{notebook}, section “{heading}”")
+        return said.format(notebook=self.notebook, heading=self.heading)
 
 
 def _notebooks(language: str) -> list[Path]:

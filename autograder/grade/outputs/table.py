@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import csv
 import re
+import textwrap
 from pathlib import Path
 
-from autograder.check import report
+from autograder import i18n
+from autograder.core.result import printable
 from autograder.grade import messages
-from autograder.grade.outputs import files
+from autograder.grade.outputs import files, wording
 from autograder.grade.results import (
     NOT_SUBMITTED,
     Graded,
@@ -49,7 +51,7 @@ def as_row(g: Graded) -> dict[str, str]:
     row.update({r.exercise: f"{r.points:g}" for r in g.results})
     row["penalty"] = f"{g.penalty:g}" if g.penalty else ""
     row["total"], row["max"] = f"{g.total:g}", f"{g.max_points:g}"
-    row["submitted"] = f"{g.submitted:%Y-%m-%d %H:%M:%S}" if g.submitted else ""
+    row["submitted"] = f"{g.submitted:%Y-%m-%d %H:%M:%S} UTC" if g.submitted else ""
     row["manual"] = manual_text(g)
     return row
 
@@ -80,12 +82,20 @@ def write_csv(table: GradeTable, keep: list[dict[str, str]]) -> None:
     files.write_csv(table.out, lines)
 
 
+# ``submitted`` as an earlier grader wrote it, without its zone (it was UTC, unlabelled)
+UNLABELLED = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\Z")
+
+
 def read_table(path: Path) -> list[dict[str, str]]:
-    """The rows of an earlier table (cells as they were before escaping)."""
+    """The rows of an earlier table (cells as they were before escaping; an earlier grader's
+    unlabelled ``submitted`` time labelled UTC, as this one writes it)."""
     if not path.is_file():
         return []
     with path.open(newline="") as f:
         rows = [{k: _unescape(v) for k, v in row.items()} for row in csv.DictReader(f)]
+    for row in rows:
+        if UNLABELLED.match(row.get("submitted") or ""):
+            row["submitted"] += " UTC"
     if rows and not {"student", "assignment"} <= set(rows[0]):
         raise GradeError(
             _(
@@ -97,29 +107,45 @@ def read_table(path: Path) -> list[dict[str, str]]:
 
 
 def feedback_text(g: Graded) -> str:
-    """The plain-text feedback of one submission, in the current language."""
-    head = f"{g.assignment}: {messages.status(g.status)}"
-    zero = _("Score: {score}/{total}").format(score=0, total=f"{g.max_points:g}")
-    error = messages.error(g)
+    """The plain-text feedback of one submission, in the current language: the page's sentences
+    (``wording``), one after another. Only these lines start at the margin or with a verdict:
+    what the grader found (which can quote what learner code returned) and the notes are
+    printable text, indented, so a learner's code cannot forge or hide a line."""
+    lines = [wording.title(g)]
     if g.status == NOT_SUBMITTED:
+        error = messages.error(g)
         said = (
             _("Nothing was submitted ({why}).").format(why=one_line(error))
             if error
             else _("Nothing was submitted.")
         )
-        return f"{head}\n{said}\n{zero}\n"
-    if error and not g.manual:
-        said = _("could not be graded: {problem}").format(problem=one_line(error))
-        return f"{head}\n{said}\n{zero}\n"
-    text = f"{head}\n{report.human(g.notebook, g.results, messages.notes(g))}\n"
-    for item, auto in g.manual.items():
-        mine = next((r.points for r in g.results if r.exercise == item), 0.0)
-        said = _("Set by your instructor: {item} {points} points (the grader gave {auto})")
-        text += said.format(item=item, points=f"{mine:g}", auto=f"{auto:g}") + "\n"
-    if g.penalty:
-        said = _("After the late penalty: {total}/{max}")
-        text += said.format(total=f"{g.total:g}", max=f"{g.max_points:g}") + "\n"
-    return text
+        template, fields = wording.score(g)
+        return "\n".join([*lines, said, template.format(**fields)]) + "\n"
+    template, fields = wording.header(g)
+    lines.append(template.format(**fields))
+    template, fields = wording.score(g)
+    lines.append(template.format(**fields))
+    problem = wording.problem(g)
+    if problem:
+        lines.append(one_line(problem))
+    said = wording.items(g)
+    names = max((i18n.cells(it.name) for it in said), default=0)
+    verdicts = max((i18n.cells(it.verdict) for it in said), default=0)
+    for it in said:
+        verdict, name = i18n.ljust(it.verdict, verdicts), i18n.ljust(it.name, names)
+        lines.append(f"  {verdict}  {name}  {it.points}".rstrip())
+        if it.message:
+            lines.append(_indent(printable(it.message)))
+        lines += [_indent(i18n.fill(one_line(s), 92)) for s in (it.hint, it.reread) if s]
+    notes = wording.notes(g)
+    if notes:
+        lines.append(_("Notes"))
+        lines += [f"  - {one_line(note)}" for note in notes]
+    return "\n".join(lines) + "\n"
+
+
+def _indent(text: str) -> str:
+    return textwrap.indent(text, "      ")
 
 
 def write_feedback(table: GradeTable) -> None:
