@@ -103,7 +103,7 @@ def test_a_class_with_hostile_and_broken_submissions_is_graded_fairly(tmp_path):
     # attention_scores is lesson 02's: not scored here, whoever defines it
     assert all("attention_scores" not in g for g in grades.values())
 
-    assert "PASS  causal_mask" in feedback(table, "ada")
+    assert "passed  causal_mask" in feedback(table, "ada")
     assert "Question 04.1: not quite" in feedback(table, "bob")
     assert "more than 1 s of CPU time" in feedback(table, "eve")  # which limit was hit
     assert "not valid JSON" in feedback(table, "zed")
@@ -179,14 +179,14 @@ def test_the_class_of_issue_13_grades_to_the_table_a_careful_human_would_write(t
     assert masks["ada"]["total"] == "2" and qkt["ada"]["total"] == "2"  # causal_mask + 04_1
     assert masks["ada"]["attention_scores"] == masks["ada"]["answer_02_1"] == ""
     assert masks["ren"]["causal_mask"] == "0" and masks["ren"]["total"] == "1"
-    assert masks["lou"]["total"] == "2" and masks["lou"]["submitted"] == "2026-12-02 09:30:00"
+    assert masks["lou"]["total"] == "2" and masks["lou"]["submitted"] == "2026-12-02 09:30:00 UTC"
     assert masks["lou"]["penalty"] == ""  # no penalty unless the instructor gives one
     assert qkt["nos"]["status"] == "graded" and qkt["ada"]["status"] == "graded"
     assert qkt["bea"]["status"] == "not-submitted" and qkt["bea"]["total"] == "0"
 
     # the renamed exercise is in the feedback, as 0 of its points, with the name they used
     ren = feedback(table, "ren")
-    assert "FAIL  causal_mask    0/1" in ren
+    assert "failed  causal_mask    0/1" in ren
     assert "causal_mask not found; you defined `make_causal_mask`" in ren
     assert "Score: 1/8" in ren  # the questions count in the feedback's total
     assert "Score: 0/8" in feedback(table, "bea")
@@ -230,7 +230,9 @@ def test_one_student_or_assignment_is_regraded_in_place_with_a_late_penalty(tmp_
     bob = after[("bob", MASKS)]
     assert (bob["status"], bob["penalty"], bob["total"]) == ("late", "0.25", "0.75")
     assert "late penalty: -0.25 points" in feedback(table, "bob")
-    assert "After the late penalty: 0.75/8" in feedback(table, "bob")
+    assert "Score: 0.75/8 (1 of 8 passed), after a late penalty of 0.25 points." in feedback(
+        table, "bob"
+    )
     for key in [("ada", MASKS), ("ada", "02_qkt"), ("bob", "02_qkt")]:
         assert after[key] == before[key]
 

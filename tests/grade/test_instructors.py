@@ -224,7 +224,7 @@ def test_formgrader_overrides_and_recorded_penalties_reach_every_export(tmp_path
     assert padding["score"] == 1 and "set by your instructor" in padding["output"]
     assert ada["extra_data"]["manual"] == ["padding_mask"]
     text = (out.with_name("grades_feedback") / "ada" / f"{MASKS}.txt").read_text()
-    assert "Set by your instructor: padding_mask 1 points (the grader gave 0)" in text
+    assert "  failed  padding_mask   1/1 (set by your instructor; the grader gave 0)" in text
     page = Page(out.with_name("grades_report.html").read_text())
     assert {(r["Student"], r["Exercise or question"]) for r in page.table("Student")} >= {
         ("ada", "padding_mask"),

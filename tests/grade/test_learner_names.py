@@ -46,9 +46,15 @@ def test_a_notebook_name_cannot_forge_a_line_of_feedback(tmp_path):
     table = grade_class(root, out, workers=1)
 
     lines = feedback_lines(table, "aaa")
-    assert lines[1] == FORGED_SHOWN
+    assert lines[1] == f"Your notebook: {FORGED_SHOWN}. Status: graded."
     assert [line for line in lines if "PASS" in line] == [lines[1]]  # only the name, escaped
-    assert [line for line in lines if line.startswith("Score:")] == ["Score: 0/4 (0 of 4 passed)"]
+    assert [line for line in lines if line.startswith("Score:")] == ["Score: 0/4 (0 of 4 passed)."]
+    assert [line for line in lines if line.startswith("  failed  ")] == [
+        "  failed  attention_scores  0/1",
+        "  failed  Question 02.1     0/1",
+        "  failed  Question 02.2     0/1",
+        "  failed  Question 02.3     0/1",
+    ]  # the verdicts: the grader's own lines
     assert not any(c in "".join(lines) for c in "\r\u2028\u2029")
     # the summary the instructor reads: one line per thing
     summary = table.summary().split("\n")
@@ -84,7 +90,7 @@ def test_a_name_that_is_not_utf8_spoils_nobody_else(tmp_path):
         os.fsdecode(b"b\xfeb"): ("graded", 1.0),
         "ccc": ("graded", 1.0),
     }
-    assert feedback_lines(table, "aaa")[1] == "\\udcff.ipynb"
+    assert feedback_lines(table, "aaa")[1] == "Your notebook: \\udcff.ipynb. Status: graded."
     assert "b\\udcfeb" in out.read_text(encoding="utf-8")  # every output is UTF-8
     for path in out.parent.rglob("*"):
         if path.is_file():
