@@ -113,6 +113,8 @@ def _known_zone(text: str) -> None:
     zone = parts[-1]
     if len(parts) < 3 or re.fullmatch(r"[+-]?\d+", zone) or zone in _UTC_NAMES:
         return
+    if "/" not in zone and not _a_date(" ".join(parts[:-1])):
+        return  # a date that is not "DATE ZONE": dateutil's own reason says why
     try:
         _zone(zone)
     except ValueError as e:
@@ -138,6 +140,17 @@ def _known_zone(text: str) -> None:
         raise DueError(
             said.format(date=repr(text), why=e, examples=examples, **_zone_examples())
         ) from None
+
+
+def _a_date(text: str) -> bool:
+    """Whether dateutil reads ``text`` as a date (what comes before a zone abbreviation)."""
+    from dateutil import parser
+
+    try:
+        parser.parse(text)
+    except (ValueError, OverflowError):
+        return False
+    return True
 
 
 def _zone_examples() -> dict[str, str]:
