@@ -85,6 +85,12 @@ def mha_mutants(state, h):
             ),
         ),
         (
+            "mask-unsqueezed-in-mha",
+            lambda query, key=None, value=None, mask=None: run(
+                query, key, value, _2d_as_padding(mask)
+            ),
+        ),
+        (
             "mask-transposed",
             lambda query, key=None, value=None, mask=None: run(
                 query, key, value, _given(mask).transpose(-2, -1)
@@ -138,6 +144,14 @@ def _expanded_over_batch(mask, query):
     if mask is None or mask.dim() != 2:
         raise ValueError("a mistake of 2-D masks")
     return mask.expand(len(query), *mask.shape)
+
+
+def _2d_as_padding(mask):
+    """A 2-D mask taken as a (B, Lk) padding mask and made (B, 1, 1, Lk): an (Lq, Lk) mask is
+    then applied per sequence when B == Lq."""
+    if mask is None or mask.dim() != 2:
+        raise ValueError("a mistake of 2-D masks")
+    return mask[:, None, None, :]
 
 
 def _projection_skipped(state):
