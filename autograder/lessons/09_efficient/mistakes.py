@@ -58,9 +58,10 @@ MISTAKES = (
     Mistake(
         "partial-block-dropped",
         ("tiled_attention",),
-        "The last, shorter block of keys (or of queries) is skipped",
+        "The last, shorter block of keys (or of queries) is skipped or breaks the code",
         "When Lk (or Lq, if you tile the queries) is not a multiple of block_size the last block "
-        "is shorter: loop with range(0, Lk, block_size) and slice to min(start + block_size, Lk).",
+        "is shorter, and a reshape of k into Lk // block_size whole blocks fails: loop with "
+        "range(0, Lk, block_size) and slice to min(start + block_size, Lk).",
     ),
     Mistake(
         "kv-cache-wrong-dim",
