@@ -30,7 +30,7 @@ _DONE = object()
 # judged;
 # None outside a watched check. A ContextVar: grade judges in threads.
 _FIRST: ContextVar[dict | None] = ContextVar("first_calls", default=None)
-# (target, Call, its value) of the last watched call.
+# (target, Call, its value, whether the module was in training mode) of the last watched call.
 _LAST: ContextVar[tuple | None] = ContextVar("last_call", default=None)
 # (target, Call) of the call being made (it may raise).
 _TRYING: ContextVar[tuple | None] = ContextVar("trying_call", default=None)
@@ -69,9 +69,9 @@ def _made_on_new_module(failure: CheckFailure) -> None:
         return
     tried, seen = _TRYING.get(), _LAST.get()
     if tried is not None:  # the failing call raised
-        (target, c), value = tried, None
+        (target, c), value, training = tried, None, _training(tried[0])
     elif seen is not None and failure.mistake is None:  # it returned a wrong value
-        target, c, value = seen
+        target, c, value, training = seen
     else:
         return
     if getattr(target, "made", None) is None:
@@ -79,7 +79,7 @@ def _made_on_new_module(failure: CheckFailure) -> None:
     if not any(key[0] == id(target) for key in _FIRST.get() or {}):
         return  # its first call: nothing before it
     try:
-        twin = _twin(target)
+        twin = _twin(target, training)  # in the mode of that call, not the module's now
         again = c.invoke(twin, devices=False)
         if not _same(again, c.invoke(twin, devices=False)) or (
             tried is None and _same(value, again)
@@ -95,8 +95,9 @@ def _made_on_new_module(failure: CheckFailure) -> None:
     ).format(call=c)
 
 
-def _twin(target: Any) -> Any:
-    """A new module made as ``target`` was, with its weights (and their dtype) and mode."""
+def _twin(target: Any, training: bool) -> Any:
+    """A new module made as ``target`` was, with its weights (and their dtype), in training mode
+    or eval mode."""
     name, args, kwargs = target.made
     twin = target._sub.new(name, *args, **kwargs)
     state = dict(target.method("state_dict"))
@@ -104,7 +105,7 @@ def _twin(target: Any) -> Any:
     dtypes = {t.dtype for t in state.values() if isinstance(t, torch.Tensor)}
     if len(dtypes) == 1:
         twin.to(dtypes.pop())
-    if not _training(target):
+    if not training:
         twin.eval()
     return twin
 
@@ -128,7 +129,7 @@ def _made_fresh(failure: CheckFailure) -> None:
     seen = _LAST.get()
     if seen is None:
         return
-    target, c, value = seen
+    target, c, value = seen[:3]
     if not hasattr(target, "begin") or getattr(target, "exercise", None) is None:
         return
     try:
@@ -181,8 +182,8 @@ def record(target: Any, c: Any, value: Any) -> None:
     _TRYING.set(None)  # it returned
     if _left_out(c) or not _tensors_ok(value):
         return
-    _LAST.set((target, c, value))
     sig = (_signature(c), _training(target))
+    _LAST.set((target, c, value, sig[1]))
     key = (id(target), c.name, sig)
     seen = first.get(key)
     if seen is None:
