@@ -159,6 +159,7 @@ def check_multi_head_attention(sub) -> None:
         (2, True, (2, 4, d), None, no_full_rows(g, 2, 1, 4, 4)),  # (B, 1, Lq, Lk): per sequence
         (2, False, (3, 3, d), None, no_full_rows(g, 2, 3, 3)),  # (h, Lq, Lk): one per head
         (1, True, (2, 3, d), None, None),  # one head: still projected by w_o
+        (1, True, (2, 3, d), None, no_full_rows(g, 2, 1, 1, 3)),  # one head, (B, 1, 1, Lk)
         # (Lq, Lk) with B == Lq: not a (B, Lk) padding mask to be made (B, 1, 1, Lk)
         (2, True, (4, 4, d), None, torch.ones(4, 4, dtype=torch.bool).tril()),
     )
