@@ -45,6 +45,7 @@ from autograder.kit.online import TILED_MUTANTS, expect_large_scores, not_rescal
 from autograder.kit.precision import cancelling_inputs, expect_output_float64_kept
 from autograder.kit.repeat import paused, watched
 
+from .blocks import first_block_only, whole_blocks_only
 from .cache import cache_mutants, keeps, same_tensor
 from .memory import check_process_memory, check_row_memory, check_row_trace
 from .window import WINDOW_CASES, WINDOW_MUTANTS, long_appends, truncated
@@ -101,8 +102,10 @@ def check_tiled_attention(sub) -> None:
         except CheckFailure as failure:  # saying which running quantity was not rescaled
             if failure.mistake is None and vs[-1] != qs[-1] and _right_with_v_as_q(sub, c):
                 failure.mistake = "tiled-output-width-d-k"
-            if failure.mistake is None and out is None and _first_block_only(sub, c):
+            if failure.mistake is None and out is None and first_block_only(sub, c):
                 failure.mistake = "tiled-keys-first-block-only"
+            if failure.mistake is None and out is None and whole_blocks_only(sub, c):
+                failure.mistake = "partial-block-dropped"
             if failure.mistake is None and isinstance(out, (tuple, list)) and out:
                 failure.mistake = "tiled-returns-tuple" if _right(out[0], c) else None
             raise fail(failure.message + not_rescaled(out, c, failure), failure.mistake) from None
@@ -170,26 +173,6 @@ def _right_with_v_as_q(sub, c) -> bool:
     except CheckFailure:
         return False
     return True
-
-
-def _first_block_only(sub, c) -> bool:
-    """Raised (an empty key block: k[..., start:block_size, :]): raises again on two whole
-    blocks of keys, and is right on one."""
-    q, k, v = c.args
-    block = c.kwargs.get("block_size", 64)
-    if k.shape[-2] <= block:
-        return False
-    twice = (torch.cat([t, t], -2)[..., : 2 * block, :] for t in (k, v))  # no partial block
-    try:
-        Call(c.name, q, *twice, block_size=block).run(sub)
-    except CheckFailure:
-        one = Call(c.name, q, k[..., :block, :], v[..., :block, :], block_size=block)
-        try:
-            expect_close(one.run(sub), _reference(one), one, dtype=q.dtype)
-        except CheckFailure:
-            return False
-        return True
-    return False
 
 
 def _check_float32_accumulation(sub, g, dtype) -> None:
