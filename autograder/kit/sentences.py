@@ -32,10 +32,6 @@ LM_FINAL_NORM_NOT_LAST = N_(
     "{call}: multiplying the last block's output by {scale} moved the logits by up to {moved}: "
     "nothing normalises the residual stream between the last block and the output layer."
 )
-LM_NO_FINAL_NORM = N_(
-    "{model} has no parameter of shape {shape} outside its blocks: no LayerNorm(d_model) between "
-    "the last block and the output layer."
-)
 LM_ONE_BLOCK_OF_PARAMETERS = N_(
     "{model} has {count} trainable parameters; its {layers} blocks alone need at least {least}, "
     "and it has the parameters of one block only."

@@ -54,7 +54,8 @@ class TinyTransformer(nn.Module):
         self.blocks = nn.ModuleList()
         for _ in range(num_layers):
             self.blocks.append(TransformerBlock(d_model, num_heads, d_ff, norm_first=True))
-        self.final_norm = nn.LayerNorm(d_model)
+        # a LayerNorm without weight and bias (as OLMo's): still the final LayerNorm
+        self.final_norm = nn.LayerNorm(d_model, elementwise_affine=False)
         self.lm_head = nn.Linear(d_model, vocab_size, bias=False)
 
     def forward(self, tokens):
