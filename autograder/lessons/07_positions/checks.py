@@ -328,6 +328,7 @@ def check_apply_rope(sub) -> None:
     _check_relative(sub, g)
     cases = (
         ((2, 2, 3, 8), {"positions": torch.tensor([5, 6, 7])}),  # new tokens after a cache of 5
+        ((2, 2, 1, 8), {"positions": torch.tensor([7])}),  # one token decoded after a cache of 7
         ((4, 6), {"positions": torch.tensor([0, 2, 4, 9])}),
         ((2, 3, 8), {"base": 100.0}),
         ((2, 4, 3, 6), {}),  # (B, h, L, d) without positions: L is x.shape[-2]
