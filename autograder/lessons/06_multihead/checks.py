@@ -291,7 +291,7 @@ PARAM_ERRORS = (  # MultiHeadAttention(d_model, bias): bias lands in num_heads, 
 )
 
 
-@exercise("mha_num_parameters")
+@exercise("mha_num_parameters", forbid=("torch.nn.MultiheadAttention",))  # count, not build
 def check_mha_num_parameters(sub) -> None:
     for d, h, bias in ((8, 2, None), (8, 2, True), (12, 3, False), (34, 2, True), (512, 8, True)):
         c = (
