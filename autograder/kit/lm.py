@@ -13,8 +13,10 @@ from autograder.i18n import _
 from autograder.kit.calling import Call, fail
 from autograder.kit.compare import expect_tensor
 from autograder.kit.gradients import missing_gradients
+from autograder.kit.inputs import generator, randn
 from autograder.kit.modules import construct
 from autograder.kit.text import fmt_num
+from autograder.sandbox.host.replies import LearnerError
 
 COPY_BACK = 3  # the token to predict is the one 3 positions back
 # The ablation: every block's attn.w_v or attn.w_o weight (which, drawn per run) multiplied by a
@@ -26,6 +28,32 @@ COPY_BACK = 3  # the token to predict is the one 3 positions back
 # causal running mean into the residual stream) keeps 65-88%.
 ABLATION_SCALE = (1e-4, 1e-3)
 ABLATED_MAX = 0.05
+
+
+def construct_lm(sub, *args) -> tuple:
+    """``construct(sub, "TinyTransformer", *args)``, with every parameter of two or more dims
+    that starts all zero given small random values (GPT-2's 0.02): a table that training fills
+    in from zero, as minGPT's first ``pos_emb = nn.Parameter(torch.zeros(1, block_size,
+    n_embd))``, is judged as learned positions, not as none."""
+    obj, label = construct(sub, "TinyTransformer", *args)
+    try:
+        names = obj.apply("describe").get("parameters", {})
+        state = dict(obj.method("state_dict"))
+        g = generator(132)
+        zero = {
+            n: 0.02 * randn(g, *t.shape)
+            for n, t in state.items()
+            if n in names
+            and isinstance(t, torch.Tensor)
+            and t.is_floating_point()
+            and t.dim() >= 2
+            and not bool(t.any())
+        }
+        if zero:
+            obj.apply("load_state_dict", state | zero)
+    except (LearnerError, AttributeError, TypeError):  # judged as it is by what comes next
+        pass
+    return obj, label
 
 
 def _periodic(g, n, length, vocab):
@@ -136,7 +164,7 @@ def expect_order_seen(sub, args, tokens) -> None:
     """One layer of causal attention without positions sees the earlier tokens as a set:
     swapping two of them leaves the later logits unchanged. Positions that go into the blocks
     make the order count. (With two layers the causal mask itself tells positions 0 and 1 apart.)"""
-    obj, label = construct(sub, "TinyTransformer", *args)
+    obj, label = construct_lm(sub, *args)
     obj.eval()
     c = Call(label + ".eval()", tokens, params="lm.forward")
     logits = expect_tensor(c.run(obj, devices=False), c, shape=(*tokens.shape, args[0]))

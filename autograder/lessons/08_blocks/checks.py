@@ -43,7 +43,7 @@ from autograder.kit.gradients import (
     wide_call,
     with_rules,
 )
-from autograder.kit.lm import expect_copies, expect_order_seen, expect_scores_used
+from autograder.kit.lm import construct_lm, expect_copies, expect_order_seen, expect_scores_used
 from autograder.kit.lm_layout import block_names, expect_gpt2_layout
 from autograder.kit.module_calls import expect_module_calls
 from autograder.kit.modules import not_a_module
@@ -223,7 +223,7 @@ def check_transformer_block(sub) -> None:
 def check_tiny_transformer(sub) -> None:
     g = generator(16)
     vocab, d, h, layers, d_ff, max_len = 11, 16, 2, 2, 32, 12
-    obj, label = construct(sub, "TinyTransformer", vocab, d, h, layers, d_ff, max_len)
+    obj, label = construct_lm(sub, vocab, d, h, layers, d_ff, max_len)
     info = obj.apply("describe")
     if not info.get("is_module"):
         raise fail(not_a_module(label, info.get("type")))

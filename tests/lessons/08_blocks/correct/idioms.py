@@ -40,7 +40,7 @@ class TinyTransformer(nn.Module):
     def __init__(self, vocab_size, d_model, num_heads, num_layers, d_ff, max_len):
         super().__init__()
         self.wte = nn.Embedding(vocab_size, d_model)
-        self.wpe = nn.Embedding(max_len, d_model)
+        self.wpe = nn.Parameter(torch.zeros(1, max_len, d_model))  # minGPT (2020): learned from 0
         self.h = nn.ModuleList(TransformerBlock(d_model, num_heads, d_ff) for _ in range(num_layers))
         self.ln_f = nn.LayerNorm(d_model)
         self.lm_head = nn.Linear(d_model, vocab_size, bias=False)
@@ -48,7 +48,7 @@ class TinyTransformer(nn.Module):
 
     def forward(self, tokens):
         T = tokens.size(1)
-        x = self.wte(tokens) + self.wpe(torch.arange(T, device=tokens.device))
+        x = self.wte(tokens) + self.wpe[:, :T]
         for block in self.h:
             x = block(x, self.mask[:T, :T])
         return self.lm_head(self.ln_f(x))
