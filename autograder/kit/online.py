@@ -45,6 +45,8 @@ def online(
     unguarded=False,
     causal_skip=None,
     max_block_only=False,
+    max_first_block=False,
+    max_before_mask=False,
 ):
     """FlashAttention's online softmax over key blocks (queries tiled too when ``local`` is
     "both"), with knobs for the known mistakes."""
@@ -68,12 +70,14 @@ def online(
             if causal and causal_skip is not None and causal_skip(ks, ke, lq, block_size):
                 continue  # a key block skipped as if every query were before it
             s = qb @ k[..., ks:ke, :].transpose(-2, -1) * scale  # (..., Tq, Tk)
+            unmasked = s
             if causal:
                 i = torch.arange(qs, qe)[:, None] - (qs if local == "both" else 0)
                 j = torch.arange(ks, ke)[None, :] - (ks if local else 0)
                 s = s.masked_fill((j >= i + offset) if strict else (j > i + offset), -INF)
-            m_new = torch.maximum(m, s.amax(-1, keepdim=True))
+            m_new = torch.maximum(m, (unmasked if max_before_mask else s).amax(-1, keepdim=True))
             m_new = s.amax(-1, keepdim=True) if max_block_only else m_new
+            m_new = m if max_first_block and ks > 0 else m_new  # the first block's max, kept
             safe = m_new if unguarded else torch.where(m_new.isneginf(), 0.0, m_new)
             p = (s - safe).exp()
             alpha = (m - safe).exp()  # rescales what was summed under the old max
@@ -90,8 +94,8 @@ def online(
         if sum_no_keepdim:  # l of shape (..., Lq): acc / l divides feature j by query j's sum
             s_sum = s_sum.squeeze(-1)
         out[..., qs:qe, :] = acc / s_sum**normalise if normalise else acc  # 2: divided twice
-        if normalise and not (strict or unguarded or max_block_only):  # NaN left where made
-            # a fully masked row (bottom-right alignment) is zeros
+        if normalise and not (strict or unguarded or max_block_only or max_first_block):
+            # NaN left where made; a fully masked row (bottom-right alignment) is zeros
             out[..., qs:qe, :] = out[..., qs:qe, :].nan_to_num(0.0)
     if drop_last_queries:  # query tiles range(0, Lq - block_size + 1, block_size): the last lost
         out[..., lq - lq % block_size :, :] = 0.0
@@ -182,6 +186,9 @@ TILED_MUTANTS = (  # tiled_attention's known mistakes: the online softmax with a
     ("tiled-causal-strict", _online_mutant(strict=True)),
     ("tiled-causal-strict", lambda *a, **kw: _online_mutant(strict=True)(*a, **kw).nan_to_num(0.0)),
     ("online-max-not-updated", _online_mutant(update_max=False)),
+    ("online-max-not-updated", _online_mutant(max_first_block=True)),
+    ("online-max-before-mask", _online_mutant(max_before_mask=True)),
+    ("online-max-before-mask", _online_mutant(max_before_mask=True, unguarded=True)),
     ("tiled-v-sliced-on-features", _online_mutant(v_features=True)),
     ("online-softmax-inverted-correction", _online_mutant(inverted=True)),
     ("weights-times-keys", lambda q, k, v, *a, **kw: online(q, k, k, *a, **kw)),
@@ -256,6 +263,46 @@ def expect_large_scores(sub, g) -> None:
                 "online-max-starts-at-zero",
             )
     expect_close(out, want, c, dtype=q.dtype)
+
+
+RISING = 800.0  # a score whose exp overflows in float64 too (past about 709): so do the mutants'
+
+
+def _block_maxima_calls(g) -> tuple[Call, Call]:
+    """Two calls where a running max kept wrong shows whatever the float width: a query whose first
+    key block scores 0 and whose later blocks score +RISING (a max kept from the first block
+    overflows); and, causal, keys that alternate between 0 and +RISING, so that query 0 sees one
+    key scoring 0 beside a future key, in its block, scoring +RISING (a max taken before the mask
+    makes its one visible key's weight exp(-RISING) = 0). Equal keys score equally: no rounding."""
+    d = 4
+    u = randn(g, d)
+    top = (RISING * d**0.5) ** 0.5 * u / u.norm()  # q·k / sqrt(d) = RISING for q = k = top
+    zero = torch.zeros(d)
+    rising = Call(
+        "tiled_attention",
+        top[None],
+        torch.stack([zero, zero, top, top, top, top]),
+        randn(g, 6, 3),
+        block_size=2,
+    )
+    alternating = torch.stack([zero, top] * 2)
+    masked = Call(
+        "tiled_attention",
+        torch.stack([top] * 4),
+        alternating,
+        randn(g, 4, 3),
+        block_size=2,
+        causal=True,
+    )
+    return rising, masked
+
+
+def expect_block_maxima(sub, g) -> None:
+    """The running max grows with each block, and only visible keys raise it."""
+    for c in _block_maxima_calls(g):
+        out = c.run(sub, mutants=TILED_MUTANTS)
+        want = tiled_reference(*c.args, c.kwargs["block_size"], c.kwargs.get("causal", False))
+        expect_close(out, want, c, dtype=torch.float32, mutants=TILED_MUTANTS)
 
 
 def _shown(row: torch.Tensor) -> str:

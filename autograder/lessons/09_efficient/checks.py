@@ -41,7 +41,12 @@ from autograder.kit.gradients import (
     wide_call,
     with_rules,
 )
-from autograder.kit.online import TILED_MUTANTS, expect_large_scores, not_rescaled
+from autograder.kit.online import (
+    TILED_MUTANTS,
+    expect_block_maxima,
+    expect_large_scores,
+    not_rescaled,
+)
 from autograder.kit.precision import cancelling_inputs, expect_output_float64_kept
 from autograder.kit.repeat import paused, watched
 
@@ -110,6 +115,7 @@ def check_tiled_attention(sub) -> None:
                 failure.mistake = "tiled-returns-tuple" if _right(out[0], c) else None
             raise fail(failure.message + not_rescaled(out, c, failure), failure.mistake) from None
     expect_large_scores(sub, g)
+    expect_block_maxima(sub, g)  # a max kept from the first block, or taken before the mask
     for dtype in low_precision_dtypes():
         q, k, v = (randn(g, 2, 6, 8, dtype=dtype) for _i in range(3))
         c = Call(name, q, k, v, block_size=4, causal=True)

@@ -118,9 +118,18 @@ MISTAKES = (
     Mistake(
         "online-max-not-updated",
         ("tiled_attention",),
-        "The running max is never updated: m = m_new is missing",
-        "After each block set m = m_new: with m still -inf, the correction exp(m - m_new) is 0 "
-        "and every block wipes out the ones before it.",
+        "The running max is not updated from block to block",
+        "At every block take m_new = torch.maximum(m, s.amax(-1, keepdim=True)), then set m = "
+        "m_new: with m left at -inf every block wipes out the ones before it, and a max kept "
+        "from the first block lets a later block's larger scores overflow exp.",
+    ),
+    Mistake(
+        "online-max-before-mask",
+        ("tiled_attention",),
+        "The running max includes scores the causal mask hides",
+        "Mask first, then take the max: s = s.masked_fill(mask, float('-inf')) before "
+        "s.amax(-1, keepdim=True). A hidden key that scores far above the visible ones makes "
+        "their exp(s - m) underflow to 0, and the query's output 0 or NaN.",
     ),
     Mistake(
         "tiled-v-sliced-on-features",
