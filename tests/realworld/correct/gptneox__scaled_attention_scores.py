@@ -1,4 +1,4 @@
-# Source: huggingface/transformers, src/transformers/models/gpt_neox/modeling_gpt_neox.py (v4.40),
+# Source: huggingface/transformers, src/transformers/models/gpt_neox/modeling_gpt_neox.py (v4.30),
 # GPTNeoXAttention._attn: `query = query.view(batch_size * num_attention_heads, query_length,
 # attn_head_size)` (likewise key), `attn_scores = torch.zeros(batch_size * num_attention_heads,
 # query_length, key_length, dtype=query.dtype, device=key.device)`, `attn_scores =

@@ -1,4 +1,4 @@
-# Source: meta-llama/llama, llama/model.py (commit 57b0eb62de0636e75af471e49e2f1862d908d9d8),
+# Source: meta-llama/llama, llama/model.py (commit 8580eb9a896bdb82d376b7040d18a2e7b402b10f),
 # Attention: a preallocated cache written in place and read back as a slice,
 #   self.cache_k = torch.zeros((args.max_batch_size, args.max_seq_len, self.n_local_kv_heads,
 #                               self.head_dim)).cuda()
@@ -8,8 +8,9 @@
 # Adapted to the contract: KVCache() has no batch size, head count or max_seq_len, so the buffer
 # is allocated at the first append from that append's shape (max_seq_len=2048 slots by default)
 # and doubled when it is full (llama's is fixed); the sequence dim is -2 (llama's is 1); the
-# start_pos that llama's caller passes is kept in the cache; .cuda() is the input's device (the
-# `.to(xk)` that llama does on every call). len() is the number of cached positions.
+# start_pos that llama's caller passes is kept in the cache; .cuda() is the input's device, by
+# the `.to(...)` llama does on every call (.to(xq) there; .to(xk) here, a cache has no query).
+# len() is the number of cached positions.
 # Kept: zeros buffer, `.to(x)` on each call, slice assignment in place, a slice of the buffer
 # returned (a view, not a copy).
 # grade: KVCache

@@ -1,5 +1,5 @@
-# Source: karpathy/minGPT, mingpt/model.py (commit 37baab71b9abea1b76ab957409a1cc2fbfba8a26),
-# class GPT: `wpe = nn.Embedding(config.block_size, config.n_embd)`, and in forward
+# Source: karpathy/minGPT, mingpt/model.py (master since the 2022 rewrite; the older GPT had a
+# pos_emb Parameter), class GPT: `wpe = nn.Embedding(config.block_size, config.n_embd)`, and in forward
 # `assert t <= self.block_size, f"Cannot forward sequence of length {t}, block size is only
 # {self.block_size}"`, `pos = torch.arange(0, t, dtype=torch.long, device=device).unsqueeze(0)`,
 # `pos_emb = self.transformer.wpe(pos)`, `x = self.transformer.drop(tok_emb + pos_emb)`.

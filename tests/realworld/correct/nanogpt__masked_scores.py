@@ -1,5 +1,4 @@
-# Source: karpathy/nanoGPT, model.py (commit 9755682b981a45507f6eb9b11eadef8cb83cebd5),
-# CausalSelfAttention.forward, the manual path:
+# Source: karpathy/nanoGPT, model.py (master), CausalSelfAttention.forward, the manual path:
 # `att = att.masked_fill(self.bias[:,:,:T,:T] == 0, float('-inf'))`.
 # Adapted to the contract: the mask is the argument (bool, True = may attend) instead of the
 # causal `bias` buffer of ones and zeros; nanoGPT's `== 0` test is kept, which on a bool mask
