@@ -107,3 +107,18 @@ def test_only_names_a_question_by_its_variable(wrong_copy):
     assert rows["answer_10_1"]["passed"] and not rows["answer_10_3"]["passed"]
     status, report = check_json(wrong_copy, "--only", "answer_10_99")
     assert status == 2 and "answer_10_99" in report["error"]
+
+
+@pytest.mark.parametrize("name", [f"{LESSON}-Copy1", f"{LESSON} (1)"])
+def test_a_copy_of_the_notebook_is_checked_as_its_lesson(name, wrong_copy, tmp_path):
+    """JupyterLab's Duplicate names the copy 10_interview-Copy1.ipynb: it is still lesson 10's
+    notebook, its questions counted (trial 38: a copy was checked as a plain file, 5/5 with a
+    wrong answer, where the notebook itself has 9/10)."""
+    copy = tmp_path / f"{name}.ipynb"
+    shutil.copy(wrong_copy, copy)
+    status, report = check_json(copy)
+    assert report["max_score"] == assignment(LESSON[:2]).max_points
+    assert [r["exercise"] for r in report["results"]] == assignment(LESSON[:2]).items
+    assert status == 1 and [r["exercise"] for r in report["results"] if not r["passed"]] == [
+        "answer_10_3"
+    ]
