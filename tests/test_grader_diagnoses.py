@@ -294,3 +294,19 @@ def test_a_definition_that_raised_while_loading_says_why_it_is_not_defined():
     assert "line 4: ImportError: course_lib.TinyTransformer is the course's reference" in (
         result.message
     )
+
+
+def test_a_window_of_0_refused_is_told_what_the_contract_asks():
+    """Trial 38: a sliding_window_mask that raises for window < 1 lost its point with only its
+    own error shown; the failure now says what the mask is for a window of 0."""
+    code = (
+        "def sliding_window_mask(seq_len, window):\n"
+        "    if window < 1:\n"
+        "        raise ValueError('window must be at least 1')\n"
+        "    i = torch.arange(seq_len)\n"
+        "    d = i[:, None] - i[None, :]\n"
+        "    return (d >= 0) & (d < window)\n"
+    )
+    [result] = judge_source(BASE + "\n\n" + code, only=["sliding_window_mask"])
+    assert not result.passed and "window must be at least 1" in result.message
+    assert "a window of 0 is a valid input" in result.message, result.message

@@ -111,3 +111,7 @@ LM_PATH_AROUND_BLOCKS = N_(
     "something reaches them around the blocks (the embeddings added again after the last "
     "block?); the logits read only the last block's output, head(norm(x))."
 )
+WINDOW_ZERO = N_(
+    "The mask is True where 0 <= i - j < window: a window of 0 is a valid input, a ({n}, {n}) mask "
+    "with no key at all (every entry False), not an error."
+)

@@ -62,12 +62,15 @@ from .window import WINDOW_CASES, WINDOW_MUTANTS, long_appends, truncated
 def check_sliding_window_mask(sub) -> None:
     for n, window in WINDOW_CASES:
         c = Call("sliding_window_mask", n, window)
+        out = None
         try:
             out = c.run(sub, mutants=WINDOW_MUTANTS)
             expect_mask(out, window_mask(n, window), c, mutants=WINDOW_MUTANTS)
         except CheckFailure as failure:  # a window longer than the sequence fails, n keys do not
             if failure.mistake is None and window > n and _window_right(sub, n, n):
                 failure.mistake = "window-clamped-to-length"
+            if out is None and window == 0:  # raised: "a window must be at least 1" (trial 38)
+                failure.message += "\n" + _(sentences.WINDOW_ZERO).format(n=n)
             raise
 
 
