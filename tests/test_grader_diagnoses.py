@@ -310,3 +310,21 @@ def test_a_window_of_0_refused_is_told_what_the_contract_asks():
     [result] = judge_source(BASE + "\n\n" + code, only=["sliding_window_mask"])
     assert not result.passed and "window must be at least 1" in result.message
     assert "a window of 0 is a valid input" in result.message, result.message
+
+
+def test_a_time_limit_names_the_call_it_stopped():
+    """Trial 38: a correct but slow tiled_attention ran out of time at full size, and the failure
+    named no call; the small calls before it had passed."""
+    code = (
+        "import time\n\n"
+        "def softmax(x, dim=-1):\n"
+        "    if x.dim() >= 3:  # slow on batches only\n"
+        "        start = time.process_time()\n"
+        "        while time.process_time() - start < 60:\n"
+        "            pass\n"
+        "    e = (x - x.amax(dim, keepdim=True)).exp()\n"
+        "    return e / e.sum(dim, keepdim=True)\n"
+    )
+    [result] = judge_source(BASE + "\n\n" + code, only=["softmax"], time_limit=1.0)
+    assert (result.passed, result.mistake) == (False, "timeout"), result.message
+    assert "It was stopped in softmax(" in result.message, result.message

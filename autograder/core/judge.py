@@ -45,6 +45,22 @@ def run_check(sub: Submission, ex) -> None:
                 raise
 
 
+def _stopped_in(ex: Gradable, req) -> str:
+    """The call a time limit stopped, as the checks show calls (trial 38: a correct but slow
+    tiled_attention ran out of time at full size, and the failure named no call)."""
+    if (
+        req is None
+        or req.op not in ("call", "apply")
+        or (req.op == "apply" and req.helper != "call")
+    ):
+        return ""
+    from autograder.kit.calling import Call
+
+    name = req.target if isinstance(req.target, str) else ex.name
+    call = Call(f"{name}.{req.method}" if req.method else name, *req.args, **req.kwargs)
+    return "\n" + _("It was stopped in {call}.").format(call=call)
+
+
 class NothingToGrade(Exception):
     """No exercise of the contract could be found (the CLI exits 2 with this message)."""
 
@@ -149,6 +165,8 @@ def judge_one(sub: Submission, ex: Gradable, time_limit: float | None = None) ->
         return failed_result(ex, f.message, f.mistake)
     except LearnerProblem as problem:
         message, mistake = _explain(ex, problem)
+        if isinstance(problem, LearnerTimeout):
+            message += _stopped_in(ex, getattr(sub, "last_request", None))
         if sub.problems and isinstance(problem, LearnerError) and problem.kind == "NameError":
             message += "\n" + _("While loading your code: {problems}").format(
                 problems="; ".join(sub.problems[:3])

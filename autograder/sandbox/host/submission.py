@@ -317,7 +317,7 @@ class Submission:
             raise LearnerCrashed("the sandbox had already stopped")
         if self._forbidden:
             raise ForbiddenUsed(sorted(set(self._forbidden)))
-        devices = devices_of(req.args, req.kwargs)
+        devices, self.last_request = devices_of(req.args, req.kwargs), req  # (a time limit's)
         try:
             self._ex.send(pickle.dumps(req))  # plain pickle: tensors go by value
         except OSError:
