@@ -47,6 +47,7 @@ from autograder.kit.gradients import (
     with_rules,
 )
 from autograder.kit.module_calls import expect_module_calls
+from autograder.kit.positional import expect_same_by_position
 
 from .mha_mutants import HOW, mha_mutants
 
@@ -329,6 +330,7 @@ def check_mha_num_parameters(sub) -> None:
                 ),
                 mistake,
             )
+    expect_same_by_position(sub, "mha_num_parameters", (8, 2), {"bias": True})
 
 
 def _rules_split_heads(sub) -> None:
@@ -349,6 +351,8 @@ def _rules_mha(sub) -> None:
     expect_module_calls(
         sub, "MultiHeadAttention", (4, 2), (2, 4, 4), masked=True, params="mha.forward"
     )
+    x = randn(generator(117), 2, 3, 4)
+    expect_same_by_position(sub, "MultiHeadAttention", (4, 2), {"bias": True}, x)
 
 
 check_split_heads = with_rules(check_split_heads, _rules_split_heads)

@@ -41,6 +41,7 @@ from autograder.kit.gradients import (
     with_rules,
 )
 from autograder.kit.module_calls import expect_module_calls
+from autograder.kit.positional import expect_same_by_position
 from autograder.kit.repeat import paused
 
 from .probes import (
@@ -410,6 +411,8 @@ def _rules_rope(sub) -> None:
     c = Call("apply_rope", randn(generator(114), 1, 1, 1, 4))
     expect_contract_rules(sub, c, (1, 1, 1, 4), output=None)
     expect_true_gradients(sub, wide_call("apply_rope", 124, (1, 1, 3, 4)))
+    kwargs = {"positions": torch.tensor([4, 5, 9]), "base": 100.0}
+    expect_same_by_position(sub, "apply_rope", (randn(generator(118), 2, 3, 8),), kwargs)
 
 
 check_learned_positional_embedding = with_rules(check_learned_positional_embedding, _rules_learned)

@@ -47,6 +47,7 @@ from autograder.kit.lm import construct_lm, expect_copies, expect_order_seen, ex
 from autograder.kit.lm_layout import block_names, expect_gpt2_layout
 from autograder.kit.module_calls import expect_module_calls
 from autograder.kit.modules import not_a_module
+from autograder.kit.positional import expect_same_by_position
 
 from .arguments import expect_arguments_used
 from .layout import expect_tiny_layout, naming_batch_mask, positions_by_batch_index
@@ -379,6 +380,9 @@ def _rules_block(sub) -> None:
     expect_true_gradients(obj, wide_call(label, 126, (1, 3, 4), params=c))
     expect_true_gradients(*train_with_dropout(sub, "TransformerBlock", 4, 2, 8))
     expect_module_calls(sub, "TransformerBlock", (4, 2, 8), (2, 4, 4), masked=True)
+    kwargs = {"dropout": 0.1, "norm_first": False}
+    x = randn(generator(119), 2, 3, 4)
+    expect_same_by_position(sub, "TransformerBlock", (4, 2, 8), kwargs, x)
 
 
 def _rules_tiny(sub) -> None:
