@@ -213,11 +213,14 @@ def check_multi_head_attention(sub) -> None:
     expect_attention(out, mha(state, 2, query, mask=mask), c, torch.float32, mutants)
     for dtype in low_precision_dtypes():
         obj.to(dtype)
-        query, mask = randn(g, 2, 3, d, dtype=dtype), no_full_rows(g, 3, 3)
-        c = Call(f"{label}.to({fmt_dtype(dtype)})", query, mask=mask, params="mha.forward")
         low = {k: w.to(dtype) for k, w in state.items()}
-        out = c.run(obj, mutants=mha_mutants(state, 2))
-        expect_attention(out, mha(low, 2, query, mask=mask), c, dtype, DTYPE_PROMOTED)
+        allowed = no_full_rows(g, 3, 3)  # then a float mask of the inputs' dtype, added
+        for mask in (allowed, additive(allowed, bias_mask(g, 3, 3)).to(dtype)):
+            query = randn(g, 2, 3, d, dtype=dtype)
+            c = Call(f"{label}.to({fmt_dtype(dtype)})", query, mask=mask, params="mha.forward")
+            out = c.run(obj, mutants=mha_mutants(state, 2))
+            named = DTYPE_PROMOTED + mha_mutants(low, 2)
+            expect_attention(out, mha(low, 2, query, mask=mask), c, dtype, named)
     with on_meta():  # meta tensors have shapes but no data
         obj.to(torch.float32)
         obj.to("meta")
