@@ -88,7 +88,7 @@ MISTAKES = (
     ),
     Mistake(
         "bool-mask-added",
-        ("scaled_dot_product_attention", "SelfAttention", "MultiHeadAttention"),
+        ("scaled_dot_product_attention", "SelfAttention", "MultiHeadAttention", "TransformerBlock"),
         "A bool mask made a float and added to the scores",
         "mask.float() is 1 where a query may attend and 0 where it may not, so adding it blocks "
         "nothing: fill the blocked scores with -inf, scores.masked_fill(~mask, float('-inf')).",

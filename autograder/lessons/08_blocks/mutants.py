@@ -60,7 +60,13 @@ def block_mutants(state, h, norm_first):
             raise ValueError("a mistake of float masks")
         return block(state, h, x, how(mask), norm_first)
 
+    def as_float(x, mask=None):  # mask.float(): 1 where a query may attend, added to the scores
+        if mask is None or mask.dtype != torch.bool:
+            raise ValueError("a mistake of bool masks")
+        return block(state, h, x, mask.double(), norm_first)
+
     return (
+        ("bool-mask-added", as_float),
         *(
             (m, lambda x, mask=None, kn=kn: block(state, h, x, mask, norm_first, kn))
             for m, kn in BLOCK_KNOBS
