@@ -45,7 +45,8 @@ def expect_same_by_position(sub: Any, name: str, args: tuple, kwargs: dict, *cal
                 keyword=keyword,
                 name=name,
                 signature=BY_NAME[name].signature,
-            )
+            ),
+            "arguments-out-of-order",
         )
 
 

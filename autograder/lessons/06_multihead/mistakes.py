@@ -231,4 +231,12 @@ MISTAKES = (
         "MultiHeadAttention's second argument is num_heads: build it as "
         "MultiHeadAttention(d_model, num_heads, bias=bias), or count the weights directly.",
     ),
+    Mistake(
+        "arguments-out-of-order",
+        ("MultiHeadAttention", "mha_num_parameters", "apply_rope", "TransformerBlock"),
+        "The parameters in another order than the contract's",
+        "Keep the contract's signature, its order included (the failure shows it): code that "
+        "calls yours with the optional arguments by position, as nn.MultiheadAttention's order "
+        "would, reaches other parameters.",
+    ),
 )
