@@ -328,3 +328,14 @@ def test_a_time_limit_names_the_call_it_stopped():
     [result] = judge_source(BASE + "\n\n" + code, only=["softmax"], time_limit=1.0)
     assert (result.passed, result.mistake) == (False, "timeout"), result.message
     assert "It was stopped in softmax(" in result.message, result.message
+
+
+def test_a_failing_append_says_what_the_cache_held_before():
+    """Trial 38: 'KVCache().append(k: (1, 2, 3, 4), ...): k_all has shape (1, 2, 3, 4), expected
+    (1, 2, 6, 4)' left unsaid the first append of 3 positions that makes 6 expected."""
+    from lesson_files import LESSONS
+
+    wrong = LESSONS / "09_efficient" / "wrong" / "kv-cache-returns-new-only.py"
+    [result] = judge_source(BASE + "\n\n" + wrong.read_text(), only=["KVCache"])
+    assert result.mistake == "kv-cache-returns-new-only", result.message
+    assert "KVCache() (holding " in result.message and " positions).append(" in result.message

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import torch
 
+from autograder.i18n import _
 from autograder.kit import LearnerError
 
 
@@ -84,3 +85,12 @@ def keeps(obj, shape) -> bool:
 
     walk(state)
     return tuple(shape) in found
+
+
+def holding(cache: str, lengths: list[int]) -> str:
+    """A cache as a failing append names it, with the lengths appended before (trial 38:
+    'KVCache().append(k: (1, 2, 3, 4), ...): ... expected (1, 2, 6, 4)' left the first unsaid)."""
+    if not lengths:
+        return cache
+    shown = " + ".join(str(n) for n in lengths) if len(lengths) <= 3 else str(sum(lengths))
+    return _("{cache} (holding {lengths} positions)").format(cache=cache, lengths=shown)

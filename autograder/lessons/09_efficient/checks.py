@@ -51,7 +51,7 @@ from autograder.kit.precision import cancelling_inputs, expect_output_float64_ke
 from autograder.kit.repeat import paused, watched
 
 from .blocks import first_block_only, whole_blocks_only
-from .cache import cache_mutants, keeps, same_tensor
+from .cache import cache_mutants, holding, keeps, same_tensor
 from .memory import check_process_memory, check_row_memory, check_row_trace
 from .window import WINDOW_CASES, WINDOW_MUTANTS, long_appends, truncated
 
@@ -213,7 +213,8 @@ def _expect_appends(sub, steps, label_extra=""):
     history = []
     append = method(obj, "append")
     for k, v in steps:
-        c = Call(label + label_extra + ".append", k, v, params="append")
+        past = [h[0].shape[-2] for h in history]
+        c = Call(holding(label + label_extra, past) + ".append", k, v, params="append")
         mutants = cache_mutants(history, k, v)
         try:
             out = expect_tuple(c.run(append, mutants=mutants), c, 2, "a tuple (k_all, v_all)")
@@ -337,7 +338,7 @@ def _decode(g, sub, steps=6):
     cached = [0]
     for t in range(steps):
         x = embed(torch.tensor(cached[-1:]), t)  # only the newest token, at position t
-        c = Call(label + ".append", x @ w_k, x @ w_v, params="append")
+        c = Call(holding(label, [1] * t) + ".append", x @ w_k, x @ w_v, params="append")
         k_all, v_all = expect_tuple(c.run(append), c, 2, N_("a tuple (k_all, v_all)"))
         for got, what in ((k_all, "k_all"), (v_all, "v_all")):  # float64 in: float64 kept
             expect_tensor(got, c, shape=(1, t + 1, d), dtype=x.dtype, what=what)
