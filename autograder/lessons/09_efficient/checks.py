@@ -50,7 +50,7 @@ from autograder.kit.online import (
 from autograder.kit.precision import cancelling_inputs, expect_output_float64_kept
 from autograder.kit.repeat import paused, watched
 
-from .blocks import first_block_only, whole_blocks_only
+from .blocks import first_block_only, reference, right, runs_right, whole_blocks_only
 from .cache import cache_mutants, holding, keeps, same_tensor
 from .memory import check_process_memory, check_row_memory, check_row_trace
 from .window import WINDOW_CASES, WINDOW_MUTANTS, long_appends, truncated
@@ -106,7 +106,7 @@ def check_tiled_attention(sub) -> None:
         out = None
         try:
             out = c.run(sub, mutants=TILED_MUTANTS)
-            expect_close(out, _reference(c), c, dtype=q.dtype, mutants=TILED_MUTANTS)
+            expect_close(out, reference(c), c, dtype=q.dtype, mutants=TILED_MUTANTS)
         except CheckFailure as failure:  # saying which running quantity was not rescaled
             if failure.mistake is None and vs[-1] != qs[-1] and _right_with_v_as_q(sub, c):
                 failure.mistake = "tiled-output-width-d-k"
@@ -115,7 +115,7 @@ def check_tiled_attention(sub) -> None:
             if failure.mistake is None and out is None and whole_blocks_only(sub, c):
                 failure.mistake = "partial-block-dropped"
             if failure.mistake is None and isinstance(out, (tuple, list)) and out:
-                failure.mistake = "tiled-returns-tuple" if _right(out[0], c) else None
+                failure.mistake = "tiled-returns-tuple" if right(out[0], c) else None
             raise fail(failure.message + not_rescaled(out, c, failure), failure.mistake) from None
     expect_large_scores(sub, g)
     expect_block_maxima(sub, g)  # a max kept from the first block, or taken before the mask
@@ -160,28 +160,12 @@ def check_tiled_attention(sub) -> None:
     expect_output_float64_kept(sub, c, tiled_reference(q, k, v, 2), tiled_reference)
 
 
-def _reference(c):
-    return tiled_reference(*c.args, c.kwargs.get("block_size", 64), c.kwargs.get("causal", False))
-
-
-def _right(out, c) -> bool:
-    try:
-        expect_close(out, _reference(c), c, dtype=c.args[0].dtype)
-    except CheckFailure:
-        return False
-    return True
-
-
 def _right_with_v_as_q(sub, c) -> bool:
     """Wrong (or failing) with d_v != d_k, right with v as wide as q: the output or its
     accumulator is shaped like q (torch.zeros_like(q))."""
     q, k, v = c.args
     wide = Call(c.name, q, k, torch.cat([v] * q.shape[-1], -1)[..., : q.shape[-1]], **c.kwargs)
-    try:
-        expect_close(wide.run(sub), _reference(wide), wide, dtype=q.dtype)
-    except CheckFailure:
-        return False
-    return True
+    return runs_right(sub, wide)
 
 
 def _check_float32_accumulation(sub, g, dtype) -> None:
