@@ -30,8 +30,8 @@ from autograder.core import syntax
 from autograder.core.mistakes import MISTAKES
 from autograder.grade import COURSE, messages
 from autograder.grade.outputs import files, plots, sections
-from autograder.grade.outputs.feedback import label
 from autograder.grade.outputs.page import element, esc, page, points, table
+from autograder.grade.outputs.wording import label
 from autograder.grade.results import (
     BLANK,
     GRADED,

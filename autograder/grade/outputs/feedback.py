@@ -16,7 +16,6 @@ from pathlib import Path
 from autograder.core.extract import ExtractError, read_submission
 from autograder.grade.outputs import files, wording
 from autograder.grade.outputs.page import element, esc, fill, page, table
-from autograder.grade.outputs.wording import label as label  # where the class report finds it
 from autograder.grade.results import NOT_SUBMITTED, Graded, GradeTable, safe_name
 from autograder.i18n import _, ngettext
 from autograder.sandbox.protocol import one_line
