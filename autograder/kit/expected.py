@@ -380,3 +380,8 @@ def causal(lq, lk):
 def tiled_reference(q, k, v, block_size=64, causal_=False):
     mask = causal(q.shape[-2], k.shape[-2]) if causal_ else None
     return attend(q.double(), k.double(), v.double(), mask)[0]
+
+
+def tiled_reference_of(c):
+    """What the ``tiled_attention`` Call ``c`` must return (the contract's defaults)."""
+    return tiled_reference(*c.args, c.kwargs.get("block_size", 64), c.kwargs.get("causal", False))

@@ -33,7 +33,7 @@ from autograder.kit import (
 )
 from autograder.kit.calling import learner_failed
 from autograder.kit.exercise import CheckFailure
-from autograder.kit.expected import tiled_reference, window_mask
+from autograder.kit.expected import tiled_reference, tiled_reference_of, window_mask
 from autograder.kit.gradients import (
     expect_contract_rules,
     expect_kept_dims,
@@ -50,7 +50,7 @@ from autograder.kit.online import (
 from autograder.kit.precision import cancelling_inputs, expect_output_float64_kept
 from autograder.kit.repeat import paused, watched
 
-from .blocks import first_block_only, reference, right, runs_right, whole_blocks_only
+from .blocks import first_block_only, right, runs_right, whole_blocks_only
 from .cache import cache_mutants, holding, keeps, same_tensor
 from .memory import check_process_memory, check_row_memory, check_row_trace
 from .window import WINDOW_CASES, WINDOW_MUTANTS, long_appends, truncated
@@ -106,7 +106,7 @@ def check_tiled_attention(sub) -> None:
         out = None
         try:
             out = c.run(sub, mutants=TILED_MUTANTS)
-            expect_close(out, reference(c), c, dtype=q.dtype, mutants=TILED_MUTANTS)
+            expect_close(out, tiled_reference_of(c), c, dtype=q.dtype, mutants=TILED_MUTANTS)
         except CheckFailure as failure:  # saying which running quantity was not rescaled
             if failure.mistake is None and vs[-1] != qs[-1] and _right_with_v_as_q(sub, c):
                 failure.mistake = "tiled-output-width-d-k"
