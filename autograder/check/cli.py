@@ -7,7 +7,6 @@ graded (``progress``: 0 every lesson done, 1 not yet, 2 no notebooks).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from autograder.i18n import _
@@ -64,7 +63,7 @@ def _check(args: argparse.Namespace) -> int:
             results = [_unread(r, code) for r in judge_code(code, args.only)]
     except (ExtractError, NothingToGrade) as e:
         if args.json:
-            print(json.dumps({"file": args.file, "error": str(e)}))
+            print(report.dumps({"file": args.file, "error": str(e)}))
         print(_("error: {problem}").format(problem=printable(e)), file=sys.stderr)
         return EXIT_UNGRADABLE
     print(report.as_json(args.file, results) if args.json else report.human(args.file, results))

@@ -6,7 +6,7 @@ import json
 import textwrap
 
 from autograder.core.mistakes import looks_like
-from autograder.core.result import Result, printable
+from autograder.core.result import _CONTROL, Result, printable
 from autograder.i18n import _, fill
 from autograder.sandbox.protocol import one_line
 
@@ -53,9 +53,18 @@ def human(file: str, results: list[Result], notes: list[str] = ()) -> str:
     return "\n".join(lines)
 
 
+def dumps(data: dict, **options) -> str:
+    """JSON a person can read in any language: UTF-8 text as it is (the Chinese messages, not
+    ``\\u6240...``), every character that could act on a terminal instead of being read (the
+    controls, bidirectional marks and lone surrogates :func:`printable` escapes) as its ``\\u``
+    escape. JSON's own characters are ASCII, so those can only be inside strings: still JSON."""
+    text = json.dumps(data, ensure_ascii=False, **options)
+    return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def as_json(file: str, results: list[Result]) -> str:
     """The contract's JSON object."""
-    return json.dumps(
+    return dumps(
         {
             "file": file,
             "score": float(sum(r.points for r in results)),

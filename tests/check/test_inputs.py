@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import nbformat
 import pytest
@@ -180,3 +181,29 @@ def test_only_names_an_exercise_a_syntax_error_hid(tmp_path, capsys):
     status, out, err = check(capsys, cells, "--only", "attention_scores", "--no-daemon")
     assert status == 1 and "NameError" in out, out + err
     assert '\n      Not read: cell 1 ("import torch,") has a syntax error on line 1' in out, out
+
+
+def test_json_is_utf8_text_with_only_what_could_act_on_a_terminal_escaped(
+    tmp_path, capsys, monkeypatch
+):
+    """``check --json`` in Chinese prints the Chinese (trial 37: every character was a
+    ``\\u6240`` escape), still one valid JSON object; a file name's bidirectional mark or control
+    stays an escape, in the object read back as it was."""
+    from autograder import i18n
+
+    for name in (*i18n.LOCALE_VARIABLES, i18n.ENV, "JPY_SESSION_NAME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    name = "mine\u202e\x1b.py"
+    path = tmp_path / name
+    path.write_text(GOOD.replace("k.transpose(-2, -1)", "k"))
+    status, out, err = check(capsys, path, "--json", "--no-daemon")
+    assert status == 1, out + err
+    data = json.loads(out)
+    assert data["file"] == str(path) and data["results"][0]["passed"] is False
+    message = data["results"][0]["message"]
+    assert re.search("[\u4e00-\u9fff]", message) and message in out, out
+    assert "\\u202e" in out and "\\u001b" in out and "\u202e" not in out and "\x1b" not in out
+    status, out, err = check(capsys, tmp_path / "none\u202e.py", "--json", "--no-daemon")
+    assert status == 2 and "\\u202e" in out and re.search("[\u4e00-\u9fff]", out), out
+    assert json.loads(out)["file"] == str(tmp_path / "none\u202e.py")
