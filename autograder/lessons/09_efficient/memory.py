@@ -53,8 +53,20 @@ def check_process_memory(sub, g, causal) -> None:
     if isinstance(grew, int) and grew >= MEMORY_LIMIT:
         full = MEMORY_LQ * MEMORY_LK * 4
         raise fail(
-            _(sentences.PEAK_AS_FULL_MATRIX).format(
-                call=c, grew=grew / 2**20, lq=MEMORY_LQ, lk=MEMORY_LK, full=full / 2**20
+            _(
+                "{call} raised the process's peak memory by {grew:.0f} MiB (what it held before "
+                "the call counted too), {share:.0%} of the full ({lq}, {lk}) score matrix in "
+                "float32: beyond its inputs a tiled call needs a few ({lq}, {block}) score tiles "
+                "of 1 MiB and one running output ({lq}, {d_v}), not all the scores nor a partial "
+                "output per key block kept to the end."
+            ).format(
+                call=c,
+                grew=grew / 2**20,
+                share=grew / full,
+                lq=MEMORY_LQ,
+                lk=MEMORY_LK,
+                block=64,
+                d_v=v.shape[-1],
             ),
             "materialises-full-matrix",
         )
