@@ -16,9 +16,10 @@ from autograder.kit.repeat import _same, paused
 from autograder.sandbox.host.replies import LearnerError
 
 
-def by_position(name: str, args: tuple, kwargs: dict) -> tuple:
-    """``args`` followed by ``kwargs``' values in the contract's order of ``name``'s parameters."""
-    rest = BY_NAME[name].params[len(args) :]
+def by_position(name: str, args: tuple, kwargs: dict, params: tuple | None = None) -> tuple:
+    """``args`` followed by ``kwargs``' values in the contract's order of ``name``'s parameters
+    (``params``: another parameter list of the contract, a forward's)."""
+    rest = (BY_NAME[name].params if params is None else params)[len(args) :]
     return (*args, *(kwargs[p] for p in rest[: len(kwargs)]))
 
 
@@ -36,18 +37,45 @@ def expect_same_by_position(sub: Any, name: str, args: tuple, kwargs: dict, *cal
     except LearnerError:
         same = False
     if not same:
-        raise fail(
-            _(
-                "{positional} is not {keyword}: given by position, the arguments reach other "
-                "parameters. {name} takes them in the contract's order: {name}{signature}."
-            ).format(
-                positional=positional,
-                keyword=keyword,
-                name=name,
-                signature=BY_NAME[name].signature,
-            ),
-            "arguments-out-of-order",
-        )
+        raise _out_of_order(positional, keyword, name, BY_NAME[name].signature)
+
+
+def expect_forward_by_position(obj: Any, label: str, name: str, args: tuple, kwargs: dict) -> None:
+    """The module ``obj`` (in eval mode) called with ``kwargs`` given by position, in the
+    contract's order of ``name``'s forward, gives what it gives by keyword: a forward whose
+    parameters are in another order (``forward(query, mask=None, key=None, value=None)``) passes
+    every check that names them and breaks a caller who does not. A keyword call that raises is
+    left to the checks."""
+    ex = BY_NAME[name]
+    params = f"{ex.name}.{ex.method_name}"
+    keyword = Call(label, *args, params=params, **kwargs)
+    positional = Call(label, *by_position(name, args, kwargs, ex.method_params), params=params)
+    with paused():
+        try:
+            want = keyword.invoke(obj)
+        except LearnerError:
+            return
+        try:
+            same = _same(want, positional.invoke(obj))
+        except LearnerError:
+            same = False
+    if not same:
+        raise _out_of_order(positional, keyword, params, ex.method[len(ex.method_name) :])
+
+
+def _out_of_order(positional: Call, keyword: Call, name: str, signature: str) -> Exception:
+    return fail(
+        _(
+            "{positional} is not {keyword}: given by position, the arguments reach other "
+            "parameters. {name} takes them in the contract's order: {name}{signature}."
+        ).format(
+            positional=positional,
+            keyword=keyword,
+            name=name,
+            signature=signature,
+        ),
+        "arguments-out-of-order",
+    )
 
 
 def _same_module(sub: Any, name: str, args: tuple, kwargs: dict, call: tuple) -> bool:

@@ -47,7 +47,7 @@ from autograder.kit.gradients import (
     with_rules,
 )
 from autograder.kit.module_calls import expect_module_calls
-from autograder.kit.positional import expect_same_by_position
+from autograder.kit.positional import expect_forward_by_position, expect_same_by_position
 
 from .mha_mutants import HOW, mha_mutants
 
@@ -350,6 +350,12 @@ def _rules_mha(sub) -> None:
     obj, label = construct(sub, "MultiHeadAttention", 4, 1, bias=True)
     c = Call(label, randn(generator(112), 1, 1, 4), params="mha.forward")
     expect_contract_rules(obj, c, ((1, 1, 4), (1, 1, 1, 1)))
+    g = generator(127)
+    kv, mask = randn(g, 2, 3, 4), no_full_rows(g, 2, 1, 2, 3)
+    obj.eval()
+    kwargs = {"key": kv, "value": randn(g, 2, 3, 4), "mask": mask}
+    expect_forward_by_position(obj, label, "MultiHeadAttention", (randn(g, 2, 2, 4),), kwargs)
+    obj.train()
     expect_true_gradients(obj, wide_call(label, 123, (1, 3, 4), (1, 2, 4), (1, 2, 4), params=c))
     expect_module_calls(
         sub, "MultiHeadAttention", (4, 2), (2, 4, 4), masked=True, params="mha.forward"
