@@ -25,6 +25,7 @@ import tempfile
 from pathlib import Path
 
 from autograder.grade.outputs import files
+from autograder.i18n import _
 
 STUDENT = "student"  # the one student of a container
 
@@ -47,8 +48,10 @@ def notebooks(submission: Path) -> list[tuple[str, bytes]]:
 
 
 def failure(assignment: str, why: str) -> dict:
-    """results.json for a submission that could not be graded at all."""
-    return {"score": 0.0, "output": f"{assignment}: could not be graded: {why}", "tests": []}
+    """results.json for a submission that could not be graded at all (in the course's language,
+    as the feedback is)."""
+    said = _("Could not be graded: {problem}").format(problem=why)
+    return {"score": 0.0, "output": f"{assignment}\n{said}", "tests": []}
 
 
 def grade(root: Path, assignment: str) -> dict:
@@ -60,7 +63,7 @@ def grade(root: Path, assignment: str) -> dict:
 
     found = notebooks(root / "submission")
     if not found:
-        return failure(assignment, "no notebook (.ipynb) was submitted")
+        return failure(assignment, _("no notebook (.ipynb) was submitted"))
     with tempfile.TemporaryDirectory(prefix="gradescope-") as scratch:
         folder = Path(scratch) / "submitted" / STUDENT / assignment
         folder.mkdir(parents=True)

@@ -52,13 +52,6 @@ COUNTED = {
 }
 
 
-def label(item: str) -> str:
-    """``answer_04_1`` -> ``Question 04.1``; an exercise keeps its name."""
-    if item.startswith("answer_"):
-        return "Question " + item.removeprefix("answer_").replace("_", ".")
-    return item
-
-
 # What a changed name ends with: ``-`` and 16 hex digits of its original's sha256 (64 bits: no
 # one finds another name with a classmate's in any time). A name that already ends so is changed
 # too, so no name is another's changed form (red team round 26: ``zo_-2752b886`` was ``zoë``'s).

@@ -24,6 +24,7 @@ from autograder.core.mistakes import MISTAKES
 from autograder.core.result import Result
 from autograder.grade.grading import grade_class
 from autograder.grade.outputs import class_report, exports, feedback, sections
+from autograder.grade.outputs.wording import label
 from autograder.grade.outputs.write import write_outputs
 from autograder.grade.results import (
     BLANK,
@@ -33,7 +34,6 @@ from autograder.grade.results import (
     UNREADABLE,
     Graded,
     GradeTable,
-    label,
     notebook_order,
     safe_name,
 )

@@ -21,57 +21,54 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from autograder.core.mistakes import looks_like
 from autograder.grade import messages
-from autograder.grade.outputs import files, sections
+from autograder.grade.outputs import files, wording
 from autograder.grade.outputs.table import csv_cell
-from autograder.grade.results import NOT_SUBMITTED, Graded, label, safe_name
+from autograder.grade.results import NOT_SUBMITTED, Graded, safe_name
+from autograder.i18n import _
 from autograder.sandbox.protocol import one_line
 
 
 def _test(r, g: Graded) -> dict:
-    assignment = g.assignment
-    output = r.message
+    """One test, in the words of the student's feedback (``wording``), in the course's language;
+    its ``status`` is Gradescope's (``passed``/``failed``)."""
+    said = wording.item(r, g)
+    output = [r.message]  # "all checks passed" too: Gradescope shows no verdict of its own
     if r.exercise in g.manual:
-        output = (
-            f"Score set by your instructor: {r.points:g} (the grader gave "
-            f"{g.manual[r.exercise]:g}).\n{output}"
-        )
-    if not r.passed and r.mistake:
-        line = looks_like(r.mistake)
-        if line:
-            output += f"\n{line}"
-        where = sections.section(r.mistake, assignment)
-        if where:
-            output += f"\nRe-read: {where}."
-    name = label(r.exercise) + (f" ({r.exercise})" if r.exercise.startswith("answer_") else "")
+        output.insert(0, _("Score: {score}").format(score=said.points))
+    output += [line for line in (said.hint, said.reread) if line]
+    name = said.name + (f" ({r.exercise})" if r.exercise.startswith("answer_") else "")
     return {
         "name": name,
         "score": r.points,
         "max_score": r.max_points,
         "status": "passed" if r.passed else "failed",
-        "output": output,
+        "output": "\n".join(line for line in output if line),
     }
 
 
 def gradescope_results(g: Graded) -> dict:
     """Gradescope's ``results.json`` for one submission. Tests sum to ``score`` plus the late
     penalty, and their ``max_score`` to the assignment's maximum (one failed test holds the
-    whole maximum when the submission could not be judged)."""
+    whole maximum when the submission could not be judged). What the student reads (the
+    output, the tests' names and outputs) is the feedback's sentences, in the course's
+    language; the ids (``status``, ``extra_data``) stay as Gradescope and scripts read them."""
     tests = [_test(r, g) for r in g.results]
     if not tests:
-        why = g.error or "nothing was submitted"
+        why = messages.error(g) or _("nothing was submitted")
         tests = [
             {
                 "name": one_line(g.notebook or g.assignment),
                 "score": 0.0,
                 "max_score": g.max_points,
                 "status": "failed",
-                "output": f"could not be graded: {one_line(why)}",
+                "output": _("Could not be graded: {problem}").format(problem=one_line(why)),
             }
         ]
-    # a late one's note names its penalty; a note can quote a learner's file: one line each
-    output = [f"{g.assignment}: {g.status}", *map(one_line, messages.notes(g))]
+    # the feedback's first line (notebook, status); a late one's note names its penalty; a note
+    # can quote a learner's file: one line each
+    template, fields = wording.header(g)
+    output = [template.format(**fields), *map(one_line, messages.notes(g))]
     return {
         "score": g.total,
         "output": "\n".join(output),

@@ -81,18 +81,28 @@ def _copy_nbgrader_files(submissions: Path | None, g: Graded, dest: Path) -> set
     return missing
 
 
+def _lacked_before(folder: Path) -> bool:
+    """An earlier run wrote ``folder`` without nbgrader's files: its note named it then."""
+    return folder.is_dir() and not all((folder / n).is_file() for n in NBGRADER_FILES)
+
+
 def write_html(graded: GradeTable) -> Path:
     """A page for each submission graded now (none for a student who submitted nothing); says,
-    in the table's notes, which pages ``nbgrader release_feedback`` could not hand out."""
-    unreleasable, lacking = [], set()
+    in the table's notes, which pages ``nbgrader release_feedback`` could not hand out: in full
+    for the folders new since an earlier run (or that had the files then), in one line, their
+    count, for those an earlier run named (a trial: the whole class on every run)."""
+    unreleasable, told, lacking = [], 0, set()
     for g in graded.rows:
         if g.status == NOT_SUBMITTED:
             continue
         path = html_path(graded.feedback_dir, g)
+        named = _lacked_before(path.parent)
         path.parent.mkdir(parents=True, exist_ok=True)
         files.write_text(path, feedback_html(g))
         missing = _copy_nbgrader_files(graded.submissions, g, path.parent)
-        if missing:
+        if missing and named:
+            told += 1
+        elif missing:
             unreleasable.append(path.relative_to(graded.feedback_dir).parent.as_posix())
             lacking |= missing
     if unreleasable:
@@ -110,4 +120,13 @@ def write_html(graded: GradeTable) -> Path:
             len(unreleasable),
         )
         graded.notes.append(said.format(n=len(unreleasable), names=names, folders=shown))
+    if told:
+        said = ngettext(
+            "{n} feedback folder named by an earlier run still lacks timestamp.txt or "
+            "submission_secret.txt: nbgrader release_feedback stops at it.",
+            "{n} feedback folders named by earlier runs still lack timestamp.txt or "
+            "submission_secret.txt: nbgrader release_feedback stops at them.",
+            told,
+        )
+        graded.notes.append(said.format(n=told))
     return graded.feedback_dir

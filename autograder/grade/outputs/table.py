@@ -35,7 +35,10 @@ def csv_cell(text: str) -> str:
 
 
 FIXED = ["student", "assignment", "status"]
-TAIL = ["penalty", "total", "max", "submitted", "manual"]
+# ``unread_cells``: how many cells of the notebook the grader could not read (a syntax error...),
+# empty when none, so that an instructor finds those notebooks in the table (a trial: only the
+# summary, the report and the feedback said so, the status being plain ``graded``)
+TAIL = ["penalty", "total", "max", "submitted", "manual", "unread_cells"]
 
 
 def manual_text(g: Graded) -> str:
@@ -53,6 +56,7 @@ def as_row(g: Graded) -> dict[str, str]:
     row["total"], row["max"] = f"{g.total:g}", f"{g.max_points:g}"
     row["submitted"] = f"{g.submitted:%Y-%m-%d %H:%M:%S} UTC" if g.submitted else ""
     row["manual"] = manual_text(g)
+    row["unread_cells"] = str(g.unread) if g.unread else ""
     return row
 
 
