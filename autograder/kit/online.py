@@ -47,15 +47,17 @@ def online(
     max_block_only=False,
     max_first_block=False,
     max_before_mask=False,
+    diagonal_unmasked=False,
 ):
     """FlashAttention's online softmax over key blocks (queries tiled too when ``local`` is
-    "both"), with knobs for the known mistakes."""
+    "both" or ``diagonal_unmasked``), with knobs for the known mistakes."""
     scale = q.shape[-1] ** -0.5 if scale is None else scale
     lq, lk = q.shape[-2], k.shape[-2]
     out = torch.zeros(*q.shape[:-1], v.shape[-1], dtype=q.dtype)
-    q_blocks = range(0, lq, block_size) if local == "both" else (0,)
+    q_tiled = local == "both" or diagonal_unmasked
+    q_blocks = range(0, lq, block_size) if q_tiled else (0,)
     for qs in q_blocks:
-        qe = min(qs + block_size, lq) if local == "both" else lq
+        qe = min(qs + block_size, lq) if q_tiled else lq
         qb = q[..., qs:qe, :]
         m = torch.full((*qb.shape[:-1], 1), -INF, dtype=q.dtype)  # running max   (..., Tq, 1)
         s_sum = torch.zeros_like(m)  # running sum of exp                          (..., Tq, 1)
@@ -71,7 +73,7 @@ def online(
                 continue  # a key block skipped as if every query were before it
             s = qb @ k[..., ks:ke, :].transpose(-2, -1) * scale  # (..., Tq, Tk)
             unmasked = s
-            if causal:
+            if causal and not (diagonal_unmasked and ks <= qs):  # masked past the diagonal only
                 i = torch.arange(qs, qe)[:, None] - (qs if local == "both" else 0)
                 j = torch.arange(ks, ke)[None, :] - (ks if local else 0)
                 s = s.masked_fill((j >= i + offset) if strict else (j > i + offset), -INF)
@@ -171,6 +173,7 @@ TILED_MUTANTS = (  # tiled_attention's known mistakes: the online softmax with a
     ("online-sum-no-keepdim", _online_mutant(sum_no_keepdim=True)),
     ("causal-block-offset", _online_mutant(local="keys")),
     ("causal-block-offset", _online_mutant(local="both")),
+    ("tiled-causal-diagonal-unmasked", _online_mutant(diagonal_unmasked=True)),
     ("no-scaling", _online_mutant(scale=1.0)),
     ("scaled-by-dk", lambda q, k, v, *a, **kw: online(q, k, v, *a, scale=1 / q.shape[-1], **kw)),
     (

@@ -56,6 +56,14 @@ MISTAKES = (
         "Compare global positions: key start + j may be seen by query i when start + j ≤ i.",
     ),
     Mistake(
+        "tiled-causal-diagonal-unmasked",
+        ("tiled_attention",),
+        "Queries tiled too, and the key block on the diagonal left unmasked",
+        "Only a key block that ends before the query block starts (end <= q_start) needs no "
+        "mask: the block on the diagonal holds keys after some of its queries, so mask key j > "
+        "query i there, with global positions.",
+    ),
+    Mistake(
         "partial-block-dropped",
         ("tiled_attention",),
         "The last, shorter block of keys (or of queries) is skipped or breaks the code",
