@@ -13,6 +13,7 @@ from autograder.kit.compare import expect_close, expect_tensor
 from autograder.kit.expected import block, feed_forward, mha
 from autograder.kit.inputs import randn
 from autograder.kit.modules import construct, load_weights
+from autograder.kit.repeat import paused
 
 
 def dropout_problem(out: torch.Tensor, clean: torch.Tensor, p: float) -> str | None:
@@ -208,7 +209,10 @@ def expect_block_dropout(sub, g, known, h, p) -> None:
                 ).format(call=c, zeros=int((out == 0).sum()), count=out.numel()),
                 "block-dropout-on-residual",
             )
-        _judge_sublayer(c, out.double() - x.double(), clean, p, sublayer)
+        probe = None
+        if sublayer == "attention":
+            probe = lambda state=state: _weights_dropped(obj, label, state, h, p, x)  # noqa: E731
+        _judge_sublayer(c, out.double() - x.double(), clean, p, sublayer, probe)
     obj, label = construct(sub, "TransformerBlock", d, h, d_ff, dropout=p, norm_first=False)
     x = x.clone()
     x[..., :3] = torch.tensor([-2.0, 0.0, 2.0])  # the anchors' residual: spread, for the fit
@@ -267,9 +271,26 @@ def _expect_post_ln_sublayer(obj, label, known, h, p, x, silent, sublayer, ancho
     _judge_sublayer(c, moved[..., anchors:], clean[..., anchors:], p, sublayer)
 
 
-def _judge_sublayer(c, moved, clean, p, sublayer) -> None:
+def _weights_dropped(obj, label, state, h, p, x) -> bool:
+    """Pre-LN, the feed-forward silent: with attn.w_v's weight at 0 every value is its bias, so
+    attention's output is w_o(b_v) whatever its weights, as long as each row of them sums to 1.
+    An output that is then not that under dropout p (dropped or kept whole) is attention whose
+    weights are dropped; dropout on the sublayer's input leaves it as it is."""
+    state = dict(state)
+    state["attn.w_v.weight"] = torch.zeros_like(state["attn.w_v.weight"])
+    load_weights(obj, state, label)
+    obj.train()
+    c = Call(label + ".train()", x, params="forward")
+    with paused():
+        out = expect_tensor(c.run(obj), c, shape=x.shape, dtype=x.dtype)
+    clean = block(state, h, x) - x.double()
+    return dropout_problem(out.double() - x.double(), clean, p) not in (None, "ignored")
+
+
+def _judge_sublayer(c, moved, clean, p, sublayer, weights_dropped=None) -> None:
     """``moved``: what the block added to the residual in training mode; ``clean``: the
-    sublayer's eval output. Fails, naming the mistake, unless it is clean under dropout p."""
+    sublayer's eval output. Fails, naming the mistake, unless it is clean under dropout p.
+    ``weights_dropped``: a probe, true where attention's weights are dropped."""
     problem = dropout_problem(moved, clean, p)
     what = _("the {sublayer} sublayer's outputs").format(sublayer=_(sublayer))
     if problem == "ignored":
@@ -295,6 +316,16 @@ def _judge_sublayer(c, moved, clean, p, sublayer) -> None:
         named.mistake = "block-dropout-rate-ignored"  # the block's dropout1, in its own words
     if named is not None:
         raise named
+    if problem is not None and weights_dropped is not None and weights_dropped():
+        raise fail(
+            _(
+                "{call}: the attention sublayer changes in training mode even with attn.w_v's "
+                "weight at 0, which makes its output the same whatever the attention weights: "
+                "dropout acts on those weights. The block's dropout acts only on each sublayer's "
+                "output, before the residual add (dropout1, dropout2)."
+            ).format(call=c),
+            "block-dropout-on-attention-weights",
+        )
     if problem is not None and sublayer == "attention" and not bool((moved == 0).any()):
         raise fail(
             _(

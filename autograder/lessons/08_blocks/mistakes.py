@@ -476,4 +476,12 @@ MISTAKES = (
         "Positions need a table of their own: LearnedPositionalEmbedding(max_len, d_model) (or "
         "sinusoidal positions); self.tok(torch.arange(L)) makes position p token p.",
     ),
+    Mistake(
+        "block-dropout-on-attention-weights",
+        ("TransformerBlock",),
+        "Dropout on the attention weights, where the block drops only each sublayer's output",
+        "nn.TransformerEncoderLayer and nanoGPT also drop the attention weights, but this "
+        "course's block drops each sublayer's output once, before the residual add (dropout1, "
+        "dropout2), and its MultiHeadAttention takes no dropout: drop self.attn(...)[0].",
+    ),
 )
