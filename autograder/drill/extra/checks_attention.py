@@ -16,6 +16,7 @@ from autograder.drill.extra.judging import (
     gradients,
     run,
 )
+from autograder.i18n import N_
 from autograder.kit import Call, construct, generator, linear_state, load_weights, randn
 
 
@@ -101,10 +102,12 @@ def _check_grouped(sub, name, args, h, g_kv) -> None:
 def check_gqa(sub) -> None:
     _check_grouped(sub, "GroupedQueryAttention", (8, 4, 2), 4, 2)
     expect_raises(
-        Call("GroupedQueryAttention", 8, 4, 3), sub, "num_heads must be a multiple of num_kv_heads"
+        Call("GroupedQueryAttention", 8, 4, 3),
+        sub,
+        N_("num_heads must be a multiple of num_kv_heads"),
     )
     expect_raises(
-        Call("GroupedQueryAttention", 8, 3, 1), sub, "d_model must be a multiple of num_heads"
+        Call("GroupedQueryAttention", 8, 3, 1), sub, N_("d_model must be a multiple of num_heads")
     )
 
 

@@ -19,10 +19,10 @@ from autograder.drill.extra.judging import (
     gradients,
     run,
 )
-from autograder.i18n import N_
+from autograder.i18n import N_, _
 from autograder.kit import Call, generator, randn
 from autograder.kit.exercise import CheckFailure
-from autograder.kit.text import fmt_value
+from autograder.kit.text import fmt_dtype, fmt_value
 
 # ---- the causal LM loss ----------------------------------------------------------------------
 
@@ -88,15 +88,19 @@ def check_lm_loss(sub) -> None:
         want = lm_loss(logits.double(), tokens, pad_id)
         out = run(c, sub, LM_MUTANTS)
         if isinstance(out, torch.Tensor) and out.dim() == 1 and out.numel() == 1:
-            raise fail(f"{c} returned a tensor of shape (1,); the loss is a scalar, shape ().")
+            raise fail(
+                _("{call} returned a tensor of shape (1,); the loss is a scalar, shape ().").format(
+                    call=c
+                )
+            )
         try:
             expect(out, want, c, LM_MUTANTS, what=N_("the loss"), dtype=torch.float32)
         except CheckFailure as e:
             pads = [(b, t) for b, t in (tokens[:, 1:] == pad_id).nonzero().tolist()]
-            where = ", ".join(f"[{b}, {t}]" for b, t in pads) or "none"
+            where = _(", ").join(f"[{b}, {t}]" for b, t in pads) or _("none")
+            said = _("(pad_id {pad_id}; padded targets, tokens[:, 1:] at: {where})")
             raise fail(
-                f"{e.message}\n(pad_id {pad_id}; padded targets, tokens[:, 1:] at: {where})",
-                e.mistake,
+                e.message + "\n" + said.format(pad_id=pad_id, where=where), e.mistake
             ) from None
     logits, tokens = randn(g, 2, 6, V), _padded(g, 2, 6, V, 0, (6, 3))
     weight = torch.tensor(1.0)
@@ -161,15 +165,24 @@ def step_mutants():
 
 def _expect_step(out, want, c, mutants):
     if not isinstance(out, (tuple, list)) or len(out) != 2:
-        raise fail(f"{c} returned {fmt_value(out)}; expected a tuple (logits, cache).")
+        raise fail(
+            _("{call} returned {value}; expected a tuple (logits, cache).").format(
+                call=c, value=fmt_value(out)
+            )
+        )
     logits, cache = out
     firsts = tuple((m, lambda *a, fn=fn, **k: fn(*a, **k)[0]) for m, fn in mutants)
     expect(logits, want[0], c, firsts, what=N_("the logits"), dtype=torch.float32)
     if not isinstance(cache, (tuple, list)) or len(cache) != 2:
-        raise fail(f"{c}: the cache is {fmt_value(cache)}; expected a tuple (k_all, v_all).")
-    for i, (name, yours, w) in enumerate(zip(("k_all", "v_all"), cache, want[1], strict=True)):
+        raise fail(
+            _("{call}: the cache is {value}; expected a tuple (k_all, v_all).").format(
+                call=c, value=fmt_value(cache)
+            )
+        )
+    named = (N_("the cache's k_all"), N_("the cache's v_all"))
+    for i, (what, yours, w) in enumerate(zip(named, cache, want[1], strict=True)):
         parts = tuple((m, lambda *a, fn=fn, i=i, **k: fn(*a, **k)[1][i]) for m, fn in mutants)
-        expect(yours, w, c, parts, what=f"the cache's {name}", dtype=torch.float32)
+        expect(yours, w, c, parts, what=what, dtype=torch.float32)
     return cache
 
 
@@ -217,7 +230,11 @@ def check_greedy_decode(sub) -> None:
         out = run(c, sub, mutants)
         want = greedy(params, prompt, n)
         if isinstance(out, torch.Tensor) and out.dtype != torch.int64:
-            raise fail(f"{c} returned dtype {out.dtype}; token ids are torch.long.")
+            raise fail(
+                _("{call} returned dtype {dtype}; token ids are torch.long.").format(
+                    call=c, dtype=fmt_dtype(out.dtype)
+                )
+            )
         expect(out, want, c, mutants, what=N_("the tokens"))
         expect_cache_used(sub, c, before, prompt.shape[1], n)
 

@@ -4,6 +4,7 @@ tokens each ``decode_step`` call processes; the judge reads that note back, as p
 from __future__ import annotations
 
 from autograder.drill.extra.judging import fail
+from autograder.i18n import _
 
 # Run in the sandbox after the candidate's code (the drill's probe): decode_step, wrapped, notes
 # how many tokens each call processes; nothing else changes. It replaces the function's own code,
@@ -57,8 +58,10 @@ def decode_log(sub, c) -> list[int]:
         or any(type(n) is not int or not -1 <= n <= 2**20 for n in log)
     ):
         raise fail(
-            f"{c}: _drill_decode_steps is the drill's note of the decode_step calls, and it "
-            "holds something its probe did not write: leave that name to the drill.",
+            _(
+                "{call}: _drill_decode_steps is the drill's note of the decode_step calls, and "
+                "it holds something its probe did not write: leave that name to the drill."
+            ).format(call=c),
             "kv-cache-not-used",
         )
     return log
@@ -69,12 +72,15 @@ def expect_cache_used(sub, c, before: int, prompt_len: int, n: int) -> None:
     steps = decode_log(sub, c)[before:]
     if not steps:
         raise fail(
-            f"{c} never called decode_step: decode with it and its cache.", "kv-cache-not-used"
+            _("{call} never called decode_step: decode with it and its cache.").format(call=c),
+            "kv-cache-not-used",
         )
     if sum(steps) > prompt_len + n:
         raise fail(
-            f"{c} gave decode_step {', '.join(map(str, steps))} tokens in its {len(steps)} "
-            f"calls: after the prompt ({prompt_len} tokens) each call should process only the "
-            "new token, with the cache of the ones before.",
+            _(
+                "{call} gave decode_step {steps} tokens in its {n} calls: after the prompt "
+                "({prompt} tokens) each call should process only the new token, with the cache "
+                "of the ones before."
+            ).format(call=c, steps=", ".join(map(str, steps)), n=len(steps), prompt=prompt_len),
             "kv-cache-not-used",
         )

@@ -69,7 +69,9 @@ def judge(path, drill) -> list[Result]:
         sub = Submission(cells + probe, forbid)
     except LearnerProblem as problem:  # the definitions themselves hang or kill the sandbox
         message, mistake = _explain(replace(graded[0], name="your code"), problem)
-        message = "Loading your code failed: " + message.split(": ", 1)[-1]
+        message = _("Loading your code failed: {problem}").format(
+            problem=message.split(": ", 1)[-1]
+        )
         return [Result(ex.name, False, 0.0, ex.points, message, mistake) for ex in graded]
     with sub:
         return [judge_one(sub, ex) for ex in graded]

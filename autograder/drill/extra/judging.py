@@ -16,7 +16,7 @@ import torch
 from autograder.core.mistakes import MISTAKES as COURSE
 from autograder.drill.extra.mistakes import IN_DRILLS
 from autograder.drill.extra.mistakes import MISTAKES as OWN
-from autograder.i18n import N_, _, fill, noun
+from autograder.i18n import N_, _, fill, frames, noun
 from autograder.kit.calling import Call, Mutants, diagnose_error
 from autograder.kit.compare import close_mask, diagnose, excerpt
 from autograder.kit.exercise import CheckFailure
@@ -87,7 +87,10 @@ def run(c: Call, target: Any, mutants: Mutants = ()) -> Any:
         where = ""
         if not mistake and err.traceback:
             where = "\n" + "\n".join(err.traceback.splitlines()[-3:])
-        raise fail(f"{c} raised {err.kind}: {first_line(err.message)}{where}", mistake) from None
+        raised = _("{call} raised {error}: {message}").format(
+            call=c, error=err.kind, message=first_line(err.message)
+        )
+        raise fail(raised + frames(where), mistake) from None
 
 
 def _normalised(mutants: Mutants, norm) -> Mutants:
@@ -110,22 +113,34 @@ def expect(
     (float64) within the dtype's tolerance. ``norm`` maps both sides (and the mutants) to what is
     compared, for outputs fixed only up to something (ALiBi's per-row constant); a failure then
     says so (``norm_note``: what was done to both sides) and shows the row as returned."""
+    shown = noun(what)
     if not isinstance(out, torch.Tensor):
         raise fail(
-            f"{c} returned {fmt_type(out)} for {what}; expected a tensor of shape "
-            f"{fmt_shape(want.shape)}.",
+            _("{call} returned {type} for {what}; expected a tensor of shape {shape}.").format(
+                call=c, type=fmt_type(out), what=shown, shape=fmt_shape(want.shape)
+            ),
             diagnose(out, c, mutants),
         )
     if tuple(out.shape) != tuple(want.shape):
+        said = (
+            _("{call}: {what} has shape {shape}, expected {expected}.")
+            if _is(what) == "is"
+            else _("{call}: {what} have shape {shape}, expected {expected}.")
+        )
         raise fail(
-            f"{c}: {what} {_has(what)} shape {fmt_shape(out.shape)}, expected "
-            f"{fmt_shape(want.shape)}.",
+            said.format(
+                call=c, what=shown, shape=fmt_shape(out.shape), expected=fmt_shape(want.shape)
+            ),
             diagnose(out, c, mutants),
         )
     if dtype is not None and out.dtype != dtype:
+        said = (
+            _("{call}: {what} has dtype {dtype}, expected {expected} (the inputs' dtype).")
+            if _is(what) == "is"
+            else _("{call}: {what} have dtype {dtype}, expected {expected} (the inputs' dtype).")
+        )
         raise fail(
-            f"{c}: {what} {_has(what)} dtype {fmt_dtype(out.dtype)}, expected "
-            f"{fmt_dtype(dtype)} (the inputs' dtype).",
+            said.format(call=c, what=shown, dtype=fmt_dtype(out.dtype), expected=fmt_dtype(dtype)),
             "output-dtype-changed",
         )
     yours, expected = (out, want) if norm is None else (norm(out), norm(want))
@@ -157,16 +172,28 @@ def _as_returned(out, yours, expected, tol, note: str) -> str:
 
 
 def expect_raises(c: Call, target: Any, why: str) -> None:
-    """The call must raise ValueError (an ``assert``'s AssertionError is accepted too)."""
+    """The call must raise ValueError (an ``assert``'s AssertionError is accepted too); ``why``
+    is marked N_ where it is written (shown in the current language)."""
     try:
         c.invoke(target)
     except LearnerError as err:
         if err.kind in ("ValueError", "AssertionError"):
             return
         raise fail(
-            f"{c} raised {err.kind}: {first_line(err.message)}; expected a ValueError ({why})."
+            _("{call} raised {error}: {message}; expected a {kind} ({why}).").format(
+                call=c,
+                error=err.kind,
+                message=first_line(err.message),
+                kind="ValueError",
+                why=_(why),
+            )
         ) from None
-    raise fail(f"{c} returned without an error; expected a ValueError ({why}).", "no-value-error")
+    raise fail(
+        _("{call} returned without an error; expected a {kind} ({why}).").format(
+            call=c, kind="ValueError", why=_(why)
+        ),
+        "no-value-error",
+    )
 
 
 def gradients(sub, target: Any, weights: torch.Tensor, *args, **kwargs) -> dict:
@@ -184,19 +211,32 @@ def expect_gradients(got: dict, want: dict, label: str, mistake: str | None = No
     has no gradient path to it (a ``.detach()``, ``torch.no_grad()`` or ``.item()`` on the way)."""
     for name, w in want.items():
         g = got.get(name)
+        shown = _argument(name)
         if g is None:
             raise fail(
-                f"{label}: no gradient reaches {name}: something on the way cuts the graph "
-                "(.detach(), torch.no_grad(), .item(), a new tensor built from values).",
+                _(
+                    "{label}: no gradient reaches {name}: something on the way cuts the graph "
+                    "(.detach(), torch.no_grad(), .item(), a new tensor built from values)."
+                ).format(label=label, name=shown),
                 mistake,
             )
         if tuple(g.shape) != tuple(w.shape) or not bool(close_mask(g, w, (1e-4, 1e-3)).all()):
             detail = (
                 excerpt(g, w, (1e-4, 1e-3))
                 if tuple(g.shape) == tuple(w.shape)
-                else f"shape {fmt_shape(g.shape)}, expected {fmt_shape(w.shape)}"
+                else _("shape {shape}, expected {expected}").format(
+                    shape=fmt_shape(g.shape), expected=fmt_shape(w.shape)
+                )
             )
-            raise fail(f"{label}: the gradient of {name} is wrong; {detail}", mistake)
+            said = _("{label}: the gradient of {name} is wrong; {detail}")
+            raise fail(said.format(label=label, name=shown, detail=detail), mistake)
+
+
+def _argument(name: str) -> str:
+    """A gradient's name as shown: "argument 2" in the current language, a parameter's as it is."""
+    if name.startswith("argument "):
+        return _("argument {n}").format(n=name.removeprefix("argument "))
+    return name
 
 
 def float64_gradients(fn, weights, *args, params: dict | None = None) -> dict:
