@@ -15,6 +15,7 @@ from autograder.kit.compare import expect_tensor
 from autograder.kit.gradients import missing_gradients
 from autograder.kit.inputs import generator, randn
 from autograder.kit.modules import construct
+from autograder.kit.repeat import paused
 from autograder.kit.text import fmt_num
 from autograder.sandbox.host.replies import LearnerError
 
@@ -140,13 +141,26 @@ def expect_copies(sub, g, args) -> None:
             ),
             "lm-ignores-attention",
         )
-    if float((after[0][:, 0] - before[0][:, 0]).abs().max()) == 0:
-        raise fail(  # position 0 attends to nothing: its attention output is the same constant
+
+
+def expect_self_seen(sub, args, tokens) -> None:
+    """Each token attends to itself: position 1 sees keys 0 and 1, so its attention weights
+    depend on the queries, and scaling every block's attn.w_q moves its logits. A causal mask
+    that hides each token from itself leaves position 1 one key (weight 1 whatever the query;
+    position 0 none, or itself where the mask lets it): its logits do not move, later ones do."""
+    obj, label = construct_lm(sub, *args)
+    obj.eval()
+    before = _logits(obj, label, (tokens,), args[0])[0]
+    obj.apply("ablate_attention", "w_q", 3.0)  # sandbox/inside/remote.py
+    with paused():  # the same call on changed weights: no state kept between calls
+        moved = (_logits(obj, label, (tokens,), args[0])[0] - before).abs().amax((0, 2))
+    if float(moved[1]) == 0 and float(moved[2:].max()) > 0:
+        raise fail(
             _(
-                "{model}: weakening every block's attention (attn.{layer}) leaves the logits at "
-                "position 0 exactly as they were: the first token attends to no key at all, so "
-                "the causal mask hides each token from itself."
-            ).format(model=label, layer=layer),
+                "{model}: scaling every block's attn.w_q leaves the logits at position 1 exactly "
+                "as they were: position 1 attends to one key only, so the causal mask hides each "
+                "token from itself (causal_mask(L): j <= i)."
+            ).format(model=label),
             "causal-off-by-one",
         )
 

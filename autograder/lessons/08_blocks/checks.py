@@ -43,7 +43,13 @@ from autograder.kit.gradients import (
     wide_call,
     with_rules,
 )
-from autograder.kit.lm import construct_lm, expect_copies, expect_order_seen, expect_scores_used
+from autograder.kit.lm import (
+    construct_lm,
+    expect_copies,
+    expect_order_seen,
+    expect_scores_used,
+    expect_self_seen,
+)
 from autograder.kit.lm_layout import block_names, expect_gpt2_layout
 from autograder.kit.module_calls import expect_module_calls
 from autograder.kit.modules import not_a_module
@@ -297,6 +303,7 @@ def check_tiny_transformer(sub) -> None:
         shown = " → ".join(fmt_num(v) for v in (losses[:1] + losses[-1:]))
         raise fail(_(sentences.LM_DOES_NOT_COUNT).format(model=label, loss=shown))
     expect_copies(sub, g, (vocab, d, h, layers, d_ff, max_len))
+    expect_self_seen(sub, (vocab, d, h, layers, d_ff, max_len), tokens)
     expect_arguments_used(sub)
     try:
         expect_gpt2_layout(obj, label, info, g, tokens, d)  # the lesson's architecture, last
