@@ -45,6 +45,7 @@ from autograder.kit.positional import expect_same_by_position
 from autograder.kit.repeat import paused
 
 from .probes import (
+    expect_lpe_gradients,
     rope_angles_tiled,
     rope_positions_int16,
     rows_or_scale,
@@ -403,7 +404,7 @@ def _rules_learned(sub) -> None:
     c = Call(label, randn(g, 1, 1, 3), params="forward")
     expect_contract_rules(obj, c, (1, 1, 3), output=None)
     _expect_no_padding_row(obj, label)  # a frozen row first: named by what froze it
-    expect_true_gradients(obj, wide_call(label, 125, (1, 3, 3), params=c))
+    expect_lpe_gradients(obj, label, c)
     expect_module_calls(sub, "LearnedPositionalEmbedding", (6, 4), (2, 4, 4))
 
 

@@ -181,4 +181,12 @@ MISTAKES = (
         "Return x + self.embedding(positions) with x as given: the sqrt(d_model) scale of the "
         "Transformer paper multiplies the token embeddings, not this module's input.",
     ),
+    Mistake(
+        "embedding-gradient-rescaled",
+        ("LearnedPositionalEmbedding",),
+        "The table's gradient rescaled by how often a position occurs in the batch",
+        "Build the table as nn.Embedding(max_len, d_model): scale_grad_by_freq=True divides each "
+        "row's gradient by its count in the batch, and every sequence holds positions 0..L-1, so "
+        "the table learns B times slower than the derivative says.",
+    ),
 )

@@ -5,10 +5,35 @@ from __future__ import annotations
 
 import torch
 
+from autograder.i18n import _
 from autograder.kit import Call
 from autograder.kit.exercise import CheckFailure
 from autograder.kit.expected import frequencies
+from autograder.kit.gradients import expect_true_gradients, wide_call
 from autograder.kit.repeat import paused
+
+
+def expect_lpe_gradients(obj, label, shown) -> None:
+    """The gradients agree with the values for two sequences, where each position occurs twice
+    in the batch; wrong there but right for one sequence, they are rescaled by how often a
+    position occurs (nn.Embedding's scale_grad_by_freq=True). ``shown``: a Call for the names."""
+    try:
+        expect_true_gradients(obj, wide_call(label, 125, (2, 3, 3), params=shown))
+    except CheckFailure as failure:
+        if failure.mistake != "gradient-path-detached":
+            raise
+        try:
+            with paused():
+                expect_true_gradients(obj, wide_call(label, 125, (1, 3, 3), params=shown))
+        except CheckFailure:
+            raise failure from None
+        failure.mistake = "embedding-gradient-rescaled"
+        failure.message = _(
+            "{call}: the gradient of embedding.weight is the derivative of the output for one "
+            "sequence, not for two, where each position occurs twice: it is rescaled by how "
+            "often a position occurs (scale_grad_by_freq=True?)."
+        ).format(call=wide_call(label, 125, (2, 3, 3), params=shown))
+        raise
 
 
 def rows_or_scale(obj, label, table, x, out) -> str | None:
