@@ -12,6 +12,7 @@ fails, its last function call is made again in a fresh exercise process, where i
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -206,12 +207,7 @@ def _replay(target: Any, c0: Any, value: Any, between: Any, *, training: bool) -
         if not _same(again, third):  # different every time: random
             if training:
                 return  # dropout in training mode, judged by the check
-            raise CheckFailure(
-                _("{call} gave different outputs on two calls with the same inputs.").format(
-                    call=c0
-                ),
-                mistake="dropout-always-on",
-            )
+            raise random_failure(target, c0)
     except LearnerError as err:  # it returned the first time
         get_mistake("state-between-calls")
         raise CheckFailure(
@@ -222,6 +218,45 @@ def _replay(target: Any, c0: Any, value: Any, between: Any, *, training: bool) -
             mistake="state-between-calls",
         ) from None
     _raise(c0, between, value, again)
+
+
+def random_failure(target: Any, c: Any) -> CheckFailure:
+    """The failure for a module whose call ``c`` gives a different output each time: dropout
+    left on, or, where a batch of two copies of one sequence gives both the same output (the
+    randomness is not drawn per value, as dropout's is), new weights made at each call (a layer
+    built in forward) for a model whose mistakes name that."""
+    if _shared_by_batch(target, c):
+        get_mistake("layers-not-registered")
+        return CheckFailure(
+            _(
+                "{call} gave different outputs on two calls with the same inputs, the same for "
+                "every sequence of a batch: it builds a layer with new random weights at each "
+                "call, which training never reaches; build it in __init__."
+            ).format(call=c),
+            mistake="layers-not-registered",
+        )
+    get_mistake("dropout-always-on")
+    return CheckFailure(
+        _("{call} gave different outputs on two calls with the same inputs.").format(call=c),
+        mistake="dropout-always-on",
+    )
+
+
+def _shared_by_batch(target: Any, c: Any) -> bool:
+    made = getattr(target, "made", None)
+    x = c.args[0] if len(c.args) == 1 and not c.kwargs else None
+    if not made or made[0] not in get_mistake("layers-not-registered").exercises:
+        return False
+    if not isinstance(x, torch.Tensor) or x.dim() < 2:
+        return False
+    twice = copy.copy(c)
+    twice.args = (torch.cat([x[:1], x[:1]]),)
+    try:
+        with paused():
+            out = twice.invoke(target, devices=False)
+    except Exception:  # noqa: BLE001 - the randomness is named as it was
+        return False
+    return isinstance(out, torch.Tensor) and len(out) == 2 and bool(torch.equal(out[0], out[1]))
 
 
 def _raise(c0: Any, between: Any, value: Any, again: Any) -> None:

@@ -160,8 +160,11 @@ MISTAKES = (
     Mistake(
         "layers-not-registered",
         ("TinyTransformer",),
-        "Blocks stored in a plain Python list: their parameters are not registered",
-        "Use nn.ModuleList (or nn.Sequential) so the blocks' weights are trained and saved.",
+        "Layers the model does not register: blocks in a plain Python list, or a layer built "
+        "in forward",
+        "Build every layer once, in __init__, and the blocks in an nn.ModuleList (or "
+        "nn.Sequential), so that their weights are trained and saved; a layer built in forward "
+        "gets new random weights at every call.",
     ),
     Mistake(
         "lm-ignores-context",
