@@ -125,3 +125,37 @@ def test_folders_release_feedback_cannot_hand_out_are_named_once(tmp_path, capsy
     status, said, err = grade(capsys, root, out)
     [again] = secret_notes(said)
     assert "4 feedback folders without submission_secret.txt" in again, said
+
+
+def test_the_reports_plots_speak_chinese_where_a_font_can_draw_it(tmp_path, language, monkeypatch):
+    """Their words were English whatever the font; now English only where no CJK font is
+    installed (Chinese would be boxes), else Chinese, the question names too."""
+    from autograder.grade.grading import grade_class
+    from autograder.grade.outputs import plots
+
+    language("zh_CN.UTF-8")
+    root = class_of(tmp_path / "submitted")
+    seen: list[str] = []
+
+    def png(fig) -> str:
+        for ax in fig.axes:
+            seen.extend([ax.get_xlabel(), ax.get_ylabel()])
+            seen.extend(t.get_text() for t in ax.get_yticklabels())
+        return "data:image/png;base64,"
+
+    monkeypatch.setattr(plots, "_png", png)
+    for font, words in [(None, "submissions passing (%)"), ("DejaVu Sans", "通过的提交")]:
+        monkeypatch.setattr(plots, "cjk_font", lambda font=font: font)
+        seen.clear()
+        grade_class(root, tmp_path / font_dir(font) / "grades.csv", workers=2, config=None)
+        shown = " | ".join(seen)
+        assert words in shown, shown
+        if font is None:
+            assert "Question 04.1" in shown and not CJK.search(shown), shown
+        else:
+            assert "问题 04.1" in shown and "Question" not in shown, shown
+            assert "total points" not in shown and "submissions" not in shown, shown
+
+
+def font_dir(font: str | None) -> str:
+    return "no-font" if font is None else "font"

@@ -19,6 +19,7 @@ item and scores 0; those never submitted are left out, and counted).
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 from collections import Counter
 from dataclasses import dataclass, field
@@ -299,7 +300,8 @@ def _assignment_section(rows: list[Graded], assignment: str) -> str:
         parts.append(element("h3", _("Pass rate per exercise and question")))
         head = [_("Exercise or question"), _("Points"), _("Passed"), _("Received")]
         parts.append(table([*head, _("Pass rate")], body, numeric={1, 2, 3, 4}))
-        with i18n.use("en"):  # the plots' labels are English: their font has no Chinese glyphs
+        # the plots' labels: English where their font has no Chinese glyphs (plots.speaks)
+        with contextlib.nullcontext() if plots.speaks() else i18n.use("en"):
             names = [label(r.item) for r in rates]
         chart = plots.pass_rates(names, [r.rate for r in rates])
         alt = _("pass rate per exercise and question of {assignment}")
