@@ -123,7 +123,7 @@ def check_tiled_attention(sub) -> None:
         q, k, v = (randn(g, 2, 6, 8, dtype=dtype) for _i in range(3))
         c = Call(name, q, k, v, block_size=4, causal=True)
         expect_close(c.run(sub), tiled_reference(q, k, v, 4, True), c, dtype=dtype)
-        _check_float32_accumulation(sub, g, dtype)
+        _check_float32_accumulation(sub, dtype)
     for causal in (False, True):  # on inputs from a seed the learner's code cannot know
         check_process_memory(sub, generator(), causal)
     check_row_memory(sub, generator())
@@ -177,10 +177,15 @@ def _right_with_v_as_q(sub, c) -> bool:
     return runs_right(sub, wide)
 
 
-def _check_float32_accumulation(sub, g, dtype) -> None:
-    """Half inputs, float32 arithmetic: the error is about the output's own rounding. Sums and
-    exponentials kept in float16 or bfloat16 over 64 key blocks are 3-5 times worse."""
-    q, k, v = (randn(g, 2, 64, 32, dtype=dtype) for _i in range(3))
+def _check_float32_accumulation(sub, dtype) -> None:
+    """Half inputs, float32 arithmetic: the error is about the output's own rounding (at most 2.2
+    times it for P @ V in half, as FlashAttention-2's kernels). Sums and exponentials kept in
+    float16 or bfloat16 over 128 key blocks are 6-21 times worse; over 8 blocks they were 1.8-8
+    times, and a bfloat16 sum passed once earlier checks drew other inputs (trial 38's w42).
+    Inputs of its own generator: the same whatever the checks before it draw."""
+    g = generator(119)
+    q = randn(g, 2, 16, 32, dtype=dtype)
+    k, v = (randn(g, 2, 1024, 32, dtype=dtype) for _i in range(2))
     c = Call("tiled_attention", q, k, v, block_size=8)
     out = c.run(sub)
     if not isinstance(out, torch.Tensor) or out.shape != q.shape:
