@@ -103,6 +103,14 @@ def error(g: Graded) -> str | None:
     return _(g.error) if g.error else g.error
 
 
+def aside(text: str, detail: str) -> str:
+    """``text`` with ``detail`` in brackets after it, as the language writes them ("Question 04.1
+    (answer_04_1)"; Chinese brackets in Chinese, "问题 04.1（answer_04_1）")."""
+    # TRANSLATORS: a thing and, in brackets, more about it ("Question 04.1 (answer_04_1)",
+    # "dan/04_softmax_masks (2 cells)")
+    return _("{text} ({detail})").format(text=text, detail=detail)
+
+
 def first_ten(names: list[str]) -> str:
     """``names`` for a note: the first ten, then how many more."""
     more = len(names) - 10
@@ -129,7 +137,14 @@ def held_to(dates: dict[str | None, datetime], assignments: list[str]) -> list[s
 def unread_cells(rows: list[Graded]) -> list[str]:
     """The submissions with cells the grader could not read (a syntax error): a row of the table
     looks like wrong code otherwise, and only the student's feedback named them (a trial)."""
-    said = [f"{one_line(g.student)}/{g.assignment} ({g.unread})" for g in rows if g.unread]
+    said = [
+        aside(
+            f"{one_line(g.student)}/{g.assignment}",
+            ngettext("{n} cell", "{n} cells", g.unread).format(n=g.unread),
+        )
+        for g in rows
+        if g.unread
+    ]
     if not said:
         return []
     return [

@@ -86,7 +86,7 @@ def test_grade_speaks_chinese_under_a_chinese_locale_and_keeps_its_ids(
     for name in ("HTML feedback", "class report", "Gradescope results", "LMS gradebook CSV"):
         assert f"  {zh(name)}：" in said
     assert "  注意：截止时间：04_softmax_masks 2026-12-01 23:00 UTC" in said, said
-    assert "dan/04_softmax_masks (1)" in said and "份提交中有未被读入的单元格" in said
+    assert "dan/04_softmax_masks（1 个单元格）" in said and "份提交中有未被读入的单元格" in said
     assert zh("grading") in err and "grading" not in err
     english = ("Graded the class", "note:", " late", " graded", "feedback in", "cells not read")
     assert not [e for e in english if e in said], said

@@ -315,7 +315,7 @@ def test_the_summary_names_the_cells_not_read_and_the_due_date_held_to(tmp_path)
     table = grade_class(tmp_path / "submitted", out, workers=1, due=["Dec 1 2026"], config=None)
     assert "due: every assignment 2026-12-01 00:00 UTC" in table.notes, table.notes
     [unread] = [n for n in table.notes if n.startswith("cells not read")]
-    assert "in 1 submission: bob/04_softmax_masks (1);" in unread, unread
+    assert "in 1 submission: bob/04_softmax_masks (1 cell);" in unread, unread
     assert table.rows[0].unread == 1 and table.rows[0].status == "graded"
 
 

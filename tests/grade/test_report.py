@@ -180,6 +180,8 @@ def test_the_class_report_says_what_to_re_teach(tmp_path):
     assert top["Lesson section"] == "04_softmax_masks.ipynb, section “Common mistakes”"
     assert "causal_mask (04_softmax_masks) ×2" in top["Where made"]
     assert "2 other failures named no known mistake" in text  # bob's padding_mask, nos's 02_1
+    # the last count said ends its sentence (not "...feedback); The Who column")
+    assert "in each student's feedback). The Who column" in text, text
     assert "not attempted (not defined" not in text  # bea's blank: not counted; 0 is not said
     assert {m["Mistake"]: m["Who"] for m in mistakes}["causal-upper-triangle"] == f"{HOSTILE}, bob"
 

@@ -56,7 +56,7 @@ def test_gradescope_results_speak_the_courses_language(tmp_path, capsys, languag
     assert head[0] == f"你的笔记本：{MASKS}.ipynb。状态：迟交。", bob["output"]
     assert head[1].startswith("提交于 2026-12-02 11:30 Asia/Shanghai") and "late" not in head[0]
     names = [t["name"] for t in bob["tests"]]
-    assert "问题 04.1 (answer_04_1)" in names and not [n for n in names if "Question" in n]
+    assert "问题 04.1（answer_04_1）" in names and not [n for n in names if "Question" in n]
     cy = results_json(out, "cy")
     [masked] = [t for t in cy["tests"] if t["name"] == "masked_scores"]
     assert masked["status"] == "failed"  # Gradescope's ids, kept

@@ -185,8 +185,8 @@ def _mistakes_section(rows: list[Graded]) -> str:
             title = _(entry.title) if entry else _("(not in the catalogue)")
             (assignment, _item), _times = m.where.most_common(1)[0]
             where = sections.section(m.mistake, assignment)
-            seen = ", ".join(
-                f"{label(item)} ({assignment}) ×{n}" for (assignment, item), n in m.where.items()
+            seen = messages.listed(
+                [f"{messages.aside(label(i), a)} ×{n}" for (a, i), n in m.where.items()]
             )
             body.append(
                 [
@@ -218,40 +218,37 @@ def _mistakes_section(rows: list[Graded]) -> str:
         if knocked
         else _("Each failure is counted once, at its root.")
     ]
-    behind = unread_failures(rows)
-    if behind:
-        counted.append(
-            ngettext(
-                "{n} failure follows from cells the grader could not read (a syntax error...): "
-                "counted once per submission, under 'Cells the grader could not read' below;",
-                "{n} failures follow from cells the grader could not read (a syntax error...): "
-                "counted once per submission, under 'Cells the grader could not read' below;",
-                sum(n for _g, n in behind),
-            ).format(n=sum(n for _g, n in behind))
-        )
-    counted.append(
+    behind = sum(n for _g, n in unread_failures(rows))
+    counts = [  # a count of 0 is not said
+        behind
+        and ngettext(
+            "{n} failure follows from cells the grader could not read (a syntax error...): "
+            "counted once per submission, under 'Cells the grader could not read' below",
+            "{n} failures follow from cells the grader could not read (a syntax error...): "
+            "counted once per submission, under 'Cells the grader could not read' below",
+            behind,
+        ).format(n=behind),
         unnamed
         and ngettext(
             "{n} other failure named no known mistake (their messages are in each student's "
-            "feedback);",
+            "feedback)",
             "{n} other failures named no known mistake (their messages are in each student's "
-            "feedback);",
+            "feedback)",
             unnamed,
-        ).format(n=unnamed)
-    )
-    counted.append(
+        ).format(n=unnamed),
         unattempted
         and ngettext(
             "{n} item (exercises or questions) not attempted (not defined, or not answered) in "
-            "notebooks that attempted others.",
+            "notebooks that attempted others",
             "{n} items (exercises or questions) not attempted (not defined, or not answered) in "
-            "notebooks that attempted others.",
+            "notebooks that attempted others",
             unattempted,
-        ).format(n=unattempted)
-    )
+        ).format(n=unattempted),
+    ]
+    if any(counts):  # one sentence: the counts said, then a full stop
+        counted.append(_("; ").join(c for c in counts if c) + _("."))
     counted.append(_("The Who column names students: this page is for the instructor only."))
-    said = [c for c in counted if c]  # a count of 0 is not said
-    parts.append(f"<p class='note'>{esc(i18n.sentences(said))}</p>")
+    parts.append(f"<p class='note'>{esc(i18n.sentences(counted))}</p>")
     return "\n".join(parts)
 
 

@@ -37,7 +37,7 @@ def _test(r, g: Graded) -> dict:
     if r.exercise in g.manual:
         output.insert(0, _("Score: {score}").format(score=said.points))
     output += [line for line in (said.hint, said.reread) if line]
-    name = said.name + (f" ({r.exercise})" if r.exercise.startswith("answer_") else "")
+    name = messages.aside(said.name, r.exercise) if r.exercise.startswith("answer_") else said.name
     return {
         "name": name,
         "score": r.points,
