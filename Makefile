@@ -153,10 +153,11 @@ grade: install
 	$(LAB_LOCALE) $(PY) -m autograder grade $(SUBMISSIONS) --out $(GRADES) $(if $(GRADEBOOK),--gradebook $(GRADEBOOK)) $(GRADE_OPTIONS)
 
 # Gradescope's autograder.zip for one assignment: make gradescope ASSIGNMENT=04_softmax_masks
-# (-> grades/gradescope/ASSIGNMENT/autograder.zip; see scripts/gradescope.py).
+# (-> grades/gradescope/ASSIGNMENT/autograder.zip; see scripts/gradescope.py). LANG=zh-CN: the
+# Chinese edition's (its notebook, results.json in Chinese; -> zh-CN/grades/gradescope/...).
 gradescope:
 	@test -n "$(ASSIGNMENT)" || { echo "usage: make gradescope ASSIGNMENT=04_softmax_masks"; exit 2; }
-	$(PYTHON) scripts/gradescope.py $(ASSIGNMENT)
+	$(PYTHON) scripts/gradescope.py $(ASSIGNMENT) --lang $(COURSE_LANG)
 
 # Interview practice: `make drill` says what to practise next; any verb works, e.g.
 #   make drill DRILL="start sdpa-mask"   make drill DRILL="check drill_sdpa-mask.py"
