@@ -33,7 +33,9 @@ START_TIMEOUT_S = 60.0  # for the supervisor's socket (it imports no torch; a ve
 VERBS = (["check"], ["progress"], ["drill", "check"], ["grade"])
 INSIDE = False  # True in the grader's own workers: what they run never asks the grader again
 _turned_off = False  # set by turn_off(): --no-daemon for the rest of this process
-NOTE = "note: the warm grader is not used ({why}); grading in this process, as before (slower)."
+NOTE = i18n.N_(
+    "note: the warm grader is not used ({why}); grading in this process, as before (slower)."
+)
 _failed: str | None = None  # why the grader could not be used in this process (said once)
 _lock = threading.Lock()
 
@@ -61,7 +63,7 @@ def _note(why: str) -> None:
     global _failed
     if not _failed:
         _failed = why
-        print(NOTE.format(why=why), file=sys.stderr, flush=True)
+        print(i18n._(NOTE).format(why=why), file=sys.stderr, flush=True)
 
 
 def _where() -> runtime.Paths:
@@ -80,7 +82,8 @@ def _try_connect(where: runtime.Paths) -> socket.socket | None:
         return None
     except OSError as e:  # e.g. a path too long for a Unix socket
         sock.close()
-        raise Unavailable(f"cannot reach {where.socket}: {e.strerror or e}") from None
+        said = i18n._("cannot reach {socket}: {problem}")
+        raise Unavailable(said.format(socket=where.socket, problem=e.strerror or e)) from None
     return sock
 
 
@@ -112,7 +115,7 @@ def connect(*, start: bool = True) -> socket.socket:
     sock = _try_connect(where)
     if sock is not None or not start:
         if sock is None:
-            raise Unavailable("it is not running")
+            raise Unavailable(i18n._("it is not running"))
         return sock
     with _lock:
         _spawn(where)
@@ -122,7 +125,8 @@ def connect(*, start: bool = True) -> socket.socket:
             if sock is not None:
                 return sock
             time.sleep(0.05)
-    raise Unavailable(f"it did not start in {START_TIMEOUT_S:.0f} s (see {where.log})")
+    said = i18n._("it did not start in {seconds} s (see {log})")
+    raise Unavailable(said.format(seconds=f"{START_TIMEOUT_S:.0f}", log=where.log))
 
 
 def _ask(message: dict, fds: list[int] = (), on_queued=None) -> dict:
@@ -155,14 +159,15 @@ def _ask(message: dict, fds: list[int] = (), on_queued=None) -> dict:
         except (OSError, ValueError) as e:
             if started:
                 raise Interrupted(str(e)) from None
-            raise Unavailable(f"it stopped ({e})") from None
+            raise Unavailable(i18n._("it stopped ({problem})").format(problem=e)) from None
         finally:
             sock.close()
         if "unavailable" in reply:
-            raise Unavailable(str(reply["unavailable"]))
+            said = i18n._(str(reply["unavailable"]))  # the supervisor's msgid, in our words
+            raise Unavailable(said.format(log=reply.get("log", "")))
         if not reply.get("stale"):
             return reply
-    raise Unavailable("it kept restarting")
+    raise Unavailable(i18n._("it kept restarting"))
 
 
 def _stream(stream) -> dict:
@@ -222,10 +227,11 @@ def run_cli(argv: list[str]) -> int | None:
         _note(str(e))
         return None
     except Interrupted as e:
-        print(
-            f"error: the warm grader stopped while grading ({e}); run again, or with --no-daemon",
-            file=sys.stderr,
+        said = i18n._(
+            "error: the warm grader stopped while grading ({problem}); run again, or with "
+            "--no-daemon"
         )
+        print(said.format(problem=e), file=sys.stderr)
         return 2
     finally:
         for fd in opened:

@@ -28,6 +28,7 @@ import sys
 import time
 from pathlib import Path
 
+from autograder.i18n import N_
 from autograder.service import runtime
 
 IDLE_S = float(os.environ.get("AUTOGRADER_DAEMON_IDLE", 1800))
@@ -63,6 +64,7 @@ class Worker:
 class Supervisor:
     def __init__(self, where: runtime.Paths, fp: str):
         self.where, self.fingerprint = where, fp
+        self.started = time.time()  # for status: since when it runs
         self.lock = open(where.lock, "a")  # noqa: SIM115 (held for the supervisor's life)
         fcntl.flock(self.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # BlockingIOError: one is running
         with contextlib.suppress(FileNotFoundError):
@@ -79,7 +81,7 @@ class Supervisor:
         self.log = open(where.log, "a")  # noqa: SIM115
         self.workers: list[Worker] = []
         self.waiting: collections.deque = collections.deque()
-        self.last = time.monotonic()
+        self.last = time.monotonic()  # the last request (status and stop are none) or answer
         self.stepping_down = False
         self.failed_starts = 0  # workers that died before they were ready, in a row
         self.workers.append(Worker(self.log))  # warm ahead: the first check need not wait long
@@ -136,9 +138,8 @@ class Supervisor:
         except (OSError, ValueError):
             conn.close()
             return
-        self.last = time.monotonic()
         kind = message.get("kind")
-        if kind in ("status", "stop"):
+        if kind in ("status", "stop"):  # asking whether it runs does not keep it running
             with contextlib.suppress(OSError):
                 runtime.send(conn, self._status())
             for fd in fds:
@@ -147,6 +148,7 @@ class Supervisor:
             if kind == "stop":
                 self.step_down()
             return
+        self.last = time.monotonic()
         if message.get("fingerprint") != self.fingerprint:
             self.step_down()  # first: the client that hears "stale" starts a new one at once
             with contextlib.suppress(OSError):
@@ -165,6 +167,9 @@ class Supervisor:
             "ready": sum(w.ready for w in self.workers),
             "busy": sum(w.busy for w in self.workers),
             "idle_timeout_s": IDLE_S,
+            "started": self.started,
+            "idle_s": round(time.monotonic() - self.last, 1),
+            "socket": str(self.where.socket),
         }
 
     def _hear(self, worker: Worker) -> None:
@@ -188,8 +193,8 @@ class Supervisor:
             while self.waiting:
                 _, conn, fds = self.waiting.popleft()
                 with contextlib.suppress(OSError):
-                    why = f"its workers stop as they start; see {self.where.log}"
-                    runtime.send(conn, {"unavailable": why})
+                    why = N_("its workers stop as they start; see {log}")  # the client's words
+                    runtime.send(conn, {"unavailable": why, "log": str(self.where.log)})
                 conn.close()
                 for fd in fds:
                     os.close(fd)

@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.i18n import _
+
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: autograder/ and course_lib/
 PROTOCOL = 1
 ENV_DIR = "AUTOGRADER_RUNTIME_DIR"
@@ -76,17 +78,17 @@ def runtime_dir() -> Path:
     except FileExistsError:
         pass
     except OSError as e:
-        raise Unsafe(f"cannot create {folder} ({e.strerror})") from None
+        said = _("cannot create {folder} ({problem})")
+        raise Unsafe(said.format(folder=folder, problem=e.strerror)) from None
     info = os.lstat(folder)
     if not stat.S_ISDIR(info.st_mode):
-        raise Unsafe(f"{folder} is not a folder (a link?); remove it")
+        raise Unsafe(_("{folder} is not a folder (a link?); remove it").format(folder=folder))
     if info.st_uid != os.getuid():
-        raise Unsafe(f"{folder} belongs to uid {info.st_uid}, not to you (uid {os.getuid()})")
+        said = _("{folder} belongs to uid {owner}, not to you (uid {you})")
+        raise Unsafe(said.format(folder=folder, owner=info.st_uid, you=os.getuid()))
     if info.st_mode & 0o077:
-        raise Unsafe(
-            f"{folder} is open to other users (mode {stat.S_IMODE(info.st_mode):o}); "
-            f"`chmod 700 {folder}` or remove it"
-        )
+        said = _("{folder} is open to other users (mode {mode}); `chmod 700 {folder}` or remove it")
+        raise Unsafe(said.format(folder=folder, mode=f"{stat.S_IMODE(info.st_mode):o}"))
     return folder
 
 

@@ -8,6 +8,7 @@ it at the end.
 from __future__ import annotations
 
 import os
+import re
 import socket
 import stat
 import subprocess
@@ -75,16 +76,14 @@ def start(env: dict) -> dict:
 
 def status(env: dict) -> dict | None:
     done = subprocess.run(
-        [sys.executable, "-m", "autograder.service", "status"],
+        [sys.executable, "-m", "autograder.service", "status", "--json"],
         env=env,
         capture_output=True,
         text=True,
     )
-    if done.returncode:
-        return None
     import json
 
-    return json.loads(done.stdout.split(": ", 1)[1])
+    return json.loads(done.stdout)
 
 
 def stop(env: dict) -> None:
@@ -252,6 +251,46 @@ def test_start_status_stop_and_the_socket_is_private(own_grader):
     assert gone(state["pid"])
     assert not where.socket.exists()
     assert client.control("status") is None
+
+
+def test_status_says_in_words_what_a_user_needs_in_their_language(own_grader):
+    """``status`` printed ``running: {...}``, the grader's dict: now whether it runs, its pid,
+    since when, its idle timeout and its socket's folder, in words and in the caller's language;
+    ``--json`` keeps the dict for a script (``null`` when none runs)."""
+    env = {**os.environ, "LANG": "zh_CN.UTF-8"}
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "AUTOGRADER_LANG"):
+        env.pop(name, None)
+
+    def service(*args: str) -> subprocess.CompletedProcess:
+        command = [sys.executable, "-m", "autograder.service", *args]
+        return subprocess.run(command, env=env, capture_output=True, text=True, cwd=ROOT)
+
+    assert service("status").returncode == 1
+    assert service("status").stdout.strip() == "常驻的评分程序没有在运行。"
+    assert service("status", "--json").stdout.strip() == "null"
+    started = service("start")
+    assert started.returncode == 0, started.stderr
+    pid = status(env)["pid"]
+    said = service("status")
+    assert said.returncode == 0, said.stderr
+    lines = said.stdout.splitlines()
+    assert lines[0] == f"常驻的评分程序正在运行（进程 {pid}）。", said.stdout
+    assert lines[1].startswith("  自 20") and "起运行（" in lines[1], said.stdout
+    assert "  30 分钟内没有请求就会退出" in said.stdout, said.stdout
+    assert f"  套接字所在文件夹：{own_grader}" in lines, said.stdout
+    words = said.stdout.replace(str(own_grader), "")  # no English word, no dict left
+    assert "{" not in words and not re.search("[a-z]{3}", words), said.stdout
+    english = subprocess.run(
+        [sys.executable, "-m", "autograder.service", "status"],
+        env={**env, "LANG": "C.UTF-8"},
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert english.startswith(f"The warm grader is running (pid {pid}).\n  running since ")
+    assert "it exits after 30 minutes without a request" in english, english
+    stopped = service("stop")
+    assert stopped.stdout.strip() == f"常驻的评分程序正在停止（进程 {pid}）。"
+    assert gone(pid)
 
 
 def test_it_exits_after_the_idle_timeout(own_grader, monkeypatch):
