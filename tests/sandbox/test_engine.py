@@ -6,10 +6,13 @@ touching the grader, the reference, or another student's grade.
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
+import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -282,6 +285,7 @@ def test_without_bubblewrap_check_still_works_and_says_so_but_grade_refuses(monk
     monkeypatch.setitem(bwrap._probe, "why", "bubblewrap (bwrap) is not installed")
     monkeypatch.setattr(bwrap, "_noted", False)
     close_kept()  # sandboxes an earlier test in this process started ahead (in bubblewrap)
+    folders = set(glob.glob(os.path.join(tempfile.gettempdir(), "submission-*")))
     with pytest.raises(SandboxUnavailable, match="apt-get install bubblewrap"):
         with isolated():
             pass
@@ -294,6 +298,9 @@ def test_without_bubblewrap_check_still_works_and_says_so_but_grade_refuses(monk
         meta = "import torch\ndef causal_mask(n, device=None):\n"
         meta += "    return torch.empty(n, n, device='meta')"
         [fake] = judge_source(meta)
+        # the learner processes' folders are the host's /tmp here (no tmpfs): gone with them
+        left = set(glob.glob(os.path.join(tempfile.gettempdir(), "submission-*"))) - folders
+        assert not left
     assert results["causal_mask"].passed and results["attention_scores"].passed
     assert not fake.passed and "'meta' device" in fake.message
     assert capsys.readouterr().err.count("process only") == 1  # said once

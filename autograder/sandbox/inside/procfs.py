@@ -186,3 +186,14 @@ def _exercise_processes(learners: set[int]) -> set[int]:
             if live and parent in learners and start >= newest.get(parent, (0, -1))[1]:
                 newest[parent] = (int(p), start)
     return {pid for pid, _ in newest.values()}
+
+
+def _end_watch(pid: int) -> dict[int, int]:
+    """``{pidfd: pid}``: a file descriptor that becomes readable when the learner process ``pid``
+    ends, so that the server reaps it, reports it and resets the sandbox at once rather than at
+    its next look (every 0.1 s: on average 50 ms more per submission, on the judge's wall clock).
+    Empty where pidfds are not available (the next look finds it)."""
+    try:
+        return {os.pidfd_open(pid): pid}
+    except (AttributeError, OSError):
+        return {}

@@ -39,7 +39,6 @@ import resource
 import select
 import signal
 import sys
-import tempfile
 import time
 from contextlib import nullcontext
 from functools import partial
@@ -287,15 +286,15 @@ def _map_large_blocks(threshold: int, trim: int) -> None:
         LIBC.mallopt(M_TRIM_THRESHOLD, trim)
 
 
-def learner_main(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
-    """A learner process: lock down, load the learner's code, then fork one process per exercise."""
+def learner_main(fd: int, contained: bool, workdir: str, hidden: tuple[str, ...] = ()) -> None:
+    """A learner process in ``workdir`` (the server's: it removes it once this process has ended):
+    lock down, load the learner's code, then fork one process per exercise."""
     chan = Channel.from_fd(fd)
     # Dumpable (the server, forked from, is not): the server measures this process's and its
     # exercise processes' peak memory through /proc (zygote.PeakMemory). Only this submission's
     # own processes share the sandbox with it.
     prctl(PR_SET_DUMPABLE, 1)
     setup: Setup = pickle.loads(chan.receive())
-    workdir = os.path.realpath(tempfile.mkdtemp(prefix="submission-"))
     box = LearnerNamespace(setup, workdir, hidden)
     box.lock.lock_down(setup, contained)
     _map_large_blocks(

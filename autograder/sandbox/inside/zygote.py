@@ -23,14 +23,17 @@ import contextlib
 import gc
 import os
 import select
+import shutil
 import signal
 import socket
 import sys
+import tempfile
 import time
 
 from autograder.sandbox.inside import clean
 from autograder.sandbox.inside.procfs import (
     HELD_ALLOWANCE,
+    _end_watch,
     _ended,
     _exercise_processes,
     _held,
@@ -103,7 +106,8 @@ def seal() -> None:
         raise SystemExit(f"capabilities left: {left}")
 
 
-def _reap(ctrl: socket.socket, active: set[int]) -> None:
+def _reap(ctrl: socket.socket, active: dict[int, str]) -> None:
+    """Wait for ended processes; a learner process's folder goes before the judge hears of it."""
     while True:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)
@@ -112,19 +116,10 @@ def _reap(ctrl: socket.socket, active: set[int]) -> None:
         if pid == 0:
             return
         if pid in active:
-            active.discard(pid)
+            if folder := active.pop(pid):
+                with contextlib.suppress(Exception):  # (a tree too deep: RecursionError)
+                    shutil.rmtree(folder)
             ctrl.sendall(RECORD.pack(b"X", pid, status))
-
-
-def _end_watch(pid: int) -> dict[int, int]:
-    """``{pidfd: pid}``: a file descriptor that becomes readable when the learner process ``pid``
-    ends, so that the server reaps it, reports it and resets the sandbox at once rather than at
-    its next look (every 0.1 s: on average 50 ms more per submission, on the judge's wall clock).
-    Empty where pidfds are not available (the next look finds it)."""
-    try:
-        return {os.pidfd_open(pid): pid}
-    except (AttributeError, OSError):
-        return {}
 
 
 def _seed_font_cache(seed: str = "/sandbox/fonts") -> None:
@@ -140,7 +135,7 @@ def _seed_font_cache(seed: str = "/sandbox/fonts") -> None:
                 dst.write(src.read())
 
 
-def _reset(ctrl: socket.socket, active: set[int], state: tuple) -> bool:
+def _reset(ctrl: socket.socket, active: dict[int, str], state: tuple) -> bool:
     """Between submissions: nothing of the last one may outlive it or be left for the next
     (:mod:`autograder.sandbox.inside.clean`); whether the sandbox is clean (if not, the server
     exits: the sandbox is discarded, never handed on)."""
@@ -345,7 +340,9 @@ def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
 
     ctrl = socket.socket(fileno=fd)
     ctrl.sendall(RECORD.pack(b"R", os.getpid(), 0))  # ready: a learner process starts at once
-    active: set[int] = set()
+    # a learner process's pid: its folder where a reset does not empty it (outside bubblewrap,
+    # the host's /tmp: the server removes it when the process has ended)
+    active: dict[int, str] = {}
     peak = PeakMemory(contained)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     state = clean.own_state()  # as a fresh sandbox is: each reset must find it so again
@@ -384,7 +381,7 @@ def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
             ctrl.sendall(RECORD.pack(b"C", os.getpid(), 0))
             continue
         if command == b"peak" and contained:  # only the learner processes and their exercise
-            spare = active | _exercise_processes(active)  # processes run into a measured call
+            spare = {*active, *_exercise_processes(set(active))}  # processes run into the call
             clean.kill_others(lambda: _reap(ctrl, active), spare=spare)
         if command in (b"peak", b"high"):  # a measured call: its start, its end
             measured = peak.start() if command == b"peak" else peak.end()
@@ -394,6 +391,7 @@ def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
             if pid in active:
                 os.kill(pid, signal.SIGKILL)
             continue
+        workdir = os.path.realpath(tempfile.mkdtemp(prefix="submission-"))
         pid = os.fork()
         if pid == 0:  # a learner process
             code = 0
@@ -401,7 +399,7 @@ def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
                 close_fds_except(fds[0])
                 signal.signal(signal.SIGINT, signal.SIG_DFL)
                 os.setsid()
-                worker.learner_main(fds[0], contained, hidden)
+                worker.learner_main(fds[0], contained, workdir, hidden)
             except BaseException:
                 import traceback
 
@@ -411,7 +409,7 @@ def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
                 os._exit(code)
         for f in fds:
             os.close(f)
-        active.add(pid)
+        active[pid] = "" if contained else workdir
         ended.update(_end_watch(pid))
         ctrl.sendall(RECORD.pack(b"S", pid, 0))
 
