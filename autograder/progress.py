@@ -134,7 +134,8 @@ def table(progress: list[LessonProgress]) -> str:
         lines.append(
             f"{p.lesson:<{width}}  {_count(p.exercises_passed, len(p.exercises)):>9}  "
             f"{_count(p.questions_passed, len(p.questions)):>9}  {bar(p.fraction)}  "
-            f"{p.fraction:>4.0%}" + (f"  ({p.problem})" if p.problem else "")
+            f"{p.fraction:>4.0%}"
+            + (_("  ({problem})").format(problem=p.problem) if p.problem else "")
         )
     done, total = sum(p.done for p in progress), sum(p.total for p in progress)
     lines.append(
@@ -169,7 +170,9 @@ def widget(notebooks_dir: str | Path = ".."):
     for p in progress:
         counts = [(p.exercises_passed, len(p.exercises), _("exercises"))]
         counts.append((p.questions_passed, len(p.questions), _("questions")))
-        label = ", ".join(f"{done}/{total} {what}" for done, total, what in counts if total)
+        said = [f"{done}/{total} {what}" for done, total, what in counts if total]
+        # TRANSLATORS: a thing and, in brackets, more about it ("100% (2/2 questions)")
+        label = _("{text} ({detail})").format(text=f"{p.fraction:.0%}", detail=_(", ").join(said))
         rows.append(
             widgets.HBox(
                 [
@@ -181,7 +184,7 @@ def widget(notebooks_dir: str | Path = ".."):
                         bar_style="success" if p.done == p.total else "",
                         layout=widgets.Layout(width="16em"),
                     ),
-                    widgets.Label(f"{p.fraction:.0%}  ({label})"),
+                    widgets.Label(label),
                 ]
             )
         )

@@ -146,7 +146,7 @@ def test_the_widget_shows_the_same_progress(tmp_path):
     [row, summary] = view.children
     label, bar_, counts = row.children
     assert label.value == "00_setup" and isinstance(bar_, ipywidgets.FloatProgress)
-    assert bar_.value == 1.0 and counts.value == "100%  (2/2 questions)"
+    assert bar_.value == 1.0 and counts.value == "100% (2/2 questions)"
     assert "well done" in summary.value
 
 
@@ -166,3 +166,30 @@ def test_progress_no_daemon_never_asks_the_warm_grader(tmp_path, monkeypatch, ca
     nbformat.write(nb, root / "04_softmax_masks.ipynb")
     assert main(["progress", str(tmp_path / "notebooks"), "--no-daemon"]) == EXIT_FAILED
     assert client._turned_off
+
+
+def test_the_chinese_view_uses_chinese_brackets_and_commas(tmp_path, monkeypatch):
+    """Under a Chinese locale, a notebook that could not be read and the widget's counts are in
+    Chinese brackets, the counts joined by a Chinese comma (they were '  (...)' and '(1/2 练习,
+    0/3 问题)')."""
+    import ipywidgets  # noqa: F401 (the widget's)
+
+    from autograder import i18n
+    from autograder.progress import widget
+
+    for name in (*i18n.LOCALE_VARIABLES, i18n.ENV, "JPY_SESSION_NAME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    half = LessonProgress(
+        "01_projections",
+        tmp_path / "b.ipynb",
+        ("project_qkv", "QKVProjection"),
+        ("01_1", "01_2", "01_3"),
+        frozenset({"project_qkv"}),
+        problem="c.ipynb: 不是笔记本",
+    )
+    text = table([half])
+    assert text.splitlines()[1].endswith("   20%  （c.ipynb: 不是笔记本）"), text
+    monkeypatch.setattr(progress_module, "course_progress", lambda root: [half])
+    [row, _summary] = widget(tmp_path).children
+    assert row.children[2].value == "20%（1/2 练习，0/3 问题）"
