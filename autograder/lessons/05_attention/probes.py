@@ -21,30 +21,35 @@ from autograder.kit.expected import self_attention
 from autograder.kit.repeat import paused
 
 
-def values_as_wide_as_queries(sub, g, d_model=6, d_k=4):
-    """``SelfAttention(d_model, d_k, d_k)`` with weights drawn from ``g``, loaded, in eval mode:
-    (the module, its label, its weights)."""
-    obj, label = construct(sub, "SelfAttention", d_model, d_k, d_k)
+def values_as_wide_as_queries(sub, g, d_model=6, d_k=4, d_v=None):
+    """``SelfAttention(d_model, d_k, d_v)`` (d_v = d_k by default) with weights drawn from ``g``,
+    loaded, in eval mode: (the module, its label, its weights)."""
+    d_v = d_k if d_v is None else d_v
+    obj, label = construct(sub, "SelfAttention", d_model, d_k, d_v)
     state = {}
-    for n in "qkv":
-        state |= linear_state(g, f"w_{n}", d_model, d_k, bias=False)
+    for n, d in zip("qkv", (d_k, d_k, d_v), strict=True):
+        state |= linear_state(g, f"w_{n}", d_model, d, bias=False)
     load_weights(obj, state, label, bias_mistake="projection-has-bias")
     obj.eval()
     return obj, label, state
 
 
 def _right_when_d_v_is_d_k(sub) -> bool:
-    """``SelfAttention(6, 4, 4)``, whose value width is its query width, is right (where it
-    failed with d_v != d_k: the output was reshaped like q, ``.view(B, L, d_k)``)."""
+    """``SelfAttention(6, 4, 4)``, whose value width is its query width, is right and
+    ``SelfAttention(6, 4, 5)`` is wrong on the same unmasked call (the output was reshaped like
+    q, ``.view(B, L, d_k)``); a failure only with masks is something else."""
     g = generator(124)
-    obj, label, state = values_as_wide_as_queries(sub, g)
     x = randn(g, 2, 3, 6)
-    c = Call(label, x, params="forward")
-    try:
-        expect_attention(c.run(obj), self_attention(state, x), c, x.dtype, ())
-    except CheckFailure:
-        return False
-    return True
+    agree = []
+    for d_v in (4, 5):
+        obj, label, state = values_as_wide_as_queries(sub, g, d_v=d_v)
+        c = Call(label, x, params="forward")
+        try:
+            expect_attention(c.run(obj), self_attention(state, x), c, x.dtype, ())
+            agree.append(True)
+        except CheckFailure:
+            agree.append(False)
+    return agree == [True, False]
 
 
 def _max_without_keepdim(sub) -> bool:

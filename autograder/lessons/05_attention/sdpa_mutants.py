@@ -9,6 +9,7 @@ from autograder.kit import (
     ADDITIVE_MODES,
     INF,
     MASK_MODES,
+    additive,
     attend,
     attention_mutants,
     knobs_for,
@@ -140,11 +141,17 @@ def added_before_scaling(mask):
 
 
 def _clamped(q, k, v, mask):
-    """An additive mask clamped to a finite value ("to avoid nan"): a query whose keys are all
-    blocked attends to every key evenly instead of to none."""
-    if mask is None or mask.dtype == torch.bool:
-        raise ValueError("a mistake of float masks only")
-    return ref_attention64(q, k, v, mask.clamp(min=-1e4))
+    """The mask made a finite additive one: see :func:`finite_additive`."""
+    return ref_attention64(q, k, v, finite_additive(mask))
+
+
+def finite_additive(mask):
+    """An additive mask clamped to a finite value ("to avoid nan"), or a bool mask made a finite
+    additive one (BERT's ``(1.0 - mask) * -10000.0``): a query whose keys are all blocked
+    attends to every key (evenly, or by its scores) instead of to none."""
+    if mask is None:
+        raise ValueError("a mistake of masks")
+    return (additive(mask) if mask.dtype == torch.bool else mask).clamp(min=-1e4)
 
 
 def _values_transposed(weights, v):
@@ -203,6 +210,7 @@ def self_attention_extra_mutants(state):
         return attend(q, k, v, mask)
 
     return (
+        ("finite-fill-value", lambda x, mask=None: self_attention(state, x, finite_additive(mask))),
         ("batch-flattened", flattened),
         *(
             ("weight-untransposed", lambda x, mask=None, names=names: untransposed(x, mask, names))
