@@ -79,6 +79,7 @@ SOFTMAX_MUTANTS = (  # the first that reproduces the learner's output names the 
     ),
     ("ignores-dim-argument", lambda x, dim=-1: ref_softmax(x, -1)),
     ("ignores-dim-argument", lambda x, dim=-1: _sum_over_last(x, dim)),  # the max on dim only
+    ("ignores-dim-argument", lambda x, dim=-1: _max_over_last(x, dim)),  # the sum on dim only
     *(("softmax-wrong-dim", lambda x, dim=-1, d=d: _softmax_other(x, dim, d)) for d in (0, 1, 2)),
 )
 
@@ -87,6 +88,13 @@ def _sum_over_last(x, dim):
     """The max taken along ``dim`` but the sum along the last dim (bug-softmax half fixed)."""
     e = (x - x.amax(dim, keepdim=True)).exp()
     return e / e.sum(-1, keepdim=True)
+
+
+def _max_over_last(x, dim):
+    """Each row's max along the last dim subtracted, the sum taken along ``dim``: the shift then
+    varies along ``dim``, which softmax is not invariant to."""
+    e = (x - x.amax(-1, keepdim=True)).exp()
+    return e / e.sum(dim, keepdim=True)
 
 
 def _softmax_other(x, dim, other):
