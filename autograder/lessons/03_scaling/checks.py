@@ -281,6 +281,8 @@ def expected_float(c: Call, value, near) -> str:
 ENTROPY_MUTANTS = (
     ("entropy-log2", lambda p, dim=-1: entropy(p, dim, torch.log2)),
     ("entropy-nan-at-zero", lambda p, dim=-1: -(p * p.log()).sum(dim)),
+    # the NaN "fixed" after the sum: a distribution with a zero gets entropy 0
+    ("entropy-nan-at-zero", lambda p, dim=-1: (-(p * p.log()).sum(dim)).nan_to_num(0.0)),
     ("entropy-sign", lambda p, dim=-1: -entropy(p, dim)),
     ("ignores-dim-argument", lambda p, dim=-1: entropy(p, -1)),
 )
