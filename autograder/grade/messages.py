@@ -65,8 +65,12 @@ def late_note(g: Graded) -> str:
     its times in the zone its due date was given in."""
     if not delay(g):
         return ""
-    if g.penalty or g.late_penalty:
+    if g.penalty:
         penalty = _("late penalty: -{points} points").format(points=f"{g.penalty:g}")
+    elif g.late_penalty:  # not "-0 points": the submission scored nothing to take off
+        penalty = _("a late penalty of {fraction}, with no points to take off").format(
+            fraction=f"{g.late_penalty * 100:g}%"
+        )
     else:
         penalty = _("no penalty")
     return _("submitted {submitted}, {delay} after the due date ({due}); {penalty}").format(
