@@ -59,5 +59,5 @@ class Written:
             text += _(
                 "; {n} manual scores from formgrader kept (they win over the grader's, and are "
                 "marked for review): {items}"
-            ).format(n=len(self.kept), items=one_line(", ".join(self.kept)))
+            ).format(n=len(self.kept), items=one_line(_(", ").join(self.kept)))
         return text

@@ -15,6 +15,8 @@ import re
 import unicodedata
 from html.parser import HTMLParser
 
+from autograder.i18n import _
+
 RASTER = {"image/png", "image/jpeg", "image/gif"}  # the attachments formgrader's page keeps
 _BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*")
 # What a learner's rendered markdown may hold: links to the web and mail, images from the web or
@@ -230,7 +232,9 @@ def id_problem(student: str) -> str | None:
     bad = sorted({c for c in student if not _id_character(c)})
     if not bad:
         return None
-    return "it holds " + ", ".join(ascii(c) if not c.isprintable() else repr(c) for c in bad)
+    shown = [ascii(c) if not c.isprintable() else repr(c) for c in bad]
+    # TRANSLATORS: why a student folder's name cannot go into the gradebook: "it holds '<', ' '"
+    return _("it holds {characters}").format(characters=_(", ").join(shown))
 
 
 def _id_character(c: str) -> bool:

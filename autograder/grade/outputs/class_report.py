@@ -390,7 +390,7 @@ def report_html(rows: list[Graded], ignored: list[str] = (), missing: int = 0) -
         assignments=ngettext("{n} assignment", "{n} assignments", len(assignments)).format(
             n=len(assignments)
         ),
-        names=", ".join(assignments),
+        names=messages.listed(assignments),
         rows=ngettext("{n} row", "{n} rows", len(rows)).format(n=len(rows)),
     )
     parts = [f"<p>{esc(summary)}</p>", table([_("Status"), _("Rows")], counts, numeric={1})]

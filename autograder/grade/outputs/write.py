@@ -74,7 +74,7 @@ def _own_folders_only(graded: GradeTable, earlier: list[str]) -> GradeTable:
             "feedback (text, HTML, Gradescope) was written and that folder was left as it was; "
             "their grades are in the table. Rename one's submission folder and grade them again."
         )
-        students = ", ".join(one_line(repr(i)) for i in ids)
+        students = _(", ").join(one_line(repr(i)) for i in ids)
         graded.notes.append(said.format(students=students, folder=one_line(folder)))
     clash = {s for ids in shared.values() for s in ids}
     return replace(graded, rows=[g for g in graded.rows if g.student not in clash])
