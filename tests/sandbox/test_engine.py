@@ -473,3 +473,16 @@ def test_a_forbidden_aten_pattern_catches_ops_however_they_are_looked_up():
         sub.begin(Gradable("h", "00", lambda s: None))
         with pytest.raises(ForbiddenUsed):
             sub.call("h", 3)
+
+
+def test_uninitialised_memory_reads_the_same_in_every_exercise_process():
+    """torch.empty's memory is NaN in an exercise process (deterministic algorithms), not what a
+    freed tensor left there: code that reads it fails the same way every run (trial 38's
+    accumulator from torch.empty got three different messages in four runs)."""
+    from autograder.core.registry import Gradable
+    from autograder.sandbox.host.submission import Submission
+
+    source = "import torch\ndef causal_mask(n, device=None):\n    return torch.empty(n, n)\n"
+    with Submission([("empty.py", source)], {}) as sub:
+        sub.begin(Gradable("causal_mask", "04", lambda s: None, time_limit=10.0))
+        assert sub.call("causal_mask", 64).isnan().all()
