@@ -38,6 +38,10 @@ from autograder.kit.gradients import (
 SCALED_MUTANTS = (
     *transpose_mutants(scale=lambda q: q.shape[-1] ** -0.5),
     *scale_mutants(lambda q, k, scale: scores(q, k) * scale),
+    *(  # math.isqrt(d_k) is int(sqrt(d_k)); right only for a perfect square (4, 9, 64)
+        ("scale-rounded-sqrt", lambda q, k, r=r: scores(q, k) / r(q.shape[-1] ** 0.5))
+        for r in (int, round)
+    ),
 )
 
 SCALED_CASES = (
@@ -45,6 +49,7 @@ SCALED_CASES = (
     ((3, 9), (5, 9)),  # Lq, Lk and sqrt(d_k) all differ: a scale from a length shows
     ((2, 3, 4), (2, 5, 4)),
     ((2, 2, 3, 4), (2, 2, 5, 4)),
+    ((2, 3, 8), (2, 5, 8)),  # d_k = 8 is not a perfect square: sqrt(8) is not a whole number
 )
 
 

@@ -31,6 +31,13 @@ MISTAKES = (
         "d_k is the last dimension: q.shape[-1]. q.shape[1] is the sequence length of a batch.",
     ),
     Mistake(
+        "scale-rounded-sqrt",
+        ("scaled_attention_scores", "scaled_dot_product_attention"),
+        "The scale uses a whole-number square root of d_k",
+        "Divide by math.sqrt(d_k), not math.isqrt(d_k) or round(math.sqrt(d_k)): the whole "
+        "number is the square root only when d_k is a perfect square, such as 4, 9 or 64.",
+    ),
+    Mistake(
         "scale-not-from-dk",
         ("scaled_attention_scores",),
         "Scores divided by a fixed number (such as sqrt(d_model)), not by sqrt(d_k)",

@@ -108,13 +108,6 @@ MISTAKES = (
         "v.shape[-1] is d_v, which may differ.",
     ),
     Mistake(
-        "scale-rounded-sqrt",
-        ("scaled_dot_product_attention",),
-        "The scale uses a whole-number square root of d_k",
-        "Divide by math.sqrt(d_k), not math.isqrt(d_k) or round(math.sqrt(d_k)): the whole "
-        "number is the square root only when d_k is a perfect square, such as 4, 9 or 64.",
-    ),
-    Mistake(
         "mask-after-softmax",
         ("scaled_dot_product_attention", "MultiHeadAttention"),
         "Mask applied after the softmax, not to the scores",
