@@ -108,7 +108,7 @@ class Supervisor:
             readable = [w.sock for w in self.workers]
             if not self.stepping_down:
                 readable.append(self.listener)
-            ready, _, _ = select.select(readable, [], [], 1.0)
+            ready, _writable, _errors = select.select(readable, [], [], 1.0)
             for sock in ready:
                 if sock is self.listener:
                     self._accept()
@@ -125,7 +125,7 @@ class Supervisor:
 
     def _accept(self) -> None:
         try:
-            conn, _ = self.listener.accept()
+            conn, _address = self.listener.accept()
         except OSError:
             return
         try:
@@ -174,7 +174,7 @@ class Supervisor:
 
     def _hear(self, worker: Worker) -> None:
         try:
-            message, _ = runtime.receive(worker.sock)
+            message, _fds = runtime.receive(worker.sock)
         except (OSError, ValueError):
             worker.stop()
             worker.proc.wait()
@@ -191,7 +191,7 @@ class Supervisor:
     def _dispatch(self) -> None:
         if self.failed_starts >= 3:  # the workers die as they start (broken code?): give up
             while self.waiting:
-                _, conn, fds = self.waiting.popleft()
+                _message, conn, fds = self.waiting.popleft()
                 with contextlib.suppress(OSError):
                     why = N_("its workers stop as they start; see {log}")  # the client's words
                     runtime.send(conn, {"unavailable": why, "log": str(self.where.log)})
@@ -218,7 +218,7 @@ class Supervisor:
                         os.close(fd)
         if not self.waiting:
             return
-        for message, conn, _ in self.waiting:  # told once, so that a kernel can say "starting"
+        for message, conn, _fds in self.waiting:  # told once, so that a kernel can say "starting"
             if not message.get("told"):
                 message["told"] = True
                 with contextlib.suppress(OSError):

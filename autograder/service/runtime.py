@@ -165,7 +165,7 @@ def _exactly(sock: socket.socket, size: int) -> bytes:
 
 def receive(sock: socket.socket, with_fds: bool = False) -> tuple[dict, list[int]]:
     """One message (and the descriptors sent with it: the caller owns and closes them)."""
-    first, fds, flags, _ = socket.recv_fds(sock, 1, MAX_FDS if with_fds else 0)
+    first, fds, flags, _address = socket.recv_fds(sock, 1, MAX_FDS if with_fds else 0)
     if not first:
         for fd in fds:
             os.close(fd)
