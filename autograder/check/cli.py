@@ -112,12 +112,41 @@ def _lesson_work(file: str, code):
     from autograder.questions import QUESTIONS
 
     path = Path(file)
-    lesson = next((name for name in lesson_folders.lessons() if _copy_of(path.stem, name)), None)
-    if path.suffix != ".ipynb" or lesson is None:
+    if path.suffix != ".ipynb":
+        return None
+    lesson = _graded_cells_lesson(path) or next(
+        (name for name in lesson_folders.lessons() if _copy_of(path.stem, name)), None
+    )
+    if lesson is None:
         return None
     work = assignment(lesson[:2])
     answers = any(f"answer_{q}" in code.defined for q in QUESTIONS)
     return work if work.items and (answers or code.names(all_exercises())) else None
+
+
+def _graded_cells_lesson(path) -> str | None:
+    """The lesson whose questions the notebook's nbgrader cells grade (``answer_04_1``,
+    ``grade_answer_04_1``), whatever the notebook is called: a copy saved as ``我的第04课.ipynb``
+    was checked as a plain file, its questions left out of its total (trial 39). None where its
+    cells name no lesson's questions, or several lessons'."""
+    import re
+
+    from autograder.core import lesson_folders
+    from autograder.core.extract import read_notebook, read_submission
+
+    try:
+        cells = read_notebook(read_submission(path)).get("cells") or []
+        ids = {c["metadata"]["nbgrader"]["grade_id"] for c in cells if _grade_id(c)}
+    except Exception:  # from_file has read it: its problems are reported there
+        return None
+    numbers = {m[1] for i in ids if (m := re.fullmatch(r"(?:grade_)?answer_(\d\d)_\d+", i))}
+    lessons = [name for name in lesson_folders.lessons() if name[:2] in numbers]
+    return lessons[0] if len(numbers) == len(lessons) == 1 else None
+
+
+def _grade_id(cell) -> bool:
+    nbgrader = cell.get("metadata", {}).get("nbgrader") if isinstance(cell, dict) else None
+    return isinstance(nbgrader, dict) and isinstance(nbgrader.get("grade_id"), str)
 
 
 def _copy_of(stem: str, lesson: str) -> bool:

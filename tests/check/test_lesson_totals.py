@@ -109,11 +109,12 @@ def test_only_names_a_question_by_its_variable(wrong_copy):
     assert status == 2 and "answer_10_99" in report["error"]
 
 
-@pytest.mark.parametrize("name", [f"{LESSON}-Copy1", f"{LESSON} (1)"])
+@pytest.mark.parametrize("name", [f"{LESSON}-Copy1", f"{LESSON} (1)", "我的第10课"])
 def test_a_copy_of_the_notebook_is_checked_as_its_lesson(name, wrong_copy, tmp_path):
     """JupyterLab's Duplicate names the copy 10_interview-Copy1.ipynb: it is still lesson 10's
     notebook, its questions counted (trial 38: a copy was checked as a plain file, 5/5 with a
-    wrong answer, where the notebook itself has 9/10)."""
+    wrong answer, where the notebook itself has 9/10); so is a copy under a name of the
+    learner's own, known by its graded cells (trial 39: 我的第04课.ipynb had 4/4, its 8 less 4)."""
     copy = tmp_path / f"{name}.ipynb"
     shutil.copy(wrong_copy, copy)
     status, report = check_json(copy)
