@@ -257,7 +257,7 @@ def test_status_says_in_words_what_a_user_needs_in_their_language(own_grader):
     """``status`` printed ``running: {...}``, the grader's dict: now whether it runs, its pid,
     since when, its idle timeout and its socket's folder, in words and in the caller's language;
     ``--json`` keeps the dict for a script (``null`` when none runs)."""
-    env = {**os.environ, "LANG": "zh_CN.UTF-8"}
+    env = {**os.environ, "LANG": "zh_CN.UTF-8", "AUTOGRADER_DAEMON_IDLE": "1800"}
     for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "AUTOGRADER_LANG"):
         env.pop(name, None)
 
