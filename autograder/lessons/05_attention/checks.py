@@ -368,6 +368,9 @@ def _rules_sdpa(sub) -> None:
     c = Call("scaled_dot_product_attention", q, k, v)
     expect_contract_rules(sub, c, ((1, 1, 1, 3), (1, 1, 1, 1)))
     expect_true_gradients(sub, wide_call(c.name, g, (1, 3, 4), (1, 3, 4), (1, 3, 2)))
+    # and under a mask: a masked_fill_ on the weights or a .detach() only where a mask is given
+    causal = torch.ones(3, 3, dtype=torch.bool).tril()
+    expect_true_gradients(sub, wide_call(c.name, g, (1, 3, 4), (1, 3, 4), (1, 3, 2), mask=causal))
 
 
 def _rules_self_attention(sub) -> None:
@@ -375,6 +378,8 @@ def _rules_self_attention(sub) -> None:
     c = Call(label, randn(generator(109), 1, 1, 4), params="forward")
     expect_contract_rules(obj, c, ((1, 1, 2), (1, 1, 1)))
     expect_true_gradients(obj, wide_call(label, 122, (1, 3, 4), params=c))
+    causal = torch.ones(3, 3, dtype=torch.bool).tril()  # gradients flow under a mask too
+    expect_true_gradients(obj, wide_call(label, 126, (1, 3, 4), params=c, mask=causal))
     expect_module_calls(sub, "SelfAttention", (4, 3, 2), (2, 4, 4), masked=True)
 
 
