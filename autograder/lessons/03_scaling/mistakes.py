@@ -26,7 +26,7 @@ MISTAKES = (
     ),
     Mistake(
         "scale-uses-seq-len",
-        ("scaled_attention_scores", "scaled_dot_product_attention"),
+        ("scaled_attention_scores", "scaled_dot_product_attention", "SelfAttention"),
         "Scale computed from a sequence length instead of d_k",
         "d_k is the last dimension: q.shape[-1]. q.shape[1] is the sequence length of a batch.",
     ),

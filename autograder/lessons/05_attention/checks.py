@@ -271,6 +271,7 @@ def self_attention_mutants(state):
     return (
         *attention_mutants(run, SELF_IDS),
         ("scaled-by-d-model", lambda x, mask=None: run(x, mask, {"d_model_scale": True})),
+        ("scale-uses-seq-len", lambda x, mask=None: run(x, mask, {"scale": x.shape[-2] ** -0.5})),
         *(
             ("qkv-order-swapped", lambda x, mask=None, st=st: self_attention(st, x, mask))
             for st in projections_mixed_up(state)
@@ -330,14 +331,17 @@ def check_self_attention(sub) -> None:
         probe = lambda m, x=x: (Call(label, x, mask=m, params="forward"), obj, mutants)  # noqa: E731
         with ignored_or_finite(probe, mask):
             expect_attention(out, self_attention(state, x, mask), c, x.dtype, mutants)
-    x = randn(generator(123), 3, d_model)  # (L, d_model): any leading dims, also none
-    c = Call(label, x, params="forward")
-    try:
-        out = c.run(obj, mutants=mutants)
-    except CheckFailure as failure:
-        failure.mistake = failure.mistake or "fixed-input-rank"
-        raise
-    expect_attention(out, self_attention(state, x), c, x.dtype, mutants)
+    # any leading dims: none, or two (a branch for 2-D x beside transpose(1, 2) passed)
+    for x in (randn(generator(123), 3, d_model), randn(generator(127), 2, 2, 3, d_model)):
+        c = Call(label, x, params="forward")
+        try:
+            out = c.run(obj, mutants=mutants)
+            if x.dim() == 4:  # 2-D: a crash only; its wrong values are named by the mutants
+                expect_attention(out, self_attention(state, x), c, x.dtype, mutants)
+        except CheckFailure as failure:
+            failure.mistake = failure.mistake or "fixed-input-rank"
+            raise
+        expect_attention(out, self_attention(state, x), c, x.dtype, mutants)
     # d_k == d_v: v taken from w_k would have the right width, only its values differ
     same, same_label, same_state = values_as_wide_as_queries(sub, g, d_model, d_k)
     x = randn(g, 2, 3, d_model)
