@@ -660,3 +660,16 @@ def test_a_cell_and_a_tracebacks_places_are_said_in_the_current_language():
         + "m = x.max(dim)",
         "  " + place.format(place="mine.py", line=2, function="f") + "return g(x)",
     ]
+
+
+def test_a_file_with_nothing_to_grade_says_so_in_chinese_and_names_its_answers(tmp_path):
+    """An answers-only .py (trial 39): the error was English under a Chinese locale, and did not
+    say that answers are graded with --only."""
+    answers = tmp_path / "answers.py"
+    answers.write_text("answer_04_1 = 21\n", encoding="utf-8")
+    zh = _check([str(answers), "--no-daemon"], _env(LANG="zh_CN.UTF-8"))
+    en = _check([str(answers), "--no-daemon"], _env())
+    assert zh.returncode == en.returncode == 2
+    assert "--only answer_04_1" in zh.stderr and "--only answer_04_1" in en.stderr
+    assert "no exercise found" in en.stderr and "no exercise found" not in zh.stderr
+    assert any("\u4e00" <= c <= "\u9fff" for c in zh.stderr)

@@ -271,11 +271,16 @@ def judge_code(
         names = code.names(exercises)
     if not names and not answered:
         detail = f" ({'; '.join(code.problems)})" if code.problems else ""
-        raise NothingToGrade(
-            f"{code.file}: no exercise found{detail}. The grader looks for the functions and "
-            f"classes of the course, e.g. {', '.join(list(exercises)[:3])}, defined at the top "
-            "level of a cell or file."
-        )
+        found = _(
+            "{file}: no exercise found{detail}. The grader looks for the functions and classes "
+            "of the course, e.g. {names}, defined at the top level of a cell or file."
+        ).format(file=code.file, detail=detail, names=", ".join(list(exercises)[:3]))
+        if mine := [f"answer_{q}" for q in QUESTIONS if f"answer_{q}" in code.defined]:
+            found += " " + _(
+                "Answers to questions are graded in their lesson's notebook, or when named: "
+                "--only {names}."
+            ).format(names=" ".join(mine))
+        raise NothingToGrade(found)
     unset = [q for q in answered if f"answer_{q}" not in code.defined]  # named with --only
     results = judge_names(code, names, [q for q in answered if q not in unset], time_limit)
     return results + [
