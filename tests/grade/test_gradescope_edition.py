@@ -11,8 +11,10 @@ import sys
 import zipfile
 from pathlib import Path
 
+import nbformat
 import pytest
 from test_grade import MASKS
+from test_trial37_feedback import POLARITY, ZH_REREAD
 
 ROOT = Path(__file__).resolve().parents[2]
 ZH = ROOT / "zh-CN"
@@ -73,19 +75,26 @@ def test_the_chinese_bundle_grades_in_chinese(tmp_path):
     run = root / "source" / "run_autograder"
     run.chmod(0o755)
     (root / "submission").mkdir(parents=True)
-    solution = ZH / "solutions" / MASKS / f"{MASKS}.ipynb"
-    (root / "submission" / solution.name).write_bytes(solution.read_bytes())
     env = {"AUTOGRADER_ROOT": str(root), "AUTOGRADER_PYTHON": sys.executable}
-    done = subprocess.run(
-        [str(run)],
-        env={**env, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},  # an English container
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    results = json.loads((root / "results" / "results.json").read_text())
+
+    def graded(notebook: bytes) -> dict:
+        (root / "submission" / f"{MASKS}.ipynb").write_bytes(notebook)
+        done = subprocess.run(
+            [str(run)],
+            env={**env, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},  # an English container
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        return json.loads((root / "results" / "results.json").read_text())
+
+    results = graded((ZH / "solutions" / MASKS / f"{MASKS}.ipynb").read_bytes())
     assert results["score"] == 8, results
     assert results["output"].startswith(f"你的笔记本：{MASKS}.ipynb。状态：已评分。"), results
     assert "问题 04.1（answer_04_1）" in [t["name"] for t in results["tests"]], results
     assert {t["status"] for t in results["tests"]} == {"passed"}  # Gradescope's ids
+    # a named mistake: the section to re-read is the Chinese notebook's
+    wrong = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(POLARITY)])
+    tests = {t["name"]: t for t in graded(nbformat.writes(wrong).encode())["tests"]}
+    assert ZH_REREAD in tests["masked_scores"]["output"], tests["masked_scores"]
