@@ -111,7 +111,7 @@ MISTAKES = (
     ),
     Mistake(
         "fill-overflows-fp16",
-        ("masked_scores",) + _ATTN,
+        ("softmax", "masked_scores") + _ATTN,
         "Masked with a huge finite number (-1e9) that does not fit in float16",
         "float16 stops at 65504, so filling in -1e9 overflows (masked_fill raises); fill with "
         "float('-inf'), which every float dtype holds exactly.",
