@@ -41,7 +41,7 @@ from contextvars import copy_context
 from dataclasses import dataclass
 from pathlib import Path
 
-from distributed import Client, as_completed
+from distributed import Client, as_completed, get_worker
 from distributed.diagnostics.plugin import WorkerPlugin
 from tqdm import tqdm
 
@@ -175,7 +175,7 @@ def _grade_shipped(task: tuple, allow_weak: bool) -> Graded:
     """The task: one submission, graded on this worker."""
     if not allow_weak and not strong_isolation_available():
         raise NoStrongSandbox(socket.gethostname())
-    with tempfile.TemporaryDirectory(prefix="autograder-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="autograder-", dir=_scratch()) as tmp:
         try:
             args = [a.unpack(Path(tmp)) if isinstance(a, Shipped) else a for a in task]
         except Exception as e:  # this student's row only, never the class (red team round 10)
@@ -184,6 +184,16 @@ def _grade_shipped(task: tuple, allow_weak: bool) -> Graded:
             why = f"the grader could not lay out this submission: {type(e).__name__}: {detail}"
             args = [why if isinstance(a, Shipped) else a for a in task]
         return grade_one(*args)
+
+
+def _scratch() -> str | None:
+    """The worker's own folder: a worker killed while grading (its nanny restarts it) cannot
+    remove what it unpacked, and Dask purges the folders of dead workers when another starts;
+    in /tmp each stayed for good. The system's temporary folder outside a worker."""
+    try:
+        return get_worker().local_directory
+    except ValueError:
+        return None
 
 
 class CloseSandboxes(WorkerPlugin):

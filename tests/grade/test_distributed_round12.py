@@ -8,6 +8,8 @@ reason, never the class's failure.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from local_cluster import local_cluster
 from test_grade import CORRECT, MASKS, submit
@@ -19,7 +21,7 @@ cluster = pytest.importorskip("autograder.grade.cluster")  # needs distributed (
 
 
 @pytest.mark.slow
-def test_a_submission_that_kills_every_worker_is_its_student_s_row_only(tmp_path):
+def test_a_submission_that_kills_every_worker_is_its_student_s_row_only(tmp_path, monkeypatch):
     import dask
     from distributed import Client
     from distributed.diagnostics.plugin import WorkerPlugin
@@ -35,10 +37,12 @@ def test_a_submission_that_kills_every_worker_is_its_student_s_row_only(tmp_path
 
             real = on_worker.grade_one
 
-            def dies(student, *rest):
+            def dies(student, name, folder, *rest):
                 if student == "mallory":
+                    with open(os.environ["UNPACKED_LOG"], "a") as log:  # what it leaves
+                        print(folder.path, file=log)
                     os._exit(1)
-                return real(student, *rest)
+                return real(student, name, folder, *rest)
 
             on_worker.grade_one = dies
 
@@ -46,6 +50,8 @@ def test_a_submission_that_kills_every_worker_is_its_student_s_row_only(tmp_path
     for student in ("ada", "mallory", "zoe"):  # zoe comes after mallory on the one worker
         submit(root, student, CORRECT, "answer_04_1 = 21")
     out = tmp_path / "grades.csv"
+    unpacked = tmp_path / "unpacked.log"
+    monkeypatch.setenv("UNPACKED_LOG", str(unpacked))  # the workers' environment is this one
     # LocalCluster closes a worker's nanny for good when, 15 s (lost-worker-timeout) after the
     # scheduler lost that worker, no worker of its name is registered: here each restart is
     # killed within seconds, so on a busy machine one of those checks came while a restart was
@@ -65,3 +71,6 @@ def test_a_submission_that_kills_every_worker_is_its_student_s_row_only(tmp_path
     assert rows["mallory"]["status"] == UNREADABLE, rows
     feedback = (tmp_path / "grades_feedback" / "mallory" / MASKS).glob("*")
     assert any("worker died" in p.read_text() for p in feedback if p.is_file())
+    # the submission each killed worker unpacked is gone (it stayed in /tmp for good)
+    left = unpacked.read_text().split()
+    assert left and not [path for path in left if os.path.exists(path)]
