@@ -14,13 +14,13 @@ MISTAKES = (
     ),
     Mistake(
         "softmax-unstable",
-        ("softmax", "scaled_dot_product_attention", "MultiHeadAttention"),
+        ("softmax", "scaled_dot_product_attention", "SelfAttention", "MultiHeadAttention"),
         "Softmax without subtracting the max: exp overflows on large inputs",
         "exp(1000) is inf in float32. Subtract each row's max first: softmax(x) = softmax(x - m).",
     ),
     Mistake(
         "softmax-global-max",
-        ("softmax", "scaled_dot_product_attention"),
+        ("softmax", "scaled_dot_product_attention", "SelfAttention"),
         "Subtracts the max of the whole tensor instead of each row's max",
         "Use x.amax(dim, keepdim=True): with one global max a row of very negative values "
         "underflows to 0 / 0.",

@@ -50,7 +50,7 @@ from autograder.kit.mutants import causal_if_none, projections_mixed_up
 from autograder.kit.repeat import expect_deterministic, paused
 
 from .precision import check_float64_kept
-from .probes import naming_after_a_crash, values_as_wide_as_queries
+from .probes import check_large_inputs, naming_after_a_crash, values_as_wide_as_queries
 from .sdpa_mutants import (
     FLOAT_MASK_MUTANTS,
     SDPA_IDS,
@@ -342,6 +342,7 @@ def check_self_attention(sub) -> None:
             failure.mistake = failure.mistake or "fixed-input-rank"
             raise
         expect_attention(out, self_attention(state, x), c, x.dtype, mutants)
+    check_large_inputs(obj, label, state, mutants)
     # d_k == d_v: v taken from w_k would have the right width, only its values differ
     same, same_label, same_state = values_as_wide_as_queries(sub, g, d_model, d_k)
     x = randn(g, 2, 3, d_model)

@@ -18,6 +18,7 @@ from autograder.kit import (
 )
 from autograder.kit.exercise import CheckFailure
 from autograder.kit.expected import self_attention
+from autograder.kit.modules import linear
 from autograder.kit.repeat import paused
 
 
@@ -50,6 +51,37 @@ def _right_when_d_v_is_d_k(sub) -> bool:
         except CheckFailure:
             agree.append(False)
     return agree == [True, False]
+
+
+def check_large_inputs(obj, label, state, mutants) -> None:
+    """SelfAttention on large activations (scores in the hundreds: exp overflows float32 unless
+    each row's max is subtracted), then on positions 1000x apart in scale (one max for the whole
+    tensor underflows the small rows): a failure first seen here is that softmax's mistake."""
+    g = generator(128)
+    for scale in (30.0, torch.tensor([[100.0], [0.1], [1.0]])):
+        x = randn(g, 2, 3, 6) * scale
+        c = Call(label, x, params="forward")
+        out = c.run(obj, mutants=mutants)
+        try:
+            expect_attention(out, self_attention(state, x), c, x.dtype, mutants)
+        except CheckFailure as failure:
+            failure.mistake = failure.mistake or _which_max(out, state, x)
+            raise
+
+
+def _which_max(out, state, x) -> str:
+    """[softmax-global-max] where the query holding the largest score of all is right (one max
+    for the whole tensor is its own max), [softmax-unstable] otherwise."""
+    q, k = (linear(x.double(), state, f"w_{n}") for n in "qk")
+    scores = q @ k.transpose(-2, -1)
+    b, i = divmod(int(scores.flatten().argmax()) // scores.shape[-1], scores.shape[-2])
+    want = self_attention(state, x)[1][b, i]
+    try:
+        got = out[1][b, i].double()
+        right = bool(torch.allclose(got, want, rtol=1e-3, atol=1e-5))
+    except (TypeError, IndexError, RuntimeError, AttributeError):
+        right = False
+    return "softmax-global-max" if right else "softmax-unstable"
 
 
 def _max_without_keepdim(sub) -> bool:
