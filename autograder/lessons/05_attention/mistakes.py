@@ -109,7 +109,7 @@ MISTAKES = (
     ),
     Mistake(
         "mask-after-softmax",
-        ("scaled_dot_product_attention", "MultiHeadAttention"),
+        ("scaled_dot_product_attention", "SelfAttention", "MultiHeadAttention"),
         "Mask applied after the softmax, not to the scores",
         "Mask the scores before the softmax, so the remaining weights are renormalised (a "
         "blocked key with a high score otherwise leaves the others 0, even renormalised).",

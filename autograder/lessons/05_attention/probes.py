@@ -56,7 +56,8 @@ def _right_when_d_v_is_d_k(sub) -> bool:
 def check_large_inputs(obj, label, state, mutants) -> None:
     """SelfAttention on large activations (scores in the hundreds: exp overflows float32 unless
     each row's max is subtracted), then on positions 1000x apart in scale (one max for the whole
-    tensor underflows the small rows): a failure first seen here is that softmax's mistake."""
+    tensor underflows the small rows): a failure first seen here is that softmax's mistake; then
+    large and causally masked (a mask applied after the softmax, even renormalised)."""
     g = generator(128)
     for scale in (30.0, torch.tensor([[100.0], [0.1], [1.0]])):
         x = randn(g, 2, 3, 6) * scale
@@ -67,6 +68,15 @@ def check_large_inputs(obj, label, state, mutants) -> None:
         except CheckFailure as failure:
             failure.mistake = failure.mistake or _which_max(out, state, x)
             raise
+    # masked: a blocked key scoring far above the allowed ones leaves them 0 after the softmax
+    x, causal = randn(g, 2, 3, 6) * 30.0, torch.ones(3, 3, dtype=torch.bool).tril()
+    c = Call(label, x, mask=causal, params="forward")
+    try:
+        out = c.run(obj, mutants=mutants)
+        expect_attention(out, self_attention(state, x, causal), c, x.dtype, mutants)
+    except CheckFailure as failure:
+        failure.mistake = failure.mistake or "mask-after-softmax"
+        raise
 
 
 def _which_max(out, state, x) -> str:
