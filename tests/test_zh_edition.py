@@ -6,7 +6,9 @@ has the English one's cells, in the same order, with the same types, ids and met
 
 - markdown cells are translated, but keep their structure: the same question markers
   (``**Question NN.n.**`` becomes ``**问题 NN.n.**``) and answer options ``(a)``, ``(b)``..., the
-  same mistake ids (``[inverted-mask]``), links, math and code spans, and headings;
+  same mistake ids (``[inverted-mask]``), links, math and code spans, and headings; in math, only
+  the words of a ``\\text{...}`` may become Chinese (``\\text{query } i`` as ``\\text{查询 } i``:
+  a Chinese reader should not meet English prose inside a formula), the rest of it unchanged;
 - code cells are the same program: equal ASTs once comments are dropped, where a string
   literal may differ only by becoming Chinese text, and only where a human reads it (an
   identifier-like string such as ``"causal"`` may change only inside ``print``, an f-string, a
@@ -217,6 +219,9 @@ def markdown_differences(english: str, chinese: str) -> list[str]:
             problems.append(f"{what} differ: {sorted(set(pattern.findall(english)))}")
     for what, pattern in (("math", MATH), ("code spans", CODE_SPAN)):
         lost = _spans(pattern, english) - _spans(pattern, chinese)
+        if what == "math":
+            theirs = _spans(pattern, chinese)
+            lost = {span for span in lost if not any(_text_translated(span, z) for z in theirs)}
         if lost:
             problems.append(f"{what} lost or changed: {sorted(lost)}")
     headings_en = re.findall(r"^(#{1,6}) ", english, re.M)
@@ -224,6 +229,25 @@ def markdown_differences(english: str, chinese: str) -> list[str]:
     if headings_en != headings_zh:
         problems.append(f"headings {headings_zh}, the English {headings_en}")
     return problems
+
+
+TEXT = re.compile(r"\\text\{([^{}]*)\}")
+
+
+def _text_translated(english: str, chinese: str) -> bool:
+    """Whether the math span ``chinese`` is ``english`` with the words of some ``\\text{...}``
+    translated into Chinese, and nothing else changed."""
+    parts = TEXT.split(english)  # outside, text, outside, text, ..., outside
+    if len(parts) == 1:
+        return False
+    pattern = "".join(
+        re.escape(part) if n % 2 == 0 else r"\\text\{([^{}]*)\}" for n, part in enumerate(parts)
+    )
+    found = re.fullmatch(pattern, chinese)
+    return bool(found) and all(
+        theirs == ours or CJK.search(theirs)
+        for ours, theirs in zip(parts[1::2], found.groups(), strict=True)
+    )
 
 
 def _spans(pattern: re.Pattern, text: str) -> set[str]:
@@ -357,6 +381,15 @@ def test_markdown_must_keep_questions_options_ids_math_and_code():
     wrapped = "$d_\\text{head} =\n  d/h$ of `x.view(B,\n L)`, then `y`"  # spans across lines
     assert markdown_differences(wrapped, "$d_\\text{head} = d/h$ 的 `x.view(B, L)`，然后 `y`") == []
     assert markdown_differences(wrapped, "$d_\\text{head} = d/h$ 的 `x.view(B, L)`，然后 y")
+    formula = "$$\\texttt{mask[i, j]} \\iff \\text{query } i \\text{ may see key } j$$"
+    translated = "$$\\texttt{mask[i, j]} \\iff \\text{查询 } i \\text{ 可以看到键 } j$$"
+    assert markdown_differences(formula, translated) == []  # the words of \\text{}
+    for bad in (
+        translated.replace("键 } j", "键 } k"),  # the math around them
+        translated.replace("\\text{查询 }", "\\text{row }"),  # not a translation
+        translated.replace("\\iff", "\\implies"),
+    ):
+        assert markdown_differences(formula, bad), bad
     for bad in (
         good.replace("问题 04.2", "Question 04.2"),
         good.replace("问题 04.2", "问题 04.3"),
