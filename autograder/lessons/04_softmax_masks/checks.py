@@ -257,6 +257,7 @@ def check_masked_scores(sub) -> None:
         (randn(g, 3, 4), fully),  # a fully masked row is just -inf everywhere
         (randn(g, 2, 3, 5), rand_mask(g, 2, 1, 5)),  # a padding-style mask, broadcast
         (randn(g, 2, 4, 4), tril(4)),  # a causal mask broadcast over the batch
+        (randn(g, 2, 2, 3, 4), rand_mask(g, 3, 4)),  # (Lq, Lk) over batch and heads
     )
     for dtype in (torch.float32, *low_precision_dtypes()):
         for scores, mask in cases if dtype == torch.float32 else cases[:1]:
