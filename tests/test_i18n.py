@@ -673,3 +673,19 @@ def test_a_file_with_nothing_to_grade_says_so_in_chinese_and_names_its_answers(t
     assert "--only answer_04_1" in zh.stderr and "--only answer_04_1" in en.stderr
     assert "no exercise found" in en.stderr and "no exercise found" not in zh.stderr
     assert any("\u4e00" <= c <= "\u9fff" for c in zh.stderr)
+
+
+def test_the_sandboxs_and_the_readers_own_reasons_are_chinese(tmp_path):
+    """What the sandbox says of code that stops the grader, and why a notebook cannot be read,
+    were English f-strings in Chinese output (the instructors' helper's leftovers)."""
+    exits = tmp_path / "exits.py"
+    exits.write_text("def attention_scores(q, k):\n    raise SystemExit(0)\n", encoding="utf-8")
+    broken = tmp_path / "broken.ipynb"
+    broken.write_text("{ not a notebook", encoding="utf-8")
+    said = _check([str(exits), "--no-daemon"], _env(LANG="zh_CN.UTF-8"))
+    assert said.returncode == 1 and "SystemExit" in said.stdout
+    assert "instead of returning a value" not in said.stdout
+    unread = _check([str(broken), "--no-daemon"], _env(LANG="zh_CN.UTF-8"))
+    assert unread.returncode == 2 and "not a notebook" not in unread.stderr
+    assert "broken.ipynb" in unread.stderr and "JSON" in unread.stderr
+    assert any("\u4e00" <= c <= "\u9fff" for c in said.stdout + unread.stderr)

@@ -252,22 +252,22 @@ def read_bytes(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as e:
         if e.errno == errno.ELOOP:
-            raise Unreadable(
-                f"{path.name}: is a symbolic link. The grader reads only a regular file: "
-                "submit the file itself, not a link to it.",
-                "link",
-            ) from e
+            said = _(
+                "{name}: is a symbolic link. The grader reads only a regular file: submit the "
+                "file itself, not a link to it."
+            )
+            raise Unreadable(said.format(name=path.name), "link") from e
         if e.errno == errno.ENOENT:
             said = _("{path}: no such file. Give the path of a .py file or .ipynb notebook.")
             raise Unreadable(said.format(path=path), "other") from e
-        raise Unreadable(f"{path.name}: cannot open it ({e.strerror}).", "other") from e
+        said = _("{name}: cannot open it ({why}).").format(name=path.name, why=e.strerror)
+        raise Unreadable(said, "other") from e
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):  # before fdopen, which refuses a folder on its own terms
         os.close(fd)
-        raise Unreadable(
-            f"{path.name}: not a regular file. Give the path of a .py file or .ipynb notebook.",
-            "folder" if stat.S_ISDIR(info.st_mode) else "other",
-        )
+        said = _("{name}: not a regular file. Give the path of a .py file or .ipynb notebook.")
+        kind = "folder" if stat.S_ISDIR(info.st_mode) else "other"
+        raise Unreadable(said.format(name=path.name), kind)
     with os.fdopen(fd, "rb") as f:
         if info.st_size > limit:
             raise Unreadable(_too_big(path, info.st_size, limit), "big", info.st_size)
@@ -286,18 +286,27 @@ def read_submission(path: str | Path, limit: int = MAX_FILE_BYTES) -> str:
     try:
         return data.decode("utf-8-sig")  # a byte-order mark first: Python reads the file anyway
     except UnicodeDecodeError as e:
-        raise ExtractError(
-            f"{Path(path).name}: cannot read it as UTF-8 text ({e.reason} at byte {e.start}). "
-            "Save it from Jupyter or your editor as UTF-8."
-        ) from e
+        said = _(
+            "{name}: cannot read it as UTF-8 text ({why} at byte {at}). Save it from Jupyter or "
+            "your editor as UTF-8."
+        )
+        raise ExtractError(said.format(name=Path(path).name, why=e.reason, at=e.start)) from e
 
 
-def _too_big(path: Path, size: int, limit: int, what: str = "") -> str:
-    return (
-        f"{path.name}: {size / 2**20:.1f} MB{what}, more than the {limit / 2**20:.0f} MB the "
-        "grader reads. A lesson's code is far smaller: clear the outputs (Kernel > Restart and "
-        "Clear All Outputs) or remove large pasted data, and save it again."
+def _too_big(path: Path, size: int, limit: int, code: bool = False) -> str:
+    said = (
+        _(
+            "{name}: {size:.1f} MB of code, more than the {limit:.0f} MB the grader reads. A "
+            "lesson's code is far smaller: remove large pasted data, and save it again."
+        )
+        if code
+        else _(
+            "{name}: {size:.1f} MB, more than the {limit:.0f} MB the grader reads. A lesson's code "
+            "is far smaller: clear the outputs (Kernel > Restart and Clear All Outputs) or remove "
+            "large pasted data, and save it again."
+        )
     )
+    return said.format(name=path.name, size=size / 2**20, limit=limit / 2**20)
 
 
 def import_nbformat():
@@ -342,30 +351,30 @@ def read_notebook(text: str):
 def _notebook_sources(path: Path, text: str) -> list[tuple[str, str]]:
     nbformat = import_nbformat()
 
-    damaged = (
+    damaged = _(
         "If you edited it by hand, re-open it in Jupyter and save it, or restore it from a "
         "checkpoint."
     )
+    unreadable = _("{name}: not a readable notebook ({why}). {damaged}")
     try:
         nb = read_notebook(text)
     except (json.JSONDecodeError, nbformat.reader.NotJSONError) as e:
-        raise ExtractError(f"{path.name}: not a notebook (not valid JSON: {e}). {damaged}") from e
+        said = _("{name}: not a notebook (not valid JSON: {why}). {damaged}")
+        raise ExtractError(said.format(name=path.name, why=e, damaged=damaged)) from e
     except Exception as e:  # nbformat's own errors: unknown versions, not a notebook at all
-        raise ExtractError(f"{path.name}: not a readable notebook ({e}). {damaged}") from e
+        raise ExtractError(unreadable.format(name=path.name, why=e, damaged=damaged)) from e
     cells = nb.get("cells") if isinstance(nb, dict) else None
     if not isinstance(cells, list):
-        raise ExtractError(
-            f"{path.name}: not a readable notebook (it has no list of cells). {damaged}"
-        )
+        why = _("it has no list of cells")
+        raise ExtractError(unreadable.format(name=path.name, why=why, damaged=damaged))
     sources = []
     for i, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         source = cell.get("source")
         if not isinstance(source, str):
-            raise ExtractError(
-                f"{path.name}: cell {i} is damaged (it has no source text). {damaged}"
-            )
+            said = _("{name}: cell {number} is damaged (it has no source text). {damaged}")
+            raise ExtractError(said.format(name=path.name, number=i, damaged=damaged))
         sources.append((f"cell {i}", source))
     return sources
 
@@ -379,16 +388,16 @@ def from_file(path: str | Path, label: str | None = None) -> LearnerCode:
     """
     path = Path(path)
     if path.suffix not in (".py", ".ipynb"):
-        raise ExtractError(
-            f"{path.name}: expected a .py file or an .ipynb notebook, got '{path.suffix}'."
-        )
+        said = _("{name}: expected a .py file or an .ipynb notebook, got '{suffix}'.")
+        raise ExtractError(said.format(name=path.name, suffix=path.suffix))
     limit = MAX_FILE_BYTES if path.suffix == ".ipynb" else MAX_CODE_BYTES
     text = read_submission(path, limit)
     if not text.strip():
-        raise ExtractError(f"{path.name}: the file is empty. Save your work and try again.")
+        said = _("{name}: the file is empty. Save your work and try again.")
+        raise ExtractError(said.format(name=path.name))
     sources = _notebook_sources(path, text) if path.suffix == ".ipynb" else [(path.name, text)]
     size = sum(len(source.encode("utf-8")) for _label, source in sources)
     if size > MAX_CODE_BYTES:
-        raise ExtractError(_too_big(path, size, MAX_CODE_BYTES, " of code"))
+        raise ExtractError(_too_big(path, size, MAX_CODE_BYTES, code=True))
     module = path.suffix == ".py"
     return from_sources(str(path) if label is None else label, sources, module)

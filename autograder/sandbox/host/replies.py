@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from autograder.i18n import _
 from autograder.sandbox import protocol
 from autograder.sandbox.protocol import ErrorKind, ProtocolError, one_line
 
@@ -52,50 +53,6 @@ class LearnerTimeout(LearnerProblem):
         if self.limit is ErrorKind.CPU_TIME:
             return True
         return self.cpu is not None and self.cpu >= 0.25 * cpu_limit
-
-
-def wall_backstop(cpu_limit: float) -> float:
-    """Wall-clock seconds before code under a ``cpu_limit`` is stopped anyway (it sleeps, or
-    waits): generous, so that on a machine busy with 3 others per core the CPU limit decides."""
-    return 4 * cpu_limit + 10
-
-
-def wall_timeout(cpu_limit: float, cpu: float | None = None) -> LearnerTimeout:
-    """The wall-clock backstop of an exercise under ``cpu_limit`` was reached (``cpu`` used)."""
-    wall = wall_backstop(cpu_limit)
-    message = (
-        f"your code was still running after {wall:.0f} s of wall-clock time without using "
-        f"its {cpu_limit:g} s of CPU time: it sleeps or waits for something that never "
-        "comes (input(), a lock, time.sleep)"
-    )
-    return LearnerTimeout(message, ErrorKind.WALL_CLOCK, wall, cpu)
-
-
-def load_timeout(limit: ErrorKind, seconds: float, again: bool = False) -> LearnerTimeout:
-    """Running the learner's definitions hit ``limit`` (of ``seconds``; ``again``: all runs)."""
-    why = (
-        f"was still not done after {seconds:.0f} s of wall-clock time (the backstop against code "
-        "that sleeps or waits)"
-        if limit == ErrorKind.WALL_CLOCK
-        else f"used more than {seconds:.0f} s of CPU time (a loop or heavy computation at the top "
-        "level of a cell?)"
-    )
-    if again:  # the budget of every run in one submission (Submission._start)
-        why = f"again took them past {seconds:.0f} s of CPU time, counting each time they ran"
-    return LearnerTimeout(f"running your definitions {why}", limit)
-
-
-def kept_waiting(waited: float, cpu: float, budget: float) -> LearnerTimeout:
-    """The submission kept the judge waiting past ``budget`` seconds on little CPU."""
-    return LearnerTimeout(
-        f"not judged: your code had already kept the grader waiting {waited:.0f} s of "
-        f"wall-clock time while using {cpu:.1f} s of CPU time (the limit is {budget:.0f} s "
-        "of waiting on code that sleeps or waits: time.sleep, input(), a lock); the rest of "
-        "this notebook is not judged",
-        ErrorKind.WALL_CLOCK,
-        waited,
-        cpu,
-    )
 
 
 # The share of the last 10 s in which a runnable task waited for a CPU (Linux's pressure stall
@@ -141,13 +98,18 @@ def ended(status: int | None) -> LearnerCrashed:
     if status is not None and os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         out_of_memory = sig == signal.SIGKILL
-        why = f"the sandbox was killed by signal {sig}"
-        why += " (most often: it ran out of memory)" * out_of_memory
-        return LearnerCrashed(why, out_of_memory=out_of_memory)
+        why = (
+            _("the sandbox was killed by signal {sig} (most often: it ran out of memory)")
+            if out_of_memory
+            else _("the sandbox was killed by signal {sig}")
+        )
+        return LearnerCrashed(why.format(sig=sig), out_of_memory=out_of_memory)
     code = os.WEXITSTATUS(status) if status is not None else "unknown"
     return LearnerCrashed(
-        f"your code ended the process (exit status {code}) instead of returning a value; "
-        "don't call exit(), sys.exit() or os._exit() in your solution"
+        _(
+            "your code ended the process (exit status {code}) instead of returning a value; "
+            "don't call exit(), sys.exit() or os._exit() in your solution"
+        ).format(code=code)
     )
 
 

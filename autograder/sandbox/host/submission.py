@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
+from autograder.i18n import _
 from autograder.sandbox.host.pool import current_server
 from autograder.sandbox.host.remote_object import RemoteObject
 from autograder.sandbox.host.replies import (
@@ -39,14 +40,11 @@ from autograder.sandbox.host.replies import (
     ended,
     from_plain,
     helper_reply,
-    kept_waiting,
-    load_timeout,
     machine_busy,
     trace_of,
-    wall_backstop,
-    wall_timeout,
 )
 from autograder.sandbox.host.server import Server
+from autograder.sandbox.host.timeouts import kept_waiting, load_timeout, wall_backstop, wall_timeout
 from autograder.sandbox.protocol import (
     MAX_FRAME,
     PEAK_FAILURES,
@@ -300,13 +298,11 @@ class Submission:
         if os.WIFSIGNALED(status):
             sig = os.WTERMSIG(status)
             if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= self._cpu_limit - 0.05):
-                return LearnerTimeout(
-                    f"your code used more than {self._cpu_limit:g} s of CPU time, this "
-                    "exercise's limit (an endless loop, or a loop over every element that should "
-                    "be a tensor operation?)",
-                    ErrorKind.CPU_TIME,
-                    cpu,
+                said = _(
+                    "your code used more than {limit:g} s of CPU time, this exercise's limit (an "
+                    "endless loop, or a loop over every element that should be a tensor operation?)"
                 )
+                return LearnerTimeout(said.format(limit=self._cpu_limit), ErrorKind.CPU_TIME, cpu)
         return ended(status)
 
     def defines(self, name: str) -> bool:
@@ -358,10 +354,11 @@ class Submission:
             if kind == "NotImplementedError" and message["raised_by_learner"]:
                 raise NotWrittenYet(text)
             if kind in ("SystemExit", "KeyboardInterrupt"):
-                raise LearnerCrashed(
-                    f"your code raised {kind} to stop the grader instead of returning a value; "
+                said = _(
+                    "your code raised {kind} to stop the grader instead of returning a value; "
                     "don't call exit() or sys.exit() in your solution"
                 )
+                raise LearnerCrashed(said.format(kind=kind))
             raise LearnerError(kind, text, message["traceback"])
         if message["type"] != "reply":
             self._end_exercise(wait=False)
