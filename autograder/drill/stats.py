@@ -116,9 +116,13 @@ def text(history: History, start: str = "python -m autograder drill next") -> st
     widths[5] = max([widths[5]] + [cjk(_minutes(r.target_seconds)) for r in rows])
     head[5] = ljust(head[5], widths[5])
     lines = [
-        _(
-            "{reviews}, {passes} passed ({rate}), {revealed} more passed after a reveal (not "
-            "counted as passes), {drills} tried, {checks}"
+        (
+            _(
+                "{reviews}, {passes} passed ({rate}), {revealed} more passed after a reveal (not "
+                "counted as passes), {drills} tried, {checks}"
+            )
+            if revealed  # (none: not said, '0 more passed' read as a fact to notice)
+            else _("{reviews}, {passes} passed ({rate}), {drills} tried, {checks}")
         ).format(
             reviews=ngettext("{n} review", "{n} reviews", total).format(n=total),
             passes=passes,
