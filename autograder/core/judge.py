@@ -123,6 +123,13 @@ def _explain(ex: Gradable, problem: LearnerProblem) -> tuple[str, str | None]:
             ).format(name=ex.name, problem=problem),
             "out-of-memory",
         )
+    if isinstance(problem, NotWrittenYet) and _blank_other(ex, problem):
+        said = _(
+            "{name} calls {other}, which is not written yet: it still raises "
+            "NotImplementedError. Write {other} (or paste yours from its lesson) where the "
+            "notebook asks for it."
+        )
+        return said.format(name=ex.name, other=problem.where), None
     if isinstance(problem, NotWrittenYet):
         return (
             _("{name} is not written yet: it still raises NotImplementedError.").format(
@@ -134,6 +141,12 @@ def _explain(ex: Gradable, problem: LearnerProblem) -> tuple[str, str | None]:
         where = f"\n{i18n.frames(problem.traceback)}" if problem.traceback else ""
         return (_("{name} raised {problem}").format(name=ex.name, problem=problem) + where, None)
     return (f"{ex.name}: {problem}", None)
+
+
+def _blank_other(ex: Gradable, problem: NotWrittenYet) -> bool:
+    """Whether the NotImplementedError came from another exercise of the course that this one
+    calls (a blank tools cell), not from this one (its methods, helpers of its own)."""
+    return problem.where != ex.name and problem.where in all_exercises()
 
 
 def grader_failed(ex: Gradable, error: Exception) -> str:
@@ -171,7 +184,8 @@ def judge_one(sub: Submission, ex: Gradable, time_limit: float | None = None) ->
             message += "\n" + _("While loading your code: {problems}").format(
                 problems="; ".join(sub.problems[:3])
             )
-        return failed_result(ex, message, mistake, attempted=not isinstance(problem, NotWrittenYet))
+        blank = isinstance(problem, NotWrittenYet) and not _blank_other(ex, problem)
+        return failed_result(ex, message, mistake, attempted=not blank)
     except Exception as error:  # the check itself broke (learner code raises LearnerProblem)
         notes.take()
         return failed_result(ex, grader_failed(ex, error), None)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import signal
 from dataclasses import dataclass, field
 
@@ -130,9 +131,16 @@ class LearnerOutOfMemory(LearnerProblem):
 
 
 class NotWrittenYet(LearnerProblem):
-    """The learner's function still raises ``NotImplementedError`` (the blank exercise)."""
+    """The learner's function still raises ``NotImplementedError`` (the blank exercise); ``where``:
+    the function whose line raised it, as the learner's traceback names it (a blank one that the
+    exercise calls: lesson 05's tools cell left empty)."""
 
     kind = ErrorKind.NOT_WRITTEN
+
+    def __init__(self, message: str, traceback: str = ""):
+        super().__init__(message)
+        last = re.search(r", in (\w+): [^\n]*\Z", traceback)
+        self.where = last[1] if last else None
 
 
 class WrongDevice(LearnerProblem):

@@ -352,7 +352,7 @@ class Submission:
             if kind == "MemoryError" or "can't allocate memory" in text:
                 raise LearnerOutOfMemory(text.splitlines()[0][:200] if text else kind)
             if kind == "NotImplementedError" and message["raised_by_learner"]:
-                raise NotWrittenYet(text)
+                raise NotWrittenYet(text, message["traceback"])
             if kind in ("SystemExit", "KeyboardInterrupt"):
                 said = _(
                     "your code raised {kind} to stop the grader instead of returning a value; "
