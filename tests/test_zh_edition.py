@@ -331,6 +331,27 @@ def test_the_chinese_blank_notebook_is_the_english_one_translated(lesson):
     assert not problems, f"zh-CN/notebooks/{lesson}:\n  " + "\n  ".join(problems)
 
 
+HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.mark.parametrize("lesson", TRANSLATED)
+def test_a_stated_reading_time_is_the_chinese_texts_own(lesson):
+    """A Chinese **时长：** line that states "约 N 个汉字" counts the Chinese text as the English
+    line counts its words (tests/test_notebooks.py::test_a_stated_word_count_is_the_notebooks_own):
+    the markdown's Han characters, the optional notes (``<details>``) left out, within 10 %; and
+    its minutes are those characters at the speed it states. (A reading time worked out from the
+    English word count means nothing to a Chinese reader.)"""
+    _, zh = notebooks(lesson)
+    text = "\n".join(c.source for c in zh.cells if c.cell_type == "markdown")
+    stated = re.search(r"正文阅读约 (\d+) 分钟（注释之外约 ([\d,]+) 个汉字，按每分钟 (\d+) 字计", text)
+    assert "每分钟 200 词" not in text, f"{lesson}: a reading time from the English word count"
+    if stated:
+        chars = len(HAN.findall(re.sub(r"<details>.*?</details>", "", text, flags=re.S)))
+        claimed = int(stated[2].replace(",", ""))
+        assert abs(chars - claimed) <= 0.1 * chars, f"{lesson}: says {claimed}, has {chars}"
+        assert abs(int(stated[1]) - chars / int(stated[3])) <= 1, f"{lesson}: {stated[0]}"
+
+
 # ---- the comparison catches what it must (and lets a translation through) ------------------
 
 ENGLISH_CELL = '''
