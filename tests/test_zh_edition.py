@@ -352,6 +352,26 @@ def test_a_stated_reading_time_is_the_chinese_texts_own(lesson):
         assert abs(int(stated[1]) - chars / int(stated[3])) <= 1, f"{lesson}: {stated[0]}"
 
 
+# An English label a Chinese lesson's structure words were left in (trial 39: **Time:**（用时）,
+# 学完本课（After this lesson）, 练习 1（Exercise 1）, **Next:**（下一课）).
+ENGLISH_LABEL = re.compile(r"\*\*(Time|Next|Exercise \d+):?\*\*|（(After this lesson|Exercise \d+|Time|Next)）")
+
+
+@pytest.mark.parametrize("lesson", TRANSLATED)
+def test_the_chinese_lesson_names_its_parts_and_menus_in_chinese(lesson):
+    """Its structure words are Chinese (时长, 下一课, 练习 N), and a JupyterLab menu path is given
+    as the Chinese lab shows it (``make lab LANG=zh-CN`` installs the language pack), the English
+    one beside it for a learner whose lab is in English."""
+    _, zh = notebooks(lesson)
+    for cell in zh.cells:
+        if cell.cell_type != "markdown":
+            continue
+        found = ENGLISH_LABEL.search(cell.source)
+        assert not found, f"{lesson} {cell.id}: {found[0]!r}"
+        if "Kernel → " in cell.source:
+            assert "内核 → " in cell.source, f"{lesson} {cell.id}: an English menu path only"
+
+
 # ---- the comparison catches what it must (and lets a translation through) ------------------
 
 ENGLISH_CELL = '''
