@@ -339,3 +339,18 @@ def test_a_failing_append_says_what_the_cache_held_before():
     [result] = judge_source(BASE + "\n\n" + wrong.read_text(), only=["KVCache"])
     assert result.mistake == "kv-cache-returns-new-only", result.message
     assert "KVCache() (holding " in result.message and " positions).append(" in result.message
+
+
+def test_a_softmax_that_moves_dim_back_the_wrong_way_fails_on_dim_0_of_three():
+    """movedim(dim, -1) twice is a swap for 2-D inputs and for dim 1 of three, the cases checked
+    before (trial 39's softmax passed); for dim 0 of three it rotates the dims."""
+    code = (
+        "def softmax(x, dim=-1):\n"
+        "    y = x.movedim(dim, -1)\n"
+        "    m = y.amax(-1, keepdim=True)\n"
+        "    e = (y - torch.where(m.isneginf(), 0.0, m)).exp()\n"
+        "    s = e.sum(-1, keepdim=True)\n"
+        "    return (e / torch.where(s == 0, 1.0, s)).movedim(dim, -1)\n"
+    )
+    [result] = judge_source(BASE + "\n\n" + code, only=["softmax"])
+    assert not result.passed and "dim=0" in result.message and "shape" in result.message

@@ -156,6 +156,11 @@ def check_softmax(sub) -> None:
         (torch.tensor([[0.0, 1.0, 2.0], [-1000.0, -1001.0, -1002.0]]), {}),  # very different rows
         (torch.tensor([[-INF, -INF, -INF], [0.0, -INF, 1.0]]), {}),  # a fully masked row
         (torch.tensor([[-INF, -INF], [2.0, -INF]]), {"dim": 0}),
+        # a row far below 0: a max floored 'against -inf' (clamp(min=-1e4)) gives it zeros (rows
+        # of -2e4 would do, but log-sum-exp code rounds there: exp(x - lse) is 1e-3 off)
+        (torch.tensor([[-1e30, -2e30, -3e30]]), {}),
+        # dim 0 of three: moving it last and back is no swap (movedim(dim, -1) twice is wrong)
+        (randn(generator(6), 2, 3, 4), {"dim": 0}),
     )
     for x, kwargs in cases:
         c = Call("softmax", x, **kwargs)

@@ -15,8 +15,9 @@ MISTAKES = (
     Mistake(
         "softmax-unstable",
         ("softmax", "scaled_dot_product_attention", "SelfAttention", "MultiHeadAttention"),
-        "Softmax without subtracting the max: exp overflows on large inputs",
-        "exp(1000) is inf in float32. Subtract each row's max first: softmax(x) = softmax(x - m).",
+        "Softmax without subtracting each row's max: exp overflows on large inputs",
+        "exp(1000) is inf in float32, and a row far below 0 underflows to 0 / 0. Subtract each "
+        "row's own max first, with no floor or clamp on it: softmax(x) = softmax(x - m).",
     ),
     Mistake(
         "softmax-global-max",
