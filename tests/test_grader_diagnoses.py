@@ -3,11 +3,15 @@ must get exactly the id named, through the real engine."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from lesson_files import BASE, BUILTIN
 
 from autograder.core.judge import judge_source
 from autograder.core.mistakes import MISTAKES
+
+ROOT = Path(__file__).resolve().parents[1]
 
 DTYPE = {  # (exercise, learner code): a dtype mismatch is a dtype mistake, checked before values
     "softmax upcasts float16 to float32": (
@@ -354,3 +358,13 @@ def test_a_softmax_that_moves_dim_back_the_wrong_way_fails_on_dim_0_of_three():
     )
     [result] = judge_source(BASE + "\n\n" + code, only=["softmax"])
     assert not result.passed and "dim=0" in result.message and "shape" in result.message
+
+
+def test_projections_as_parameters_are_told_they_are_no_layers():
+    """nn.Parameter matrices named w_q, w_k, w_v were told 'SelfAttention has no layer named
+    'w_q' (its layers: none)' of a module that has a w_q (trial 39)."""
+    path = "tests/lessons/05_attention/wrong/module-attribute-names__parameters.py"
+    code = (ROOT / path).read_text(encoding="utf-8")
+    [result] = judge_source(BASE + "\n\n" + code, only=["SelfAttention"])
+    assert result.mistake == "module-attribute-names"
+    assert ".w_q is a tensor (an nn.Parameter?), not a layer" in result.message

@@ -56,6 +56,15 @@ def expect_layers(
                     ).format(layer=f"{label}.{attr}", layers=", ".join(layers)),
                     "shared-projection-layer",
                 )
+            if _state_keys(obj, attr) == {attr}:  # a tensor of its own: nn.Parameter(...)
+                raise fail(
+                    _(
+                        "{layer} is a tensor (an nn.Parameter?), not a layer: the contract asks "
+                        "for an nn.Linear named {name}, so that the grader can load known weights "
+                        "into it."
+                    ).format(layer=f"{label}.{attr}", name=repr(attr)),
+                    "module-attribute-names",
+                )
             has = ", ".join(sorted(children)) or _("none")
             raise fail(
                 _(
@@ -88,11 +97,18 @@ def expect_layers(
 def _in_state_dict(obj: Any, attr: str) -> bool:
     """Whether the module's state_dict has weights under ``attr`` (a layer shared by two
     attributes is in the state_dict under both, though named_children lists it once)."""
+    return any(k.startswith(attr + ".") for k in _state_keys(obj, attr))
+
+
+def _state_keys(obj: Any, attr: str) -> set[str]:
+    """The module's state_dict keys that are ``attr`` or under it."""
     try:
         state = obj.method("state_dict")
     except LearnerError:
-        return False
-    return isinstance(state, dict) and any(str(k).startswith(attr + ".") for k in state)
+        return set()
+    if not isinstance(state, dict):
+        return set()
+    return {str(k) for k in state if str(k) == attr or str(k).startswith(attr + ".")}
 
 
 def _plain(value: Any) -> Any:
