@@ -164,4 +164,32 @@ def judge_assignment(
                 )
             )
             notes.append(ignored.format(name=name, lesson=lesson))
-    return graded, notes
+    return graded, notes + _failing_tools(code, work, graded, time_limit)
+
+
+def _failing_tools(code, work, graded, time_limit) -> list[str]:
+    """Where an exercise failed, the earlier lessons' exercises the notebook carries (its tools
+    cell) that fail their own checks: a buggy pasted softmax fails every exercise that calls it,
+    and nothing said where the fault was (trial 39). Not graded here: a note."""
+    exercises = all_exercises()
+    carried = [
+        name
+        for name in code.names(exercises)
+        if name not in work.items and exercises[name].lesson[:2] < work.lesson
+    ]
+    if not carried or all(r.passed or not r.attempted for r in graded):
+        return []
+    said = _(
+        "{name} (lesson {lesson}'s exercise, carried here) fails its own check: {why}. What "
+        "calls it here fails with it: fix it in lesson {lesson} and paste it again"
+    )
+    return [
+        said.format(name=r.exercise, lesson=exercises[r.exercise].lesson[:2], why=_why(r))
+        for r in judge_names(code, carried, [], time_limit)
+        if not r.passed and r.attempted
+    ]
+
+
+def _why(result: Result) -> str:
+    """A failure in a few words: its named mistake, else its message's first line."""
+    return f"[{result.mistake}]" if result.mistake else result.message.splitlines()[0]

@@ -3,7 +3,12 @@ exercise that is written but calls a blank earlier one (lesson 05's tools cell l
 which one, and counts as attempted (trial 39: 'scaled_dot_product_attention 还没有写' of code that
 was written)."""
 
+from pathlib import Path
+
 from autograder.core.judge import judge_source
+
+ROOT = Path(__file__).resolve().parents[2]
+TOOLS = "tools_from_03_04"  # lesson 05's tools cell (nbgrader's grade_id)
 
 BLANK_SOFTMAX = "def softmax(x, dim=-1):\n    raise NotImplementedError()\n"
 SDPA = """
@@ -43,3 +48,34 @@ def test_a_blank_exercise_is_not_written_yet_whatever_raises_inside_it():
     for name in ("scaled_dot_product_attention", "SelfAttention"):
         assert not results[name].attempted
         assert results[name].message.startswith(f"{name} is not written yet"), results[name]
+
+
+def test_a_failing_pasted_tool_is_named_where_what_calls_it_fails(tmp_path):
+    """A lesson 05 notebook whose tools cell carries a softmax without the fully-masked guard:
+    its exercises fail as [fully-masked-nan], and a note says the fault is the carried softmax,
+    which is not graded here (trial 39: nothing said so). A notebook whose exercises pass pays
+    nothing for it: its tools are not judged."""
+    import nbformat
+
+    from autograder.core.assignment import assignment, judge_assignment
+    from autograder.core.extract import from_file
+
+    source = ROOT / "solutions" / "05_attention" / "05_attention.ipynb"
+    nb = nbformat.read(source, as_version=4)
+    [tools] = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == TOOLS]
+    guard = "torch.where(torch.isfinite(m), m, torch.zeros_like(m))"
+    assert guard in tools.source
+    tools.source = tools.source.replace(guard, "m")  # a row of -inf shifted by -inf: NaN
+    path = tmp_path / "05_attention.ipynb"
+    nbformat.write(nb, path)
+    results, notes = judge_assignment(from_file(path), assignment("05"))
+    failed = {r.exercise: r.mistake for r in results if not r.passed}
+    assert failed == {
+        "scaled_dot_product_attention": "fully-masked-nan",
+        "SelfAttention": "fully-masked-nan",
+    }
+    [note] = [n for n in notes if "carried here" in n]
+    assert note.startswith("softmax (lesson 04's exercise, carried here) fails its own check")
+    assert "[fully-masked-nan]" in note
+    _results, notes = judge_assignment(from_file(source), assignment("05"))
+    assert not [n for n in notes if "carried here" in n]
