@@ -14,10 +14,13 @@ import os
 import platform
 import sys
 import time
+import unicodedata
 from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
+
+from course_lib.labels import tr
 
 # Allowed error |actual - expected| <= atol + rtol * |expected|, per dtype: a few times the
 # rounding error of attention on unit-scale inputs (float16 has ~3 significant digits,
@@ -65,22 +68,33 @@ def environment_report() -> list[str]:
     lines = [
         f"Python   {sys.version.split()[0]} ({platform.platform()})",
         f"torch    {torch.__version__} ({torch.get_num_threads()} CPU threads)",
-        f"CPU      {platform.processor() or platform.machine()}, "
-        f"{os.cpu_count()} cores, {_format_bytes(_cpu_memory_bytes())} RAM",
+        "CPU      "
+        + tr(
+            "{cpu}, {cores} cores, {memory} RAM",
+            cpu=platform.processor() or platform.machine(),
+            cores=os.cpu_count(),
+            memory=_format_bytes(_cpu_memory_bytes()),
+        ),
     ]
     if torch.cuda.is_available():
-        lines.append(f"CUDA     available (CUDA {torch.version.cuda})")
+        lines.append("CUDA     " + tr("available (CUDA {version})", version=torch.version.cuda))
         for i in range(torch.cuda.device_count()):
             props = torch.cuda.get_device_properties(i)
             lines.append(f"  cuda:{i}  {props.name}, {_format_bytes(props.total_memory)}")
     else:
-        lines.append("CUDA     not available")
+        lines.append("CUDA     " + tr("not available"))
     if torch.backends.mps.is_available():
-        lines.append(f"MPS      available, {_format_bytes(_mps_memory_bytes())} recommended max")
+        said = tr("available, {memory} recommended max", memory=_format_bytes(_mps_memory_bytes()))
+        lines.append("MPS      " + said)
     else:
-        built = "built" if torch.backends.mps.is_built() else "not built"
-        lines.append(f"MPS      not available ({built} into this torch)")
-    lines.append(f"picked   {pick_device()}  (course_lib.pick_device())")
+        if torch.backends.mps.is_built():
+            said = tr("not available (built into this torch)")
+        else:
+            said = tr("not available (not built into this torch)")
+        lines.append("MPS      " + said)
+    picked = tr("picked")  # as wide as the other labels (9 columns; a Chinese character is 2)
+    width = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in picked)
+    lines.append(picked + " " * max(1, 9 - width) + f"{pick_device()}  (course_lib.pick_device())")
     return lines
 
 

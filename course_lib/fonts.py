@@ -76,7 +76,8 @@ def cjk_family() -> str | None:
 NO_CJK_FONT = (
     "提示：没有找到中文字体，图中的中文会显示为方框（其余部分不受影响）。安装方法：在课程文件夹中"
     "运行 make cjk-font（Debian/Ubuntu，需要 root；或 sudo apt-get install fonts-wqy-microhei），"
-    "或 pip install mplfonts，然后重启内核（菜单 内核 → 重启内核…；英文界面为 Kernel → Restart Kernel…）。"
+    "或 pip install mplfonts，然后重启内核（菜单 内核 → 重启内核…；"
+    "英文界面为 Kernel → Restart Kernel…）。"
 )
 _said: list[bool] = []
 

@@ -142,6 +142,14 @@ ZH: dict[str, str] = {
     "1/sqrt(m), for reference": "1/sqrt(m)，作参考",
     "k or m": "k 或 m",
     "relative error vs exact": "相对精确结果的误差",
+    # device.environment_report (lesson 00)
+    "{cpu}, {cores} cores, {memory} RAM": "{cpu}，{cores} 个核心，内存 {memory}",
+    "available (CUDA {version})": "可用（CUDA {version}）",
+    "not available": "不可用",
+    "available, {memory} recommended max": "可用，建议上限 {memory}",
+    "not available (built into this torch)": "不可用（这个 torch 编译时带有它）",
+    "not available (not built into this torch)": "不可用（这个 torch 编译时没有带它）",
+    "picked": "选用",
     # viz_interview (lesson 10)
     "time is up: check what you have": "时间到：检查你已经写好的部分",
     "{minutes:02d}:{seconds:02d} left": "剩余 {minutes:02d}:{seconds:02d}",

@@ -343,7 +343,9 @@ def test_a_stated_reading_time_is_the_chinese_texts_own(lesson):
     English word count means nothing to a Chinese reader.)"""
     _, zh = notebooks(lesson)
     text = "\n".join(c.source for c in zh.cells if c.cell_type == "markdown")
-    stated = re.search(r"正文阅读约 (\d+) 分钟（注释之外约 ([\d,]+) 个汉字，按每分钟 (\d+) 字计", text)
+    stated = re.search(
+        r"正文阅读约 (\d+) 分钟（注释之外约 ([\d,]+) 个汉字，按每分钟 (\d+) 字计", text
+    )
     assert "每分钟 200 词" not in text, f"{lesson}: a reading time from the English word count"
     if stated:
         chars = len(HAN.findall(re.sub(r"<details>.*?</details>", "", text, flags=re.S)))
@@ -354,7 +356,9 @@ def test_a_stated_reading_time_is_the_chinese_texts_own(lesson):
 
 # An English label a Chinese lesson's structure words were left in (trial 39: **Time:**（用时）,
 # 学完本课（After this lesson）, 练习 1（Exercise 1）, **Next:**（下一课）).
-ENGLISH_LABEL = re.compile(r"\*\*(Time|Next|Exercise \d+):?\*\*|（(After this lesson|Exercise \d+|Time|Next)）")
+ENGLISH_LABEL = re.compile(
+    r"\*\*(Time|Next|Exercise \d+):?\*\*|（(After this lesson|Exercise \d+|Time|Next)）"
+)
 
 
 @pytest.mark.parametrize("lesson", TRANSLATED)

@@ -34,4 +34,5 @@ def test_a_late_penalty_that_takes_nothing_is_not_said_as_minus_zero(language): 
     ), nothing
     language("zh_CN.UTF-8")
     nothing = messages.late_note(late(0.0))
-    assert "-0 points" not in nothing and nothing.endswith("；迟交罚分为 12.5%，但没有分数可扣"), nothing
+    assert "-0 points" not in nothing, nothing
+    assert nothing.endswith("；迟交罚分为 12.5%，但没有分数可扣"), nothing
