@@ -131,6 +131,7 @@ def expect_true_gradients(target: Any, c: Call, *, output: int | None = None) ->
     kind, key = wrong
     what = _("the output")
     if output is None:  # several outputs summed: which of them lost a path, where one did
+        lost = []  # a single tensor (the index ignored) is wrong both times: "the output"
         for i in (0, 1):
             with paused():
                 try:
@@ -139,9 +140,9 @@ def expect_true_gradients(target: Any, c: Call, *, output: int | None = None) ->
                     )
                 except LearnerError:
                     break
-            if not one or _wrong_gradient(one) == wrong:  # []: no gradient on it at all
-                what = _("element {i} of what it returns").format(i=i)
-                break
+            lost.append(not one or _wrong_gradient(one) == wrong)  # []: no gradient at all
+        if lost.count(True) == 1:
+            what = _("element {i} of what it returns").format(i=lost.index(True))
     if kind == "arg":
         key = names[key] if key < len(names) else f"arg{key}"
     raise fail(
