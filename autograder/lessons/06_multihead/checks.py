@@ -357,6 +357,8 @@ def _rules_mha(sub) -> None:
     expect_forward_by_position(obj, label, "MultiHeadAttention", (randn(g, 2, 2, 4),), kwargs)
     obj.train()
     expect_true_gradients(obj, wide_call(label, 123, (1, 3, 4), (1, 2, 4), (1, 2, 4), params=c))
+    causal = torch.ones(3, 3, dtype=torch.bool).tril()  # gradients flow under a mask too
+    expect_true_gradients(obj, wide_call(label, 128, (1, 3, 4), params=c, mask=causal))
     expect_module_calls(
         sub, "MultiHeadAttention", (4, 2), (2, 4, 4), masked=True, params="mha.forward"
     )
