@@ -383,6 +383,8 @@ def _rules_block(sub) -> None:
     c = Call(label, randn(generator(116), 1, 1, 4), params="forward")
     expect_contract_rules(obj, c, (1, 1, 4), output=None)
     expect_true_gradients(obj, wide_call(label, 126, (1, 3, 4), params=c))
+    causal = torch.ones(3, 3, dtype=torch.bool).tril()  # gradients flow under a mask too
+    expect_true_gradients(obj, wide_call(label, 128, (1, 3, 4), params=c, mask=causal))
     expect_true_gradients(*train_with_dropout(sub, "TransformerBlock", 4, 2, 8))
     expect_module_calls(sub, "TransformerBlock", (4, 2, 8), (2, 4, 4), masked=True)
     kwargs = {"dropout": 0.1, "norm_first": False}
