@@ -39,6 +39,7 @@ from autograder.kit.expected import block, feed_forward
 from autograder.kit.gradients import (
     expect_contract_rules,
     expect_true_gradients,
+    fitted,
     train_with_dropout,
     wide_call,
     with_rules,
@@ -296,7 +297,7 @@ def check_tiny_transformer(sub) -> None:
     expect_order_seen(sub, (vocab, d, h, 1, d_ff, max_len), tokens)
     start = torch.randint(0, vocab, (16, 1), generator=g)
     counting = (start + torch.arange(max_len)) % vocab  # (16, max_len): each token is the last + 1
-    losses = obj.apply("fit", counting, 40, 3e-3)  # sandbox/inside/remote.py
+    losses = fitted(obj, Call(label, counting, params="lm.forward"), 40, 3e-3)  # trains it
     if not losses or not losses[-1] < 0.6 * losses[0]:
         shown = " → ".join(fmt_num(v) for v in (losses[:1] + losses[-1:]))
         raise fail(_(sentences.LM_DOES_NOT_COUNT).format(model=label, loss=shown))
