@@ -381,6 +381,9 @@ def test_executed_lesson_renders_in_the_learners_lab(lab, browser, lesson_run, s
         _learners_lab(page)
         assert not console, f"{where}: JavaScript console errors: {console}"
         assert "Error displaying widget" not in page.content(), f"{where}: a widget failed"
+        # MathJax draws a formula it cannot read as an error box (the Chinese edition now puts
+        # Chinese words in \text{...}: lessons 03, 04, 08)
+        assert not page.locator("mjx-merror").count(), f"{where}: a formula failed to typeset"
         for i, (cell, on_page) in enumerate(zip(saved, shown, strict=True)):
             assert not on_page["brokenImages"], f"{where} cell {i}: an image did not load"
             assert on_page["pictures"] >= _saved(cell, "image/png"), f"{where} cell {i}: a plot"
