@@ -70,11 +70,6 @@ CACHE_BREAKS_AUTOGRAD = N_(
     "{call}: no gradient reaches the appended k and v from the returned (k_all, v_all): the cache "
     "must store and return them as given, without .detach() or torch.no_grad()."
 )
-PEAK_AS_FULL_MATRIX = N_(
-    "{call} raised the process's peak memory by {grew:.0f} MiB (what it held before the call "
-    "counted too): a tiled call needs a few tiles of 1 MiB, room enough for a large part of the "
-    "full ({lq}, {lk}) score matrix ({full:.0f} MiB in float32) that tiling exists to avoid."
-)
 PEAK_AS_SCORE_ROWS = N_(
     "{call} raised the process's peak memory by {grew:.0f} MiB, as much as the scores of one query "
     "against all {keys} keys ({rows:.0f} MiB); blocks of {block} keys need a few tiles of 2 MiB: "
