@@ -216,7 +216,8 @@ def expect_scores_used(obj, c) -> None:
         raise fail(
             _(
                 "{call}: no gradient reaches {names}: the attention's weights do not depend on "
-                "its queries and keys; they must be softmax(q kᵀ / √d_head)."
+                "its queries and keys, or are made where no gradient is kept (torch.no_grad(), "
+                ".detach()); they must be softmax(q kᵀ / √d_head), differentiable."
             ).format(call=c, names=", ".join(missing[:2])),
             "attention-ignores-scores",
         )

@@ -278,7 +278,8 @@ MISTAKES = (
         ("TransformerBlock", "TinyTransformer"),
         "The attention's weights ignore the queries and keys",
         "The weights are softmax(q kᵀ / √d_head) over the keys, with q = w_q(x) and k = w_k(x): "
-        "a running mean, or any mix of the values that q and k do not choose, is not attention.",
+        "a running mean, or any mix of the values that q and k do not choose, is not attention; "
+        "scores masked or computed under torch.no_grad() never train w_q and w_k either.",
     ),
     Mistake(
         "lm-blocks-not-chained",
