@@ -344,6 +344,7 @@ def test_another_users_connection_is_closed_unanswered(own_grader, monkeypatch):
     import tempfile
 
     folder = Path(tempfile.mkdtemp(prefix="ag-rt-", dir="/tmp"))  # a path nobody can reach
+    own = own_grader
     monkeypatch.setenv(runtime.ENV_DIR, str(folder))
     try:
         client.connect().close()
@@ -371,6 +372,9 @@ def test_another_users_connection_is_closed_unanswered(own_grader, monkeypatch):
     finally:
         client.control("stop")
         shutil.rmtree(folder, ignore_errors=True)
+        # own_grader's stop runs before monkeypatch's undo: pointed at the folder just removed,
+        # it would make it again (a client makes its runtime folder) and leave it in /tmp
+        monkeypatch.setenv(runtime.ENV_DIR, str(own))
 
 
 @pytest.mark.slow  # grades in a fresh process too (the direct path), for comparison
