@@ -285,6 +285,8 @@ def expected_float(c: Call, value, near) -> str:
 
 ENTROPY_MUTANTS = (
     ("entropy-log2", lambda p, dim=-1: entropy(p, dim, torch.log2)),
+    ("entropy-log2", lambda p, dim=-1: entropy(p, dim, torch.log10)),
+    ("entropy-mean-not-sum", lambda p, dim=-1: entropy(p, dim) / p.shape[dim]),
     ("entropy-nan-at-zero", lambda p, dim=-1: -(p * p.log()).sum(dim)),
     # the NaN "fixed" after the sum: a distribution with a zero gets entropy 0
     ("entropy-nan-at-zero", lambda p, dim=-1: (-(p * p.log()).sum(dim)).nan_to_num(0.0)),

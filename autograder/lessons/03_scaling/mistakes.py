@@ -79,8 +79,15 @@ MISTAKES = (
     Mistake(
         "entropy-log2",
         ("softmax_entropy",),
-        "Entropy in bits (log2) instead of nats (natural log)",
+        "Entropy in another base (log2's bits, or log10) instead of nats (natural log)",
         "Use torch.log: the course measures entropy in nats.",
+    ),
+    Mistake(
+        "entropy-mean-not-sum",
+        ("softmax_entropy",),
+        "Averaged over the outcomes (mean) instead of summed",
+        "H(p) = -sum p log p: sum over dim; .mean(dim) divides the entropy by the number of "
+        "outcomes.",
     ),
     Mistake(
         "entropy-nan-at-zero",

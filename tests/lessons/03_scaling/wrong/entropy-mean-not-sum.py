@@ -1,0 +1,4 @@
+# grade: softmax_entropy
+import torch
+def softmax_entropy(weights, dim=-1):
+    return -torch.xlogy(weights, weights).mean(dim)
