@@ -144,6 +144,23 @@ def test_a_whole_number_answer_admits_no_neighbouring_whole_number(qid):
         assert not grade_answer(qid, near).correct, f"{qid} accepts {near}"
 
 
+FRACTIONAL_ANSWERS = [
+    q for q in sorted(QUESTIONS) if QUESTIONS[q].kind == "number" and QUESTIONS[q].answer % 1
+]
+
+
+@pytest.mark.parametrize("qid", FRACTIONAL_ANSWERS)
+def test_a_fractional_answer_rounded_to_three_figures_is_accepted(qid):
+    """No question states a precision, so a learner's 2.25 for 2.2497 is right (trial 40: 07.3
+    once refused it with a hint that the formula was wrong); four figures cut short, too."""
+    answer = QUESTIONS[qid].answer
+    scale = 10 ** (3 - math.floor(math.log10(abs(answer))))  # four figures
+    given = {float(f"{answer:.3g}"), float(f"{answer:.4g}")}
+    given |= {math.floor(answer * scale) / scale, math.ceil(answer * scale) / scale}
+    for value in sorted(given):
+        assert grade_answer(qid, value).correct, f"{qid} refuses {value} for {answer}"
+
+
 def test_float16_max_rejects_the_uint16_and_power_of_two_slips_by_name():
     for slip, named in ((65535, "uint16"), (65536, "2^16"), (65500, "exact")):
         verdict = grade_answer("04_3", slip)

@@ -108,8 +108,11 @@ QUESTIONS = [
             round(_rope_angle(3, 1, 64, exponent=4.0), 4): "that doubles 2i: with i already the "
             "feature index 2, the exponent is -2/64 [frequency-exponent-i]",
             3.0: "that is the angle of pair 0; pair 1 turns more slowly",
+            round(math.degrees(_rope_angle(3, 1, 64)), 2): "that is in degrees; the question "
+            "asks for radians, as torch.cos and torch.sin take them",
+            round(_rope_angle(1, 1, 64), 4): "that is the angle at position 1; the token is at "
+            "p = 3, and the angle grows with p",
         },
-        rel_tol=1e-4,
     ),
     Question(
         "07_4",
