@@ -368,3 +368,27 @@ def test_projections_as_parameters_are_told_they_are_no_layers():
     [result] = judge_source(BASE + "\n\n" + code, only=["SelfAttention"])
     assert result.mistake == "module-attribute-names"
     assert ".w_q is a tensor (an nn.Parameter?), not a layer" in result.message
+
+
+def test_a_sinusoid_table_of_a_fixed_length_is_told_its_shape_not_its_frequencies():
+    """The Annotated Transformer's table of 5000 rows, sliced to max_len (trial 40): right
+    frequencies, too few rows for 40000 positions; it was named [pe-wrong-frequencies]."""
+    code = (
+        "_PE = {}\n"
+        "def sinusoidal_positional_encoding(max_len, d_model):\n"
+        "    if d_model % 2:\n"
+        "        raise ValueError('d_model must be even')\n"
+        "    if d_model not in _PE:\n"
+        "        position = torch.arange(0, 5000).unsqueeze(1)\n"
+        "        div = torch.exp(torch.arange(0, d_model, 2) * -(math.log(10000.0) / d_model))\n"
+        "        pe = torch.zeros(5000, d_model)\n"
+        "        pe[:, 0::2] = torch.sin(position * div)\n"
+        "        pe[:, 1::2] = torch.cos(position * div)\n"
+        "        _PE[d_model] = pe\n"
+        "    return _PE[d_model][:max_len]\n"
+    )
+    source = BASE + "\n\nimport math\nimport torch\n\n" + code
+    [result] = judge_source(source, only=["sinusoidal_positional_encoding"])
+    assert not result.passed
+    assert result.mistake != "pe-wrong-frequencies", result.message
+    assert "(5000, 2)" in result.message and "(40000, 2)" in result.message, result.message

@@ -46,6 +46,8 @@ from autograder.kit.repeat import paused
 
 from .probes import (
     expect_lpe_gradients,
+    is_sinusoid_table,
+    rope_angles_in,
     rope_angles_tiled,
     rope_positions_int16,
     rows_or_scale,
@@ -61,14 +63,16 @@ SINUSOID_MUTANTS = (
     ("sin-cos-swapped", lambda n, d: sinusoid(n, d, how="swapped")),
     ("frequency-exponent-i", lambda n, d: sinusoid(n, d, exponent=1.0)),
     ("frequency-exponent-i", lambda n, d: sinusoid(n, d, exponent=4.0)),
+    ("frequency-exponent-i", lambda n, d: sinusoid(n, d, exponent=2 * d / max(d - 2, 1))),
     ("sinusoid-concatenated", lambda n, d: sinusoid(n, d, how="halves")),
     ("positions-start-at-one", lambda n, d: sinusoid(n + 1, d)[1:]),
     ("positions-normalised", lambda n, d: sinusoid_at(torch.linspace(0, 1, n), d)),
     ("positions-normalised", lambda n, d: sinusoid_at(torch.arange(n) / n, d)),
     *(
-        ("pe-angles-in-half", lambda n, d, t=t, each=each: sinusoid_half(n, d, t, each))
+        ("pe-angles-in-half", lambda n, d, t=t, e=e, trig=trig: sinusoid_half(n, d, t, e, trig))
         for t in (torch.float16, torch.bfloat16)
-        for each in (True, False)
+        for e in (True, False)
+        for trig in (False, True)
     ),
     *(  # only the positions made half: torch.arange(max_len, dtype=torch.float16)
         ("pe-angles-in-half", lambda n, d, t=t: sinusoid_at(torch.arange(n).to(t), d))
@@ -77,22 +81,6 @@ SINUSOID_MUTANTS = (
     ("pe-table-batch-dim", lambda n, d: sinusoid(n, d)[None]),  # pe.unsqueeze(0), as a buffer
     ("positions-int-overflow", lambda n, d: sinusoid_at(torch.arange(n, dtype=torch.int16), d)),
 )
-
-
-def _is_sinusoid_table(out) -> bool:
-    """Whether every even column is sin(p·w) and every odd column cos(p·w), for some frequency w
-    per column: x[p+1] + x[p-1] = 2 cos(w) x[p], with x[0] = 0 (sin) or 1 (cos)."""
-    if not isinstance(out, torch.Tensor) or out.dim() != 2 or out.shape[0] < 4:
-        return False
-    x = out.double()
-    if not (
-        torch.allclose(x[0, 0::2], torch.zeros(1, dtype=x.dtype), atol=1e-4)
-        and torch.allclose(x[0, 1::2], torch.ones(1, dtype=x.dtype), atol=1e-4)
-    ):
-        return False
-    mid, sides = x[1:-1], x[2:] + x[:-2]
-    c = (sides * mid).sum(0) / (mid * mid).sum(0).clamp_min(1e-12)  # 2 cos(w), per column
-    return bool(((sides - c * mid).abs() < 1e-3).all())
 
 
 @exercise("sinusoidal_positional_encoding")
@@ -105,7 +93,7 @@ def check_sinusoidal_positional_encoding(sub) -> None:
                 out, sinusoid(max_len, d), c, dtype=torch.float32, mutants=SINUSOID_MUTANTS
             )
         except CheckFailure as failure:
-            if failure.mistake is None and _is_sinusoid_table(out):
+            if failure.mistake is None and is_sinusoid_table(out, (max_len, d)):
                 failure.mistake = "pe-wrong-frequencies"
             raise
     c = Call("sinusoidal_positional_encoding", 4, 5)
@@ -225,6 +213,7 @@ ROPE_MUTANTS = (  # base ignored first: 100^(-4i/d) is 10000^(-2i/d), an exponen
     ("rope-positions-ignored", _rope_mutant(how="ignore-positions")),
     ("frequency-exponent-i", _rope_mutant(exponent=1.0)),
     ("frequency-exponent-i", _rope_mutant(exponent=4.0)),
+    *(("rope-angles-in-half", rope_angles_in(t)) for t in (torch.float16, torch.bfloat16)),
     ("positions-start-at-one", _rope_from_one),
     ("positions-start-at-one", _rope_given_from_one),
     ("rope-angles-tiled", rope_angles_tiled),

@@ -118,14 +118,47 @@ def unrotated_pairs(w: torch.Tensor) -> bool:
     return bool(not still[0] and still[1:].any())
 
 
-def sinusoid_half(n, d, dtype, each: bool):
-    """The angles p·w rounded to ``dtype``: each factor first (``each``), or their product."""
+def sinusoid_half(n, d, dtype, each: bool, trig: bool = False):
+    """The angles p·w rounded to ``dtype``: each factor first (``each``), or their product; and
+    with ``trig`` their sin and cos taken in ``dtype`` too (the whole table made in it)."""
     p, w = torch.arange(n, dtype=torch.float64)[:, None], frequencies(d, 10000.0)
-    angle = (p.to(dtype) * w.to(dtype) if each else (p * w).to(dtype)).double()
-    return torch.stack([angle.sin(), angle.cos()], -1).flatten(-2)
+    angle = p.to(dtype) * w.to(dtype) if each else (p * w).to(dtype)
+    angle = angle if trig else angle.double()
+    return torch.stack([angle.sin(), angle.cos()], -1).flatten(-2).double()
+
+
+def rope_angles_in(dtype):
+    """RoPE with the angles p·θ computed in ``dtype`` (float16, bfloat16) whatever x's dtype."""
+
+    def rotated(x, positions=None, base=10000.0):
+        n, d = x.shape[-2], x.shape[-1]
+        p = torch.arange(n) if positions is None else positions
+        angle = (p.to(dtype)[:, None] * frequencies(d, base).to(dtype)).double()
+        a, b = x.double()[..., 0::2], x.double()[..., 1::2]
+        cos, sin = angle.cos(), angle.sin()
+        return torch.stack([a * cos - b * sin, a * sin + b * cos], -1).flatten(-2)
+
+    return rotated
 
 
 def sinusoid_at(positions, d):
     """The table at the given (float) positions instead of 0, 1, ..., max_len - 1."""
     angle = positions.double()[:, None] * frequencies(d, 10000.0)
     return torch.stack([angle.sin(), angle.cos()], -1).flatten(-2)
+
+
+def is_sinusoid_table(out, shape) -> bool:
+    """Whether every even column is sin(p·w) and every odd column cos(p·w), for some frequency w
+    per column: x[p+1] + x[p-1] = 2 cos(w) x[p], with x[0] = 0 (sin) or 1 (cos). Of ``shape``:
+    a table too short or too long is no frequency slip."""
+    if not isinstance(out, torch.Tensor) or out.shape != shape or out.shape[0] < 4:
+        return False
+    x = out.double()
+    if not (
+        torch.allclose(x[0, 0::2], torch.zeros(1, dtype=x.dtype), atol=1e-4)
+        and torch.allclose(x[0, 1::2], torch.ones(1, dtype=x.dtype), atol=1e-4)
+    ):
+        return False
+    mid, sides = x[1:-1], x[2:] + x[:-2]
+    c = (sides * mid).sum(0) / (mid * mid).sum(0).clamp_min(1e-12)  # 2 cos(w), per column
+    return bool(((sides - c * mid).abs() < 1e-3).all())
