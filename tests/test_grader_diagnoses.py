@@ -360,14 +360,22 @@ def test_a_softmax_that_moves_dim_back_the_wrong_way_fails_on_dim_0_of_three():
     assert not result.passed and "dim=0" in result.message and "shape" in result.message
 
 
-def test_projections_as_parameters_are_told_they_are_no_layers():
+@pytest.mark.parametrize(
+    "lesson, name, said",
+    [
+        ("05_attention", "SelfAttention", ".w_q is a tensor (an nn.Parameter?), not a layer"),
+        ("07_positions", "LearnedPositionalEmbedding", "asks for an nn.Embedding named"),
+    ],
+)
+def test_layers_as_parameters_are_told_they_are_no_layers(lesson, name, said):
     """nn.Parameter matrices named w_q, w_k, w_v were told 'SelfAttention has no layer named
-    'w_q' (its layers: none)' of a module that has a w_q (trial 39)."""
-    path = "tests/lessons/05_attention/wrong/module-attribute-names__parameters.py"
-    code = (ROOT / path).read_text(encoding="utf-8")
-    [result] = judge_source(BASE + "\n\n" + code, only=["SelfAttention"])
+    'w_q' (its layers: none)' of a module that has a w_q (trial 39); a ViT-style parameter table
+    named embedding was told the contract asks for an nn.Linear (trial 40)."""
+    folder = ROOT / "tests" / "lessons" / lesson / "wrong"
+    [path] = folder.glob("module-attribute-names__parameter*.py")
+    [result] = judge_source(BASE + "\n\n" + path.read_text(encoding="utf-8"), only=[name])
     assert result.mistake == "module-attribute-names"
-    assert ".w_q is a tensor (an nn.Parameter?), not a layer" in result.message
+    assert said in result.message, result.message
 
 
 def test_a_sinusoid_table_of_a_fixed_length_is_told_its_shape_not_its_frequencies():

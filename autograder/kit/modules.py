@@ -60,9 +60,13 @@ def expect_layers(
                 raise fail(
                     _(
                         "{layer} is a tensor (an nn.Parameter?), not a layer: the contract asks "
-                        "for an nn.Linear named {name}, so that the grader can load known weights "
+                        "for an {kind} named {name}, so that the grader can load known weights "
                         "into it."
-                    ).format(layer=f"{label}.{attr}", name=repr(attr)),
+                    ).format(
+                        layer=f"{label}.{attr}",
+                        kind=f"nn.{spec.get('type', 'Linear')}",
+                        name=repr(attr),
+                    ),
                     "module-attribute-names",
                 )
             has = ", ".join(sorted(children)) or _("none")
