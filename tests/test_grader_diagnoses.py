@@ -175,6 +175,22 @@ def test_an_unknown_answer_name_is_told_the_closest_question():
     assert "`answer_6_1` answers no question of the course: did you mean `answer_06_1`?" in notes
 
 
+def test_a_helper_function_named_answer_is_no_answer():
+    """Lesson 08's own answer_entropy(maps), a function, was told it "answers no question" in
+    every lesson-08 notebook, and offered six times as the answer to each blank question (trial
+    41): an answer is a value, a function or class named answer_... is not one."""
+    from autograder.core.assignment import assignment, judge_assignment
+    from autograder.core.extract import from_sources
+
+    helper = "def answer_entropy(maps):\n    return maps\n\nclass answer_box:\n    pass\n"
+    code = from_sources("08_blocks.ipynb", [("cell [1]", helper + "answer_8_1 = 3\n")])
+    results, notes = judge_assignment(code, assignment("08"))
+    assert not [n for n in notes if "answer_entropy" in n or "answer_box" in n], notes
+    assert "`answer_8_1` answers no question" in " ".join(notes), notes  # a value still is
+    asked = [r.message for r in results if r.exercise.startswith("answer_")]
+    assert asked and not [m for m in asked if "answer_entropy" in m or "answer_box" in m], asked
+
+
 def test_the_notes_name_the_cells_that_were_not_read_whatever_the_score():
     """A cell skipped (a syntax error) is named in the notes, not only where an exercise it held
     is then missing (round 30's note: a notebook that passed said nothing of it)."""

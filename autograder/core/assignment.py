@@ -69,7 +69,11 @@ def _not_found(code: LearnerCode, item: str, taken: set[str]) -> str:
     cell that was not read, where one was not: the item may be in it."""
     if item.startswith("answer_"):
         qid = item.removeprefix("answer_")
-        candidates = [n for n in code.order if n not in taken and n.startswith("answer")]
+        candidates = [
+            n  # an answer is a value: a function or class named answer_... is a helper
+            for n in code.order
+            if n not in taken and n.startswith("answer") and n not in code.callables
+        ]
         close = _closest(item, candidates)
         text = _("Question {number} is not answered: set {name} = ... in its cell.")
         text = text.format(number=qid.replace("_", "."), name=item)
@@ -140,7 +144,7 @@ def judge_assignment(
         said = ngettext("and {n} more cell skipped", "and {n} more cells skipped", more)
         notes.append(said.format(n=more))
     for name in code.order:
-        if name.startswith("answer_") and name not in contract:
+        if name.startswith("answer_") and name not in contract and name not in code.callables:
             close = _closest(name, [f"answer_{q}" for q in work.questions])
             said = (
                 _("`{name}` answers no question of the course: did you mean `{close}`?")
