@@ -54,7 +54,10 @@ def expect_layers(
                         "{layer} is the very same layer as another of its layers: {layers} must "
                         "be separate layers, each with its own weights."
                     ).format(layer=f"{label}.{attr}", layers=", ".join(layers)),
-                    "shared-projection-layer",
+                    # norm2 = norm1 is lesson 08's slip; one projection for all, lesson 01's
+                    "same-norm-twice"
+                    if spec.get("type") == "LayerNorm"
+                    else "shared-projection-layer",
                 )
             if _state_keys(obj, attr) == {attr}:  # a tensor of its own: nn.Parameter(...)
                 raise fail(

@@ -1,0 +1,23 @@
+# grade: TransformerBlock
+import torch.nn as nn
+
+
+class TransformerBlock(nn.Module):
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=True):
+        super().__init__()
+        self.norm_first = norm_first
+        self.attn = MultiHeadAttention(d_model, num_heads, bias=True)
+        self.ff = FeedForward(d_model, d_ff, dropout)
+        self.norm1 = nn.LayerNorm(d_model)
+        self.norm2 = self.norm1  # one LayerNorm under two names
+        self.dropout1 = nn.Dropout(dropout)
+        self.dropout2 = nn.Dropout(dropout)
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            x = x + self.dropout1(self.attn(self.norm1(x), mask=mask)[0])
+            x = x + self.dropout2(self.ff(self.norm2(x)))
+        else:
+            x = self.norm1(x + self.dropout1(self.attn(x, mask=mask)[0]))
+            x = self.norm2(x + self.dropout2(self.ff(x)))
+        return x
