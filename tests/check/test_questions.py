@@ -62,6 +62,16 @@ def test_a_known_slip_is_named():
     assert "K Q^T" in verdict.message and "Hint:" in verdict.message
 
 
+@pytest.mark.parametrize("qid", sorted(q for q in QUESTIONS if QUESTIONS[q].known_wrong))
+def test_every_known_slip_is_refused_and_named(qid):
+    """A slip a question names must not pass within its tolerance (trial 41: 08.5's 1 - 8 × 0.01
+    = 0.92 passed for 0.99⁸ = 0.9227 at a tolerance of 5e-3)."""
+    for slip, meaning in QUESTIONS[qid].known_wrong.items():
+        verdict = grade_answer(qid, slip)
+        assert not verdict.correct, f"{qid}: the slip {slip!r} passes"
+        assert meaning in verdict.message, verdict.message
+
+
 def test_an_answer_of_the_wrong_kind_says_what_was_expected():
     verdict = grade_answer("02_1", "3 by 5")
     assert not verdict.correct
