@@ -43,6 +43,21 @@ def test_a_written_exercise_calling_a_blank_earlier_one_names_it():
     assert "calls softmax, which is not written yet" in result.message
 
 
+def test_a_written_exercise_constructing_a_blank_earlier_class_names_it():
+    """Lesson 08's tools cell left blank (trial 41): TransformerBlock, written, builds the blank
+    MultiHeadAttention, whose __init__ raises; it was told it 'is not written yet' itself."""
+    blank_mha = (
+        "import torch.nn as nn\n\n\nclass MultiHeadAttention(nn.Module):\n"
+        "    def __init__(self, d_model, num_heads, bias=False):\n"
+        "        super().__init__()\n        raise NotImplementedError()\n"
+    )
+    block = (ROOT / "tests/lessons/08_blocks/correct/plain.py").read_text(encoding="utf-8")
+    block = block[block.index("class FeedForward") : block.index("class TinyTransformer")]
+    [result] = judge_source(blank_mha + "\n\n" + block, only=["TransformerBlock"])
+    assert not result.passed and result.attempted
+    assert "TransformerBlock calls MultiHeadAttention, which is not written yet" in result.message
+
+
 def test_a_blank_exercise_is_not_written_yet_whatever_raises_inside_it():
     results = {r.exercise: r for r in judge_source(BLANK)}
     for name in ("scaled_dot_product_attention", "SelfAttention"):

@@ -139,7 +139,8 @@ class NotWrittenYet(LearnerProblem):
 
     def __init__(self, message: str, traceback: str = ""):
         super().__init__(message)
-        last = re.search(r", in (\w+): [^\n]*\Z", traceback)
+        # the last frame's function, or the class of its method ("MultiHeadAttention.__init__")
+        last = re.search(r", in (\w+)[\w.<>]*: [^\n]*\Z", traceback)
         self.where = last[1] if last else None
 
 

@@ -6,6 +6,7 @@ A reply is ``torch.save`` bytes of plain data only (tensors, numbers, text, cont
 
 from __future__ import annotations
 
+import linecache
 import traceback
 
 import torch
@@ -65,15 +66,17 @@ def raised_by_learner(e: BaseException) -> bool:
 
 
 def learner_traceback(e: BaseException) -> str:
-    """The last three frames of the learner's own code (its cells and files), one line each."""
-    frames = [
-        f
-        for f in traceback.extract_tb(e.__traceback__)
-        if f.filename.startswith("<cell")
-        or f.filename.startswith("<")
-        and f.filename.endswith(".py>")
-    ]
-    lines = [f"  {f.filename[1:-1]}, line {f.lineno}, in {f.name}: {f.line}" for f in frames]
+    """The last three frames of the learner's own code (its cells and files), one line each,
+    each function by its qualified name (``MultiHeadAttention.__init__``, not ``__init__``: the
+    class a blank method belongs to, see :class:`autograder.sandbox.host.replies.NotWrittenYet`)."""
+    lines = []
+    for frame, lineno in traceback.walk_tb(e.__traceback__):
+        code = frame.f_code
+        name = code.co_filename
+        if name.startswith("<cell") or name.startswith("<") and name.endswith(".py>"):
+            line = linecache.getline(name, lineno).strip()
+            where = getattr(code, "co_qualname", code.co_name)  # Python 3.11+
+            lines.append(f"  {name[1:-1]}, line {lineno}, in {where}: {line}")
     return "\n".join(lines[-3:])
 
 
