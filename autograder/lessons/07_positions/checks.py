@@ -13,7 +13,6 @@ from autograder.i18n import _
 from autograder.kit import (
     DTYPE_PROMOTED,
     Call,
-    LearnerError,
     construct,
     diagnose,
     exercise,
@@ -46,6 +45,7 @@ from autograder.kit.repeat import paused
 
 from .probes import (
     expect_lpe_gradients,
+    expect_plain_table,
     is_sinusoid_table,
     rope_angles_in,
     rope_angles_tiled,
@@ -369,30 +369,12 @@ def _expect_far_positions(sub, x, positions) -> None:
         raise
 
 
-def _expect_no_padding_row(obj, label) -> None:
-    """Every position trains: a table built with padding_idx (copied from a token embedding)
-    keeps that row at zero, with no gradient."""
-    try:
-        pad = obj.attr("embedding.padding_idx")
-    except LearnerError:
-        return
-    if isinstance(pad, int):
-        raise fail(
-            _(
-                "{module}.embedding has padding_idx={pad}: row {pad} of the table, position "
-                "{pad}'s embedding, stays zero and gets no gradient, so it cannot train. Build "
-                "it without padding_idx."
-            ).format(module=label, pad=pad),
-            "breaks-autograd",
-        )
-
-
 def _rules_learned(sub) -> None:
     g = generator(113)
     obj, label = construct(sub, "LearnedPositionalEmbedding", 4, 3)
     c = Call(label, randn(g, 1, 1, 3), params="forward")
     expect_contract_rules(obj, c, (1, 1, 3), output=None)
-    _expect_no_padding_row(obj, label)  # a frozen row first: named by what froze it
+    expect_plain_table(obj, label)  # a frozen row first: named by what froze it
     expect_lpe_gradients(obj, label, c)
     expect_module_calls(sub, "LearnedPositionalEmbedding", (6, 4), (2, 4, 4))
 

@@ -189,4 +189,12 @@ MISTAKES = (
         "row's gradient by its count in the batch, and every sequence holds positions 0..L-1, so "
         "the table learns B times slower than the derivative says.",
     ),
+    Mistake(
+        "embedding-sparse-gradient",
+        ("LearnedPositionalEmbedding",),
+        "The table's gradient is sparse (nn.Embedding(..., sparse=True))",
+        "Build the table as nn.Embedding(max_len, d_model): a sparse gradient needs an optimizer "
+        "such as torch.optim.SparseAdam, and Adam and AdamW, which train the model of lesson 08, "
+        "raise an error on it.",
+    ),
 )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import torch
 
 from autograder.i18n import _
-from autograder.kit import Call
+from autograder.kit import Call, LearnerError, fail
 from autograder.kit.exercise import CheckFailure
 from autograder.kit.expected import frequencies
 from autograder.kit.gradients import expect_true_gradients, wide_call
@@ -34,6 +34,35 @@ def expect_lpe_gradients(obj, label, shown) -> None:
             "often a position occurs (scale_grad_by_freq=True?)."
         ).format(call=wide_call(label, 125, (2, 3, 3), params=shown))
         raise
+
+
+def expect_plain_table(obj, label) -> None:
+    """Every position trains, with the optimizers of lesson 08: a table built with padding_idx
+    (copied from a token embedding) keeps that row at zero, with no gradient; one built with
+    sparse=True has sparse gradients, which Adam and AdamW refuse."""
+    try:
+        pad = obj.attr("embedding.padding_idx")
+        sparse = obj.attr("embedding.sparse")
+    except LearnerError:
+        return
+    if isinstance(pad, int):
+        raise fail(
+            _(
+                "{module}.embedding has padding_idx={pad}: row {pad} of the table, position "
+                "{pad}'s embedding, stays zero and gets no gradient, so it cannot train. Build "
+                "it without padding_idx."
+            ).format(module=label, pad=pad),
+            "breaks-autograd",
+        )
+    if sparse is True:
+        raise fail(
+            _(
+                "{module}.embedding has sparse=True: its gradient is a sparse tensor, which "
+                "torch.optim.Adam and AdamW refuse (lesson 08 trains with AdamW). Build it "
+                "without sparse=True."
+            ).format(module=label),
+            "embedding-sparse-gradient",
+        )
 
 
 def rows_or_scale(obj, label, table, x, out) -> str | None:
