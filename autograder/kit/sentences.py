@@ -22,7 +22,8 @@ EVAL_NOT_DETERMINISTIC = N_(
 )
 LM_DOES_NOT_COUNT = N_(
     "{model} does not learn to count (each token is the previous one + 1): the loss went {loss} in "
-    "40 AdamW steps. Check that every layer is registered and used."
+    "40 AdamW steps. Check that every layer is registered and used, and that the token "
+    "embeddings enter as they are (token embedding + positions, nothing divided or scaled down)."
 )
 LM_FINAL_NORM_UNUSED = N_(
     "{call}: no gradient reaches {names}: the final LayerNorm is defined but the logits are not "
