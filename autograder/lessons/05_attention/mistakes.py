@@ -202,8 +202,9 @@ MISTAKES = (
         _STATELESS,
         "A call depends on the calls before it",
         "Keep nothing from one call to the next on self or in a global (a remembered mask, a "
-        "cache keyed by a shape, a position counter): compute everything from the arguments, "
-        "and keep fixed tables as buffers made in __init__.",
+        "cache keyed by a shape, a position counter): compute everything from the arguments (a "
+        "cache keyed by all it depends on, device and dtype included), and keep a module's fixed "
+        "tables as buffers made in __init__.",
     ),
     Mistake(
         "fixed-input-rank",
