@@ -416,3 +416,16 @@ def test_a_sinusoid_table_of_a_fixed_length_is_told_its_shape_not_its_frequencie
     assert not result.passed
     assert result.mistake != "pe-wrong-frequencies", result.message
     assert "(5000, 2)" in result.message and "(40000, 2)" in result.message, result.message
+
+
+def test_what_failed_while_loading_is_said_only_where_it_may_explain_a_missing_name():
+    """`check lesson07.ipynb --only softmax` said 'softmax is not defined', then blamed the
+    learner for the lesson's own cell using course_lib's SelfAttention (trial 40): code that never
+    names softmax cannot have lost it while loading. Code that does still hears why."""
+    lesson = "from course_lib.attention import SelfAttention\nattention = SelfAttention(4, 4, 4)\n"
+    [result] = judge_source(lesson, only=["softmax"])
+    assert result.message.startswith("softmax is not defined")
+    assert "While loading" not in result.message, result.message
+    lost = "softmax = make_softmax()\n"  # make_softmax: a NameError
+    [result] = judge_source(lesson + lost, only=["softmax"])
+    assert "While loading your code" in result.message and "make_softmax" in result.message

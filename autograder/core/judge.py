@@ -166,7 +166,7 @@ def judge_one(sub: Submission, ex: Gradable, time_limit: float | None = None) ->
         ex = replace(ex, time_limit=time_limit)
     if not sub.defines(ex.name):
         message = _("{name} is not defined in your code.").format(name=ex.name)
-        if sub.problems:  # a definition that raised while the code was loaded
+        if sub.problems and sub.mentions(ex.name):  # a definition that raised while loading
             message += "\n" + _("While loading your code: {problems}").format(
                 problems="; ".join(sub.problems[:3])
             )
