@@ -311,6 +311,15 @@ def _judge_sublayer(c, moved, clean, p, sublayer, weights_dropped=None) -> None:
             ),
             "dropout-not-rescaled",
         )
+    if problem is not None and sublayer == "feed-forward" and _dropped_twice(moved, clean, p):
+        raise fail(
+            _(
+                "{call}: {zero:.0%} of the feed-forward sublayer's outputs are 0 and the others "
+                "are its eval values / (1 - {p})²: its output is dropped twice, after linear2 in "
+                "FeedForward and again in the block."
+            ).format(call=c, zero=fraction_zero(moved, clean), p=p),
+            "block-dropout-twice-on-ffn",
+        )
     named = wrong_dropout(moved, clean, p, c, what) if sublayer == "attention" else None
     if named is not None and named.mistake == "ffn-dropout-rate-ignored":
         named.mistake = "block-dropout-rate-ignored"  # the block's dropout1, in its own words
@@ -342,3 +351,16 @@ def _judge_sublayer(c, moved, clean, p, sublayer, weights_dropped=None) -> None:
                 "before the residual add."
             ).format(call=c, zero=fraction_zero(moved, clean), p=p)
         )
+
+
+def _dropped_twice(moved: torch.Tensor, clean: torch.Tensor, p: float) -> bool:
+    """Dropout p twice in a row on the same values: about 1 - (1 - p)² of them 0, the others
+    scaled by 1 / (1 - p)² (GPT-2's FeedForward, dropping after linear2, inside a block that
+    drops its output again)."""
+    moved, clean = moved.double(), clean.double()
+    live = clean != 0
+    dropped, kept = (moved == 0) & live, (moved != 0) & live
+    twice = clean[kept] / (1 - p) ** 2
+    if not bool(kept.any()) or not torch.allclose(moved[kept], twice, rtol=1e-3, atol=1e-4):
+        return False
+    return _near(int(dropped.sum()) / max(int(live.sum()), 1), 1 - (1 - p) ** 2, int(live.sum()))

@@ -252,6 +252,14 @@ MISTAKES = (
         "values and scales the rest by 1 / (1 - p)².",
     ),
     Mistake(
+        "block-dropout-twice-on-ffn",
+        ("TransformerBlock",),
+        "The feed-forward output dropped twice: after linear2 in FeedForward and in the block",
+        "Drop each sublayer's output once: a FeedForward that drops after linear2 (GPT-2's MLP) "
+        "needs no dropout of the block on it; one that drops after the ReLU goes with the "
+        "block's dropout2, as in nn.TransformerEncoderLayer.",
+    ),
+    Mistake(
         "positions-after-blocks",
         ("TinyTransformer",),
         "The positions are added after the blocks, which never see them",

@@ -143,7 +143,7 @@ QUESTIONS = [
         (
             "A model predicts each of the 8 answer tokens of a puzzle correctly with probability "
             "0.99, independently of the others. What fraction of puzzles does it get exactly "
-            "right (every answer token)? A number between 0 and 1."
+            "right (every answer token)? A number between 0 and 1, to three decimals."
         ),
         "number",
         0.99**ANSWER_TOKENS,
@@ -154,8 +154,8 @@ QUESTIONS = [
         known_wrong={
             0.99: "that is the per-token accuracy; every one of the 8 tokens must be right",
             # 0.9227 against 0.92: within 5e-3, which once let the slip pass (trial 41)
-            1 - 8 * 0.01: "that is 1 - 8 × 0.01, subtracting the errors; the chances multiply: "
-            "0.99 × 0.99 × ... (8 times)",
+            1 - 8 * 0.01: "that is 1 - 8 × 0.01, subtracting the errors (or the answer rounded "
+            "to two decimals: give three); the chances multiply: 0.99 × 0.99 × ... (8 times)",
         },
     ),
     Question(
