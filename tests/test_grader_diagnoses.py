@@ -422,7 +422,10 @@ def test_what_failed_while_loading_is_said_only_where_it_may_explain_a_missing_n
     """`check lesson07.ipynb --only softmax` said 'softmax is not defined', then blamed the
     learner for the lesson's own cell using course_lib's SelfAttention (trial 40): code that never
     names softmax cannot have lost it while loading. Code that does still hears why."""
-    lesson = "from course_lib.attention import SelfAttention\nattention = SelfAttention(4, 4, 4)\n"
+    lesson = (
+        "import torch\nfrom course_lib.attention import SelfAttention\n"
+        "attention = SelfAttention(4, 4, 4)\nweights = torch.softmax(torch.zeros(3), -1)\n"
+    )  # torch.softmax is not the learner's softmax
     [result] = judge_source(lesson, only=["softmax"])
     assert result.message.startswith("softmax is not defined")
     assert "While loading" not in result.message, result.message

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 import traceback
 from collections.abc import Iterable
 from dataclasses import replace
@@ -143,6 +144,13 @@ def _explain(ex: Gradable, problem: LearnerProblem) -> tuple[str, str | None]:
     return (f"{ex.name}: {problem}", None)
 
 
+def _names(sub: Submission, name: str) -> bool:
+    """Whether the code names ``name`` itself (not ``torch.name``): else no load problem explains
+    why it is not defined (a lesson's own cell using course_lib, under ``--only``)."""
+    word = re.compile(rf"(?<![\w.]){re.escape(name)}\b")
+    return any(word.search(source) for source in sub.sources())
+
+
 def _blank_other(ex: Gradable, problem: NotWrittenYet) -> bool:
     """Whether the NotImplementedError came from another exercise of the course that this one
     calls (a blank tools cell), not from this one (its methods, helpers of its own)."""
@@ -166,7 +174,7 @@ def judge_one(sub: Submission, ex: Gradable, time_limit: float | None = None) ->
         ex = replace(ex, time_limit=time_limit)
     if not sub.defines(ex.name):
         message = _("{name} is not defined in your code.").format(name=ex.name)
-        if sub.problems and sub.mentions(ex.name):  # a definition that raised while loading
+        if sub.problems and _names(sub, ex.name):  # a definition that raised while loading
             message += "\n" + _("While loading your code: {problems}").format(
                 problems="; ".join(sub.problems[:3])
             )

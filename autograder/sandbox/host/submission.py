@@ -308,9 +308,9 @@ class Submission:
     def defines(self, name: str) -> bool:
         return name in self.defined
 
-    def mentions(self, name: str) -> bool:
-        """Whether the code names ``name`` at all (else no load problem explains its absence)."""
-        return any(name in source for _label, source in self._setup.cells)
+    def sources(self) -> list[str]:
+        """The learner's code, cell by cell, as it was loaded."""
+        return [source for _label, source in self._setup.cells]
 
     def _request(self, req: Request) -> Any:
         if self._ex is None:
