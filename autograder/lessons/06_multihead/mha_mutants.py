@@ -202,7 +202,9 @@ def projection_mutants(state, h):
         {f"w_{n}.weight": state[f"w_{n}.weight"].T for n in names}
         for names in (*"qkvo", "qkv", "qkvo")
     ]
-    unbiased = [{f"w_{n}.bias": 0 * state[f"w_{n}.bias"]} for n in "qkvo" if f"w_{n}.bias" in state]
+    biased = [n for n in "qkvo" if f"w_{n}.bias" in state]  # one bias dropped, or every one
+    unbiased = [{f"w_{n}.bias": 0 * state[f"w_{n}.bias"]} for n in biased]
+    unbiased += [{f"w_{n}.bias": 0 * state[f"w_{n}.bias"] for n in biased}] if biased else []
     return (
         ("projection-wrong-input", queries_from_key),
         ("projection-wrong-input", values_from_key),
