@@ -347,10 +347,11 @@ def _unknown_names(
         if own
         else _("the exercises are: {names}").format(names=", ".join(exercises))
     )
+    own_answers = [a for a in answers if lesson and a.startswith(f"answer_{lesson[:2]}_")]
     return _(
-        "no exercise named {names}: pass check() the function or class of an exercise, defined "
-        "with its name; {listed}"
-    ).format(names=names, listed=listed)
+        "no exercise named {names}: an exercise is a function or class defined with its name "
+        "(check() takes it, --only its name), a question its variable, such as {answer}; {listed}"
+    ).format(names=names, answer=(own_answers or answers or ["answer_01_1"])[0], listed=listed)
 
 
 def judge_names(
