@@ -66,6 +66,11 @@ SPLIT_MUTANTS = (
     ("split-by-head-dim", lambda x, h: split(x, x.shape[-1] // h)),  # num_heads used as d_head
     # (B, L, H, E).transpose(1, 3) is (B, E, H, L): reshaped to (B, H, L, E), positions mixed in
     ("split-heads-no-transpose", lambda x, h: _split_transposed_1_3(x, h)),
+    # (B, L, D).transpose(1, 2) is (B, D, L): reshaped to (B, H, L, E), features and positions mixed
+    (
+        "split-heads-no-transpose",
+        lambda x, h: x.transpose(1, 2).reshape(x.shape[0], h, x.shape[1], x.shape[2] // h),
+    ),
     ("split-heads-dims-mislabelled", lambda x, h: _split_mislabelled(x, h)),
     # d_head read from L: x.view(B, L, h, x.shape[1] // h)
     (
