@@ -38,7 +38,7 @@ def _in_kernel() -> bool:
 # sandbox. A check that has to wait for it says so at once, on a line of its own.
 if not (_in_kernel() and service.start_ahead()):  # a script checks in its own process
     warm_up(background=True)
-STARTING = N_("starting the grader… (the first check of a session takes a few seconds)")
+STARTING = N_("starting the grader… (a few seconds, at a session's first check or after an update)")
 
 
 def _starting() -> None:
