@@ -143,9 +143,7 @@ def expect_ffn_dropout(sub, g, p, mutants=lambda state: ()) -> None:
             ).format(call=c, p=p),
             "ffn-dropout-ignored",
         )
-    kept = out.double() != 0
-    twice = clean.double()[kept] / (1 - p) ** 2
-    if bool(kept.any()) and torch.allclose(out.double()[kept], twice, rtol=1e-3, atol=1e-4):
+    if _scaled_twice(out, clean, p):
         raise fail(
             _(
                 "{call}: {zero:.0%} of the values are 0 and the others are the eval values / "
@@ -353,14 +351,22 @@ def _judge_sublayer(c, moved, clean, p, sublayer, weights_dropped=None) -> None:
         )
 
 
+def _scaled_twice(out: torch.Tensor, clean: torch.Tensor, p: float) -> bool:
+    """Whether the values of ``out`` that are not 0 are ``clean``'s scaled by 1 / (1 - p)²: the
+    rescaling of dropout p applied twice in a row."""
+    out, clean = out.double(), clean.double()
+    kept = out != 0
+    twice = clean[kept] / (1 - p) ** 2
+    return bool(kept.any()) and torch.allclose(out[kept], twice, rtol=1e-3, atol=1e-4)
+
+
 def _dropped_twice(moved: torch.Tensor, clean: torch.Tensor, p: float) -> bool:
     """Dropout p twice in a row on the same values: about 1 - (1 - p)² of them 0, the others
     scaled by 1 / (1 - p)² (GPT-2's FeedForward, dropping after linear2, inside a block that
     drops its output again)."""
-    moved, clean = moved.double(), clean.double()
     live = clean != 0
-    dropped, kept = (moved == 0) & live, (moved != 0) & live
-    twice = clean[kept] / (1 - p) ** 2
-    if not bool(kept.any()) or not torch.allclose(moved[kept], twice, rtol=1e-3, atol=1e-4):
-        return False
-    return _near(int(dropped.sum()) / max(int(live.sum()), 1), 1 - (1 - p) ** 2, int(live.sum()))
+    dropped = (moved == 0) & live
+    n = int(live.sum())
+    return _scaled_twice(moved, clean, p) and _near(
+        int(dropped.sum()) / max(n, 1), 1 - (1 - p) ** 2, n
+    )

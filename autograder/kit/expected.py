@@ -253,12 +253,14 @@ def sinusoid(max_len, d, *, how="ok", exponent=2.0):
     return torch.stack([sin, cos], -1).reshape(max_len, d)  # (P, I, 2) -> (P, D) interleaved
 
 
-def rope(x, positions=None, base=10000.0, *, how="ok", exponent=2.0, sign=1.0):
-    """Rotate interleaved pairs (x[..., 2i], x[..., 2i+1]) by p · base^(-2i/d), in float64."""
+def rope(x, positions=None, base=10000.0, *, how="ok", exponent=2.0, sign=1.0, angles_in=None):
+    """Rotate interleaved pairs (x[..., 2i], x[..., 2i+1]) by p · base^(-2i/d), in float64;
+    ``angles_in`` (float16, bfloat16): p and the frequencies multiplied in that dtype."""
     x = x.double()
     n, d = x.shape[-2], x.shape[-1]
     p = torch.arange(n) if positions is None or how == "ignore-positions" else positions
-    angle = p.double()[:, None] * frequencies(d, base, exponent) * sign  # (P, I)
+    wide = angles_in or torch.float64
+    angle = (p.to(wide)[:, None] * frequencies(d, base, exponent).to(wide)).double() * sign
     cos, sin = angle.cos(), angle.sin()
     if how == "halves":  # GPT-NeoX: pairs (x[..., i], x[..., i + d/2])
         a, b = x[..., : d // 2], x[..., d // 2 :]
