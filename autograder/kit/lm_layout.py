@@ -99,31 +99,41 @@ def _check_pre_ln(obj, label, info, g, tokens) -> None:
 def _check_final_norm_last(obj, label, info, tokens) -> None:
     """The final LayerNorm must come after the last block: scaling that block's output by a
     constant then leaves the logits as they were (LayerNorm is scale-invariant), where a norm
-    before the blocks, or none, lets the scale through."""
+    before the blocks, or none, lets the scale through. And the output layer must read the
+    norm's output as it is: LayerNorm(-x) = 2 beta - LayerNorm(x) and LayerNorm(0) = beta, so
+    with a linear head the logits for x and -x average to those for 0; an activation between
+    them (GELU(LayerNorm(x)), still scale-invariant) breaks that."""
     if not block_names(info):
         return
     c = Call(label, tokens, params="lm.forward")
-    plain, scaled = obj.apply("last_block_scaled", tokens, LAST_BLOCK_SCALE)
-    if not (isinstance(plain, torch.Tensor) and isinstance(scaled, torch.Tensor)):
+    outs = obj.apply("last_block_scaled", tokens, LAST_BLOCK_SCALE, -1.0, 0.0)
+    if not all(isinstance(t, torch.Tensor) for t in outs):
         return
-    if plain.shape != scaled.shape:
+    plain, scaled, negated, zeroed = outs
+    if any(t.shape != plain.shape for t in outs):
         return
+    size = max(float(plain.abs().max()), 1e-6)
     moved = float((scaled - plain).abs().max())
-    if moved > FINAL_NORM_RTOL * max(float(plain.abs().max()), 1e-6):
-        _check_no_path_around_blocks(obj, c, tokens)
+    if moved > FINAL_NORM_RTOL * size:
+        _check_no_path_around_blocks(c, zeroed)
         raise fail(
             _(sentences.LM_FINAL_NORM_NOT_LAST).format(
                 call=c, scale=fmt_num(LAST_BLOCK_SCALE), moved=fmt_num(moved)
             ),
             "lm-no-final-norm",
         )
+    off = float((plain + negated - 2 * zeroed).abs().max())
+    if off > FINAL_NORM_RTOL * size:
+        raise fail(
+            _(sentences.LM_HEAD_NOT_LINEAR).format(call=c, off=fmt_num(off)), "lm-head-not-linear"
+        )
 
 
-def _check_no_path_around_blocks(obj, c, tokens) -> None:
-    """With the last block's output set to 0, the logits are the same at every position (the
-    final LayerNorm of 0 is its bias), unless something reaches them around the blocks."""
-    _plain, zeroed = obj.apply("last_block_scaled", tokens, 0.0)
-    if not isinstance(zeroed, torch.Tensor) or zeroed.dim() != 3:
+def _check_no_path_around_blocks(c, zeroed) -> None:
+    """With the last block's output set to 0 (``zeroed``: the logits then), the logits are the
+    same at every position (the final LayerNorm of 0 is its bias), unless something reaches them
+    around the blocks."""
+    if zeroed.dim() != 3:
         return
     spread = float((zeroed - zeroed[:1, :1]).abs().max())
     if spread > FINAL_NORM_RTOL * max(float(zeroed.abs().max()), 1e-6):

@@ -33,6 +33,12 @@ LM_FINAL_NORM_NOT_LAST = N_(
     "{call}: multiplying the last block's output by {scale} moved the logits by up to {moved}: "
     "nothing normalises the residual stream between the last block and the output layer."
 )
+LM_HEAD_NOT_LINEAR = N_(
+    "{call}: the logits for the last block's output x and for -x do not average to those for 0 "
+    "(off by up to {off}), as they do when the output layer reads the final LayerNorm's output "
+    "as it is: something nonlinear (an activation?) acts between the final norm and the output "
+    "layer; the logits are head(norm(x))."
+)
 LM_ONE_BLOCK_OF_PARAMETERS = N_(
     "{model} has {count} trainable parameters; its {layers} blocks alone need at least {least}, "
     "and it has the parameters of one block only."

@@ -139,6 +139,14 @@ MISTAKES = (
         "apply it to the last block's output before the output layer.",
     ),
     Mistake(
+        "lm-head-not-linear",
+        ("TinyTransformer",),
+        "Something nonlinear between the final LayerNorm and the output layer",
+        "The output layer reads the final norm's output as it is: logits = head(norm(x)), with "
+        "no activation (GELU, ReLU) or other layer between them; GPT-2's lm_head is one "
+        "nn.Linear.",
+    ),
+    Mistake(
         "lm-post-ln-blocks",
         ("TinyTransformer",),
         "The model is built from Post-LN blocks",

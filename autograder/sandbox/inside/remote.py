@@ -307,18 +307,22 @@ def ablate_attention(model, layer: str = "w_o", scale: float = 0.0) -> list:
     return done
 
 
-def last_block_scaled(model, tokens: torch.Tensor, scale: float) -> list:
-    """``[model(tokens), the same with the output of the last TransformerBlock that forward
-    calls multiplied by scale]``: a LayerNorm between the last block and the output layer undoes
-    the scale (up to its eps), so the two logits agree only when one is there."""
+def last_block_scaled(model, tokens: torch.Tensor, *scales: float) -> list:
+    """``[model(tokens), then the same with the output of the last TransformerBlock that forward
+    calls multiplied by each scale]``: a LayerNorm between the last block and the output layer
+    undoes a positive scale (up to its eps), so those logits agree only when one is there; and
+    a linear output layer after it makes the logits for -1 and 0 affine in those for 1."""
     plain, order = _traced(model, tokens)
     if not order or not isinstance(plain, torch.Tensor):
-        return [plain, plain]
-    handle = order[-1][1].register_forward_hook(
-        lambda _m, _a, out: out * scale if isinstance(out, torch.Tensor) else out
-    )
-    try:
-        with torch.no_grad():
-            return [plain, model(tokens)]
-    finally:
-        handle.remove()
+        return [plain] * (1 + len(scales))
+    outs = [plain]
+    for scale in scales:
+        handle = order[-1][1].register_forward_hook(
+            lambda _m, _a, out, scale=scale: out * scale if isinstance(out, torch.Tensor) else out
+        )
+        try:
+            with torch.no_grad():
+                outs.append(model(tokens))
+        finally:
+            handle.remove()
+    return outs
