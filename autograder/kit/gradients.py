@@ -30,10 +30,8 @@ def missing_gradients(
     the labels of float inputs (``c.params`` names the positional ones) and the names of
     parameters, or ``["<output>"]`` when the output itself has no gradient path. ``uncalled``,
     when given, receives the layers (not ModuleList/ModuleDict) that the forward never called."""
-    got = remote_function(target, c.name).apply(
-        "gradients", tuple(c.args), dict(c.kwargs), None, output
-    )
-    if not isinstance(got, dict):
+    got = _gradients(target, c, output)
+    if not got:
         return []
     if not got.get("output_has_grad"):
         return ["<output>"]
@@ -49,6 +47,20 @@ def missing_gradients(
         k for k, g in got.get("kwargs", {}).items() if _float(c.kwargs.get(k)) and g is None
     ]
     return missing + [n for n, g in got.get("params", {}).items() if g is None]
+
+
+def sparse_gradients(target: Any, c: Call) -> list[str]:
+    """The parameters whose gradient, when ``c`` runs on ``target``, is a sparse tensor (an
+    embedding looked up with ``sparse=True``: Adam and AdamW refuse it)."""
+    return [n for n in _gradients(target, c, None).get("sparse", []) if isinstance(n, str)]
+
+
+def _gradients(target: Any, c: Call, output: int | None) -> dict:
+    """The sandbox's ``gradients`` helper on ``c`` ({} for a reply that is not a dict)."""
+    got = remote_function(target, c.name).apply(
+        "gradients", tuple(c.args), dict(c.kwargs), None, output
+    )
+    return got if isinstance(got, dict) else {}
 
 
 def _float(value: Any) -> bool:

@@ -374,7 +374,7 @@ def _rules_learned(sub) -> None:
     obj, label = construct(sub, "LearnedPositionalEmbedding", 4, 3)
     c = Call(label, randn(g, 1, 1, 3), params="forward")
     expect_contract_rules(obj, c, (1, 1, 3), output=None)
-    expect_plain_table(obj, label)  # a frozen row first: named by what froze it
+    expect_plain_table(obj, label, c)  # a frozen row first: named by what froze it
     expect_lpe_gradients(obj, label, c)
     expect_module_calls(sub, "LearnedPositionalEmbedding", (6, 4), (2, 4, 4))
 

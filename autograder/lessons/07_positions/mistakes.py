@@ -192,9 +192,10 @@ MISTAKES = (
     Mistake(
         "embedding-sparse-gradient",
         ("LearnedPositionalEmbedding",),
-        "The table's gradient is sparse (nn.Embedding(..., sparse=True))",
-        "Build the table as nn.Embedding(max_len, d_model): a sparse gradient needs an optimizer "
-        "such as torch.optim.SparseAdam, and Adam and AdamW, which train the model of lesson 08, "
-        "raise an error on it.",
+        "The table's gradient is sparse (sparse=True on the embedding)",
+        "Build the table as nn.Embedding(max_len, d_model) and look positions up without "
+        "sparse=True (in F.embedding too): a sparse gradient needs an optimizer such as "
+        "torch.optim.SparseAdam, and Adam and AdamW, which train the model of lesson 08, raise an "
+        "error on it.",
     ),
 )

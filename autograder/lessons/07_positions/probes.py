@@ -9,7 +9,7 @@ from autograder.i18n import _
 from autograder.kit import Call, LearnerError, fail
 from autograder.kit.exercise import CheckFailure
 from autograder.kit.expected import frequencies
-from autograder.kit.gradients import expect_true_gradients, wide_call
+from autograder.kit.gradients import expect_true_gradients, sparse_gradients, wide_call
 from autograder.kit.repeat import paused
 
 
@@ -36,15 +36,15 @@ def expect_lpe_gradients(obj, label, shown) -> None:
         raise
 
 
-def expect_plain_table(obj, label) -> None:
+def expect_plain_table(obj, label, c) -> None:
     """Every position trains, with the optimizers of lesson 08: a table built with padding_idx
-    (copied from a token embedding) keeps that row at zero, with no gradient; one built with
-    sparse=True has sparse gradients, which Adam and AdamW refuse."""
+    (copied from a token embedding) keeps that row at zero, with no gradient; a lookup with
+    sparse=True (nn.Embedding's, or F.embedding's in forward) gives a sparse gradient, which
+    Adam and AdamW refuse. ``c``: a call of the module."""
     try:
         pad = obj.attr("embedding.padding_idx")
-        sparse = obj.attr("embedding.sparse")
     except LearnerError:
-        return
+        pad = None
     if isinstance(pad, int):
         raise fail(
             _(
@@ -54,13 +54,17 @@ def expect_plain_table(obj, label) -> None:
             ).format(module=label, pad=pad),
             "breaks-autograd",
         )
-    if sparse is True:
+    try:
+        sparse = sparse_gradients(obj, c)
+    except LearnerError:
+        return  # the gradient checks say why backward fails
+    if sparse:
         raise fail(
             _(
-                "{module}.embedding has sparse=True: its gradient is a sparse tensor, which "
-                "torch.optim.Adam and AdamW refuse (lesson 08 trains with AdamW). Build it "
-                "without sparse=True."
-            ).format(module=label),
+                "{call}: after backward(), the gradient of {names} is a sparse tensor (an "
+                "embedding looked up with sparse=True), which torch.optim.Adam and AdamW refuse "
+                "(lesson 08 trains with AdamW). Look the positions up without sparse=True."
+            ).format(call=c, names=", ".join(sparse[:2])),
             "embedding-sparse-gradient",
         )
 

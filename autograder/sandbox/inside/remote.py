@@ -140,10 +140,13 @@ def gradients(fn, args: tuple, kwargs: dict, weights=None, output: int | None = 
     returned tuple; None: every float tensor in it), summed times ``weights`` (None: fixed weights
     0.5..1.5), with respect to each float tensor among ``args`` and ``kwargs`` and, for an
     ``nn.Module``, each parameter. Returns ``{"args": [grad or None, ...], "kwargs": {name: grad
-    or None}, "params": {name: grad or None}, "output_has_grad": bool, "uncalled": [name]}``:
+    or None}, "params": {name: grad or None}, "output_has_grad": bool, "uncalled": [name],
+    "sparse": [name]}``:
     None where no gradient arrived (or where the value is no float tensor); with
     ``output_has_grad`` False, the output itself has no gradient path and nothing was
-    backpropagated; ``uncalled``: the submodules (not ModuleList, ModuleDict) never called."""
+    backpropagated; ``uncalled``: the submodules (not ModuleList, ModuleDict) never called;
+    ``sparse``: the parameters whose gradient is a sparse tensor (an embedding looked up with
+    ``sparse=True``)."""
     torch.manual_seed(0)
     args = [_graded(a) for a in args]
     kwargs = {k: _graded(v) for k, v in kwargs.items()}
@@ -177,12 +180,16 @@ def gradients(fn, args: tuple, kwargs: dict, weights=None, output: int | None = 
     def grad(value):
         return value.grad if isinstance(value, torch.Tensor) and value.requires_grad else None
 
+    params = dict(fn.named_parameters()) if is_module else {}
     found = {
         "args": [grad(a) for a in args],
         "kwargs": {k: grad(v) for k, v in kwargs.items()},
-        "params": {n: p.grad for n, p in fn.named_parameters()} if is_module else {},
+        "params": {n: p.grad for n, p in params.items()},
         "output_has_grad": bool(leaves),
         "uncalled": [n for n, _m in owners if n not in called],
+        "sparse": [
+            n for n, p in params.items() if p.grad is not None and p.grad.layout != torch.strided
+        ],
     }
     if is_module:
         fn.zero_grad(set_to_none=True)
