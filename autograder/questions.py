@@ -130,7 +130,8 @@ QUESTIONS: Mapping[str, Question] = lesson_folders.Gathered(_questions)
 
 
 def _describe(value: Any) -> str:
-    return f"{fmt_returned(value)} ({type(value).__name__})"
+    kind = getattr(value, "type_name", None) if type(value).__name__ == "Opaque" else None
+    return f"{fmt_returned(value)} ({kind or type(value).__name__})"  # Opaque: the sandbox's
 
 
 def _as_number(value: Any) -> float:

@@ -165,6 +165,9 @@ class Opaque:
     def __str__(self) -> str:
         return f"<{self.type_name}: {self.repr}>" if self.repr else f"<{self.type_name}>"
 
+    def __repr__(self) -> str:  # in a message, as the learner's value would print
+        return self.repr or f"<{self.type_name}>"
+
 
 @dataclass
 class Trace:

@@ -7,6 +7,8 @@ A reply is ``torch.save`` bytes of plain data only (tensors, numbers, text, cont
 from __future__ import annotations
 
 import linecache
+import numbers
+import operator
 import traceback
 
 import torch
@@ -29,8 +31,21 @@ def to_plain(value, depth=0):
         if t.dtype not in _PLAIN:  # no check compares these: said, not sent
             return {"__opaque__": f"Tensor({t.dtype})", "repr": ""}
         return t.clone() if t.device.type == "meta" else t.to("cpu").clone().contiguous()
-    if value is None or isinstance(value, bool | int | float | str):
+    if value is None or type(value) in (bool, int, float, str):
         return value
+    # Their subclasses as the plain value (NumPy's float64, an IntEnum), read by the builtin's
+    # own method, not one the subclass defines; other numbers (NumPy's, a Fraction) as an int
+    # or a float, as the questions read them in a notebook (questions._as_number).
+    for plain in (int, float, str):  # (bool has no subclasses)
+        if isinstance(value, plain):
+            return getattr(plain, f"__{plain.__name__}__")(value)
+    try:
+        if isinstance(value, numbers.Integral):
+            return operator.index(value)
+        if isinstance(value, numbers.Real):
+            return float.__float__(float(value))
+    except Exception:
+        pass
     if isinstance(value, torch.dtype):
         return value
     if isinstance(value, torch.device):
