@@ -8,11 +8,15 @@ from autograder.kit.calling import Call, on_meta
 from autograder.kit.compare import expect_close, expect_meta
 from autograder.kit.inputs import generator, low_precision_dtypes, randn
 
+# After each exercise's own cases: self-attention's square scores (Lq = Lk, q != k: k @ q^T has
+# the right shape there, and only its values tell), and five dims (any number of leading dims).
+EVERY_SCORES_CASE = (((2, 4, 6), (2, 4, 6)), ((2, 1, 2, 3, 4), (2, 1, 2, 5, 4)))
+
 
 def check_scores_like(sub, name, reference, mutants, cases) -> None:
     """The common check of attention_scores and scaled_attention_scores."""
     g = generator(3)
-    for qs, ks in cases:
+    for qs, ks in (*cases, *EVERY_SCORES_CASE):
         q, k = randn(g, *qs), randn(g, *ks)
         c = Call(name, q, k)
         out = c.run(sub, mutants=mutants)

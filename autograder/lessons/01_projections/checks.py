@@ -79,6 +79,8 @@ def check_project_qkv(sub) -> None:
     g = generator(1)
     cases = [((3, 4), (4, 6), (4, 6), (4, 6)), ((2, 5, 4), (4, 3), (4, 3), (4, 6))]
     cases.append(((2, 2, 3, 4), (4, 3), (4, 3), (4, 5)))  # two leading dims: bmm, 'bld' einsum
+    cases.append(((2, 1, 2, 3, 4), (4, 3), (4, 3), (4, 5)))  # any number of leading dims
+    cases.append(((2, 3, 4), (4, 4), (4, 4), (4, 4)))  # square weights: only values tell w from w.T
     for xs, *ws in cases:  # d_model != d_k (a transposed weight can't run), then batched
         x, w = randn(g, *xs), [randn(g, *s) for s in ws]
         c = Call("project_qkv", x, *w)
