@@ -20,7 +20,9 @@ def register(verbs: argparse._SubParsersAction) -> None:
     """Add ``check`` to the command line's verbs."""
     check = verbs.add_parser("check", help=_("grade one .py file or .ipynb notebook"))
     check.add_argument("file", metavar="FILE")
-    check.add_argument("--only", nargs="+", metavar="NAME", help=_("grade just these exercises"))
+    check.add_argument(
+        "--only", nargs="+", action="extend", metavar="NAME", help=_("grade just these exercises")
+    )
     check.add_argument("--json", action="store_true", help=_("print one JSON object"))
     check.add_argument("--no-daemon", action="store_true", help=_(NO_DAEMON))
     check.set_defaults(main=main)

@@ -207,3 +207,14 @@ def test_json_is_utf8_text_with_only_what_could_act_on_a_terminal_escaped(
     status, out, err = check(capsys, tmp_path / "none\u202e.py", "--json", "--no-daemon")
     assert status == 2 and "\\u202e" in out and re.search("[\u4e00-\u9fff]", out), out
     assert json.loads(out)["file"] == str(tmp_path / "none\u202e.py")
+
+
+def test_only_given_twice_grades_both_names(tmp_path, capsys):
+    """Trial 43: ``--only A --only B`` graded B alone (argparse kept the last list)."""
+    path = tmp_path / "two.py"
+    path.write_text(GOOD + "def softmax(x, dim=-1):\n    return x\n")
+    status, out, err = check(
+        capsys, path, "--only", "attention_scores", "--only", "softmax", "--json", "--no-daemon"
+    )
+    graded = [r["exercise"] for r in json.loads(out)["results"]]
+    assert graded == ["attention_scores", "softmax"], out + err
