@@ -187,6 +187,12 @@ def _failing_tools(code, work, graded, time_limit) -> list[str]:
         "{name} (lesson {lesson}'s exercise, carried here) fails its own check: {why}. What "
         "calls it here fails with it: fix it in lesson {lesson} and paste it again"
     )
+    if not work.exercises:  # the interview lesson: its drills are written here, from scratch
+        said = _(
+            "{name} (lesson {lesson}'s exercise, written here as a drill, not part of this "
+            "lesson's total) fails its own check: {why}. What calls it here fails with it; "
+            "check it alone for the details (--only {name})"
+        )
     return [
         said.format(name=r.exercise, lesson=exercises[r.exercise].lesson[:2], why=_why(r))
         for r in judge_names(code, carried, [], time_limit)

@@ -47,7 +47,9 @@ CONVENTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "Create every tensor on the input's device. With float16/bfloat16 inputs, accumulate in "
         "float32 (the running max, the running sum and the output, as FlashAttention does) and "
-        "return the output in the input's dtype: accumulating in half precision is rejected.",
+        "return the output in the input's dtype: accumulating in half precision is rejected. "
+        "float32 and float64 inputs are computed in their own dtype (q.float() would round "
+        "float64 down).",
         ("tiled_attention",),
     ),
     (

@@ -98,7 +98,8 @@ def expect_gradients(target: Any, c: Call, *, output: int | None = None) -> None
         raise fail(
             _(
                 "{call}: no gradient reaches {names} from the output: {layers}, built in "
-                "__init__, is never called in forward, so it cannot train (call it, or do not "
+                "__init__, is never called in forward (a weight read through .data or "
+                ".detach() carries no gradient either), so it cannot train (call it, or do not "
                 "build it)."
             ).format(call=c, names=shown, layers=", ".join(unused[:3])),
             "breaks-autograd",

@@ -94,3 +94,29 @@ def test_a_failing_pasted_tool_is_named_where_what_calls_it_fails(tmp_path):
     assert "[fully-masked-nan]" in note
     _results, notes = judge_assignment(from_file(source), assignment("05"))
     assert not [n for n in notes if "carried here" in n]
+
+
+def test_a_failing_drill_of_the_interview_lesson_is_not_sent_back_to_an_earlier_lesson(tmp_path):
+    """Trial 45: lesson 10's Drill 1 is scaled_dot_product_attention written from a blank page
+    in that notebook; with its mask inverted (and a question wrong), the note said "fix it in
+    lesson 05 and paste it again", sending a candidate to another notebook."""
+    import nbformat
+
+    from autograder.core.assignment import assignment, judge_assignment
+    from autograder.core.extract import from_file
+
+    source = ROOT / "solutions" / "10_interview" / "10_interview.ipynb"
+    nb = nbformat.read(source, as_version=4)
+    [drill] = [c for c in nb.cells if "def scaled_dot_product_attention" in c.source]
+    assert "masked_fill(~mask," in drill.source
+    drill.source = drill.source.replace("masked_fill(~mask,", "masked_fill(mask,")
+    [answer] = [c for c in nb.cells if "answer_10_1 = 'b'" in c.source]
+    answer.source = answer.source.replace("answer_10_1 = 'b'", "answer_10_1 = 'a'")
+    path = tmp_path / "10_interview.ipynb"
+    nbformat.write(nb, path)
+    _results, notes = judge_assignment(from_file(path), assignment("10"))
+    said = [n for n in notes if "fails its own check" in n]
+    [note] = [n for n in said if n.startswith("scaled_dot_product_attention ")]
+    assert note.startswith("scaled_dot_product_attention (lesson 05's exercise, written here as")
+    assert "--only scaled_dot_product_attention" in note
+    assert not [n for n in said if "paste it again" in n], said

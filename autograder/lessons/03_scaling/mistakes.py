@@ -28,7 +28,8 @@ MISTAKES = (
         "scale-uses-seq-len",
         ("scaled_attention_scores", "scaled_dot_product_attention", "SelfAttention"),
         "Scale computed from a sequence length instead of d_k",
-        "d_k is the last dimension: q.shape[-1]. q.shape[1] is the sequence length of a batch.",
+        "d_k is the last dimension of q and k: q.shape[-1]. A length (q.shape[1] of a batch, "
+        "or the scores' last dimension, which is Lk) is not d_k.",
     ),
     Mistake(
         "scale-rounded-sqrt",
