@@ -32,14 +32,24 @@ def prompt(question: Question) -> str:
 
 # a fraction, "1/16" or "-3 / 4.5": what a slope or a ratio is naturally written as
 _FRACTION = re.compile(r"\s*([+-]?\d+(?:\.\d*)?)\s*/\s*(\d+(?:\.\d*)?)\s*")
+_POWER = re.compile(r"\s*(\d+(?:\.\d*)?)\s*(?:\^|\*\*)\s*([+-]?\d+)\s*")  # 2^-4, 2**20
 
 
 def _read(question: Question, answer: str):
-    """The command line's answer as the question's kind reads it: a fraction is a number where
-    the answer is one (a trial's "1/16" for a slope was refused)."""
+    """The command line's answer as the question's kind reads it: a fraction or a power is a
+    number where the answer is one (trials typed "1/16" for a slope, and "2^-4" as the
+    questions write powers)."""
+    if question.kind not in ("number", "int"):
+        return answer
     found = _FRACTION.fullmatch(answer)
-    if question.kind in ("number", "int") and found and float(found[2]) != 0:
+    if found and float(found[2]) != 0:
         return float(found[1]) / float(found[2])
+    found = _POWER.fullmatch(answer)
+    if found and abs(int(found[2])) <= 64:
+        try:
+            return float(found[1]) ** int(found[2])
+        except (OverflowError, ZeroDivisionError):  # 1000^64; 0^-1
+            pass
     return answer
 
 

@@ -122,3 +122,12 @@ def test_the_quiz_takes_a_fraction_and_says_what_to_type_in_plain_words(home, ca
     for jargon in ("string", "(str)", "as a ", "字符串"):
         assert jargon not in err, jargon
     assert [a["answer"] for a in history.load().answers] == ["1/16", "1/8"]
+
+
+def test_the_quiz_takes_a_power_as_the_questions_write_it(home, capsys):
+    """Trial 45: "2^-4" (the slope of head 3 of 8, as the question writes powers) was refused."""
+    assert main(["quiz", "x_7", "2^-4"]) == 0
+    assert main(["quiz", "x_7", "2 ** -4"]) == 0
+    assert main(["quiz", "x_7", "2^-3"]) == 1  # read, and wrong
+    assert main(["quiz", "x_7", "10^999"]) == 2  # no float holds it: unreadable, not a crash
+    capsys.readouterr()
