@@ -119,8 +119,9 @@ MISTAKES = (
         ("MultiHeadAttention",),
         "The mask reshaped inside MultiHeadAttention",
         "Pass mask on to scaled_dot_product_attention unchanged: the caller gives one that "
-        "broadcasts to (B, h, Lq, Lk), such as (Lq, Lk) or (B, 1, 1, Lk); an unsqueeze(1) "
-        "inside moves its batch dim onto the heads.",
+        "broadcasts to (B, h, Lq, Lk), such as (Lq, Lk), (B, 1, 1, Lk) or (h, Lq, Lk); an "
+        "unsqueeze(1) inside moves its batch dim onto the heads, and a loop over the heads "
+        "must give head i its own slice of a mask that has a heads dim.",
     ),
     Mistake(
         "kv-split-with-query-length",
