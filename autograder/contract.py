@@ -340,7 +340,8 @@ CONTRACT: tuple[Exercise, ...] = (
         "function",
         "",
         "the output only (no weights); online softmax over blocks of keys (FlashAttention's "
-        "algorithm); equals SDPA; never builds an (Lq, Lk) matrix.",
+        "algorithm); equals SDPA; causal=True is SDPA's is_causal=True (query i sees keys 0..i, "
+        "also when Lq != Lk); never builds an (Lq, Lk) matrix.",
     ),
     Exercise(
         "KVCache",
