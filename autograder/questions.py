@@ -170,7 +170,7 @@ def _normalise(question: Question, value: Any):
     if kind == "shape":
         if isinstance(value, torch.Tensor):
             raise _Unreadable(
-                _("a shape, a tuple of ints such as (2, 3); you gave a tensor: its .shape?")
+                _("a shape, a tuple of ints such as (2, 3), not a tensor (its .shape?)")
             )
         if isinstance(value, str):  # "(2, 7, 8)", as a number may be given as "98304"
             value = _literal(value)

@@ -226,8 +226,8 @@ def learner_failed(c: Call, err: LearnerError, mutants: Mutants = ()) -> CheckFa
     if mistake == "matrix-only-op":
         return fail(
             _(
-                "{raised}. torch.mm, torch.bmm, .t(), x.T and a fixed permute work only for "
-                "2-D/3-D inputs; use @ and transpose(-2, -1)."
+                "{raised}. torch.mm and .t() take 2-D tensors only, torch.bmm 3-D only, and a "
+                "fixed permute one number of dims; use @ and transpose(-2, -1), which take any."
             ).format(raised=said),
             mistake,
         )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from autograder.questions import Question, shape_of
@@ -56,5 +58,10 @@ QUESTIONS = [
         hint="Multiply the vectors entry by entry, then add up the three products.",
         why="1*3 + 2*(-1) + 0*4 = 1: the vectors agree on the first feature, disagree on the "
         "second, and the third does not count because q is 0 there.",
+        known_wrong={
+            1 / math.sqrt(3): "that is the score scaled by 1/sqrt(d_k); the question asks for "
+            "the unscaled one",
+            5.0: "that drops the minus sign of k's second entry: 2 * (-1) is -2",
+        },
     ),
 ]
