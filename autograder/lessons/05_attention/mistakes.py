@@ -111,8 +111,9 @@ MISTAKES = (
         "mask-after-softmax",
         ("scaled_dot_product_attention", "SelfAttention", "MultiHeadAttention"),
         "Mask applied after the softmax, not to the scores",
-        "Mask the scores before the softmax, so the remaining weights are renormalised (a "
-        "blocked key with a high score otherwise leaves the others 0, even renormalised).",
+        "Mask the scores before the softmax, so that the weights of the keys left sum to 1. "
+        "Weights masked after it sum to less, and renormalising them does not mend it: a "
+        "blocked key with a high score has already taken the weight, and left the others at 0.",
     ),
     Mistake(
         "weights-before-masking",

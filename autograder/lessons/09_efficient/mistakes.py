@@ -183,8 +183,9 @@ MISTAKES = (
         "kv-cache-returns-new-only",
         ("KVCache",),
         "append returns only the new keys and values",
-        "Store the concatenation and return all of it, return self.k, self.v: the new token "
-        "attends to every cached key and value.",
+        "Store the concatenation (self.k = torch.cat([self.k, k], dim=-2), the same for v) and "
+        "return all of it, self.k and self.v: the new token attends to every cached key and "
+        "value.",
     ),
     Mistake(
         "kv-cache-shared-between-instances",
