@@ -165,7 +165,10 @@ def widget(notebooks_dir: str | Path = ".."):
     """
     import ipywidgets as widgets
 
-    progress = course_progress(notebooks_dir)
+    try:
+        progress = course_progress(notebooks_dir)
+    except FileNotFoundError as e:  # a copy of the lesson elsewhere: said, not a traceback
+        return widgets.Label(str(e))
     rows = []
     for p in progress:
         counts = [(p.exercises_passed, len(p.exercises), _("exercises"))]

@@ -193,3 +193,14 @@ def test_the_chinese_view_uses_chinese_brackets_and_commas(tmp_path, monkeypatch
     monkeypatch.setattr(progress_module, "course_progress", lambda root: [half])
     [row, _summary] = widget(tmp_path).children
     assert row.children[2].value == "20%（1/2 练习，0/3 问题）"
+
+
+def test_the_widget_says_in_words_where_it_found_no_lesson_notebook(tmp_path):
+    """Trial 46: lesson 00's progress cell, run in a folder of copies under other names, showed
+    a FileNotFoundError traceback; the command line's `progress` says the same in words."""
+    from autograder.progress import widget
+
+    (tmp_path / "notebooks" / "00_setup").mkdir(parents=True)
+    view = widget(tmp_path / "notebooks")
+    assert view.value.startswith("no lesson notebook in "), view.value
+    assert "00_setup/00_setup.ipynb" in view.value
