@@ -92,6 +92,11 @@ def check_project_qkv(sub) -> None:
             if failure.mistake is not None:
                 raise
             raise fail(failure.message, _square_diagnosis(sub)) from None
+    x = randn(g, 3, 2, 4).transpose(0, 1)  # a view that is not contiguous: no .view() on it
+    w = [randn(g, 4, d) for d in (3, 3, 5)]
+    c = Call("project_qkv", x, *w)
+    want = _project(x.double(), *(t.double() for t in w))
+    _expect_qkv(c.run(sub, mutants=PROJECT_MUTANTS), want, c, PROJECT_MUTANTS, None)
     for dtype in low_precision_dtypes():
         x, w = randn(g, 2, 3, 4, dtype=dtype), [randn(g, 4, d, dtype=dtype) for d in (3, 3, 5)]
         c = Call("project_qkv", x, *w)
