@@ -432,3 +432,28 @@ def test_what_failed_while_loading_is_said_only_where_it_may_explain_a_missing_n
     lost = "softmax = make_softmax()\n"  # make_softmax: a NameError
     [result] = judge_source(lesson + lost, only=["softmax"])
     assert "While loading your code" in result.message and "make_softmax" in result.message
+
+
+def test_a_wrong_value_is_said_before_a_tensor_made_on_the_cpu():
+    """Trial 43: a square-only score matrix made with torch.zeros (no device=) was told to make
+    its tensors on the input's device; its real bug, the shape, came second. A call's device
+    problem now waits until the check has judged what the call computed, and is said when
+    nothing else is wrong."""
+    wrong_shape = (
+        "import torch\n"
+        "def attention_scores(q, k):\n"
+        "    L = q.shape[-2]\n"
+        "    s = torch.zeros(*q.shape[:-2], L, L, dtype=q.dtype)\n"
+        "    return s + q @ k[..., :L, :].transpose(-2, -1)\n"
+    )
+    [result] = judge_source(wrong_shape, only=["attention_scores"])
+    assert not result.passed and result.mistake != "created-on-cpu", result.message
+    assert "has shape (3, 3), expected (3, 5)" in result.message, result.message
+    device_only = (
+        "import torch\n"
+        "def attention_scores(q, k):\n"
+        "    s = torch.zeros(*q.shape[:-1], k.shape[-2], dtype=q.dtype)\n"
+        "    return s + q @ k.transpose(-2, -1)\n"
+    )
+    [result] = judge_source(device_only, only=["attention_scores"])
+    assert not result.passed and result.mistake == "created-on-cpu", result.message

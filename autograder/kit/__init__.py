@@ -31,13 +31,11 @@ from autograder.kit.calling import (
     PARAMS,
     Call,
     LearnerError,
-    MetaDataAccess,
     Mutant,
     Mutants,
     diagnose_error,
     fail,
     learner_failed,
-    on_meta,
 )
 from autograder.kit.compare import (
     DTYPE_PROMOTED,
@@ -75,6 +73,7 @@ from autograder.kit.inputs import (
     randn,
 )
 from autograder.kit.invariants import expect_unchanged, yours_dtype
+from autograder.kit.meta import MetaDataAccess, on_meta
 from autograder.kit.modules import (
     construct,
     expect_layers,

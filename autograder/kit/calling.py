@@ -26,6 +26,7 @@ from autograder.contract import CONTRACT
 from autograder.core.mistakes import get as get_mistake
 from autograder.i18n import N_, _, frames
 from autograder.kit.exercise import CheckFailure
+from autograder.kit.meta import _META_SECTIONS, MetaDataAccess, is_meta_data_access
 from autograder.kit.notes import note
 from autograder.kit.repeat import attempt, record
 from autograder.kit.text import first_line, fmt_value
@@ -85,7 +86,15 @@ class Call:
         except LearnerError as err:
             if _META_SECTIONS.get() and is_meta_data_access(err.message, err.kind):
                 raise MetaDataAccess(err.message) from None
-            raise learner_failed(self, err, mutants) from None
+            failure = learner_failed(self, err, mutants)
+            later = _DEVICES_LAST.get()
+            if later is None or err.kind != CREATED_ON_DEFAULT_DEVICE or _on_meta(self):
+                raise failure from None
+            try:  # what it computed first: a wrong value says more than the device
+                value = self.invoke(target, watch=watch, devices=False)
+            except LearnerError:
+                raise failure from None
+            later.append(failure)
         except NotWrittenYet as err:  # torch raises NotImplementedError for data on meta
             if _META_SECTIONS.get() and is_meta_data_access(str(err)):
                 raise MetaDataAccess(str(err)) from None
@@ -127,6 +136,28 @@ class Call:
             ),
             mistake,
         )
+
+
+# A tensor made on the CPU (no device=) by a call on CPU inputs: what the call computed is judged
+# first, and this failure is raised only if the check passes otherwise (judged_devices_last).
+_DEVICES_LAST: ContextVar[list[CheckFailure] | None] = ContextVar("devices_last", default=None)
+
+
+@contextmanager
+def judged_devices_last() -> Iterator[None]:
+    """Run a check whose calls' device problems wait until it has judged their values."""
+    later: list[CheckFailure] = []
+    token = _DEVICES_LAST.set(later)
+    try:
+        yield
+    finally:
+        _DEVICES_LAST.reset(token)
+    if later:  # (not reached when the check failed: that failure is the one said)
+        raise later[0]
+
+
+def _on_meta(c: Call) -> bool:
+    return any(isinstance(a, torch.Tensor) and a.device.type == "meta" for a in _flat(c))
 
 
 def fail(message: str, mistake: str | None = None) -> CheckFailure:
@@ -328,8 +359,7 @@ def sandbox_said(message: str) -> str:
 def diagnose_error(c: Call, err: LearnerError, mutants: Mutants = ()) -> str | None:
     """Which mistake explains the learner's error: a meta-device mismatch, a known error message,
     or a mutant that raises the very same error on the same inputs."""
-    on_meta = any(isinstance(a, torch.Tensor) and a.device.type == "meta" for a in _flat(c))
-    if (on_meta and is_device_error(err)) or err.kind == CREATED_ON_DEFAULT_DEVICE:
+    if (_on_meta(c) and is_device_error(err)) or err.kind == CREATED_ON_DEFAULT_DEVICE:
         return "created-on-cpu"
     for mistake, predicate in ERROR_PREDICATES:
         if predicate(err):
@@ -385,36 +415,3 @@ def to_float64(x: Any) -> Any:
     if isinstance(x, dict):
         return {k: to_float64(v) for k, v in x.items()}
     return x
-
-
-class MetaDataAccess(Exception):
-    """The learner's code read values (``.item()``, ``.tolist()``, ``nonzero``) of a meta tensor."""
-
-
-# How many on_meta() sections the current check is in. A ContextVar, not a global: grade runs
-# checks in threads, and each thread (each context) counts its own sections.
-_META_SECTIONS: ContextVar[int] = ContextVar("meta_sections", default=0)
-
-
-@contextmanager
-def on_meta() -> Iterator[None]:
-    """Calls on 'meta' tensors check devices, shapes and dtypes only. Code that reads tensor
-    values can't run on meta at all: that is not wrong, so the rest of the section is skipped."""
-    token = _META_SECTIONS.set(_META_SECTIONS.get() + 1)
-    try:
-        yield
-    except MetaDataAccess:
-        pass
-    finally:
-        _META_SECTIONS.reset(token)
-
-
-def is_meta_data_access(m: str, kind: str = "") -> bool:
-    """Meta tensors have no values: torch raises NotImplementedError for every op whose output
-    shape depends on them (boolean indexing, nonzero, masked_select: no meta kernel, whatever a
-    release's words), RuntimeError for reading one. Mixing devices is a finding, never this."""
-    low = m.lower()
-    if "device" in low or "cpu" in low:
-        return False
-    data = ("no data", "cannot be called on meta", "data-independent", "data-dependent")
-    return kind == "NotImplementedError" or ("meta" in low and any(s in low for s in data))

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import torch
 
-from autograder.kit.calling import Call, on_meta
+from autograder.kit.calling import Call
 from autograder.kit.compare import expect_close, expect_meta
 from autograder.kit.inputs import generator, low_precision_dtypes, randn
+from autograder.kit.meta import on_meta
 
 # After each exercise's own cases: self-attention's square scores (Lq = Lk, q != k: k @ q^T has
 # the right shape there, and only its values tell), and five dims (any number of leading dims).
