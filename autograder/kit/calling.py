@@ -88,6 +88,8 @@ class Call:
                 raise MetaDataAccess(err.message) from None
             failure = learner_failed(self, err, mutants)
             later = _DEVICES_LAST.get()
+            if later and failure.mistake == "created-on-cpu":  # said as when first seen
+                raise later[0] from None
             if later is None or err.kind != CREATED_ON_DEFAULT_DEVICE or _on_meta(self):
                 raise failure from None
             try:  # what it computed first: a wrong value says more than the device
