@@ -17,17 +17,14 @@ EVERY_SCORES_CASE = (((2, 4, 6), (2, 4, 6)), ((2, 1, 2, 3, 4), (2, 1, 2, 5, 4)))
 def check_scores_like(sub, name, reference, mutants, cases) -> None:
     """The common check of attention_scores and scaled_attention_scores."""
     g = generator(3)
-    for qs, ks in (*cases, *EVERY_SCORES_CASE):
-        q, k = randn(g, *qs), randn(g, *ks)
+    inputs = [(randn(g, *qs), randn(g, *ks)) for qs, ks in (*cases, *EVERY_SCORES_CASE)]
+    # heads as split_heads makes them in lesson 06: (B, L, h, d_k).transpose(1, 2), a view that
+    # is not contiguous (code that flattens with .view() fails there)
+    inputs.append((randn(g, 2, 3, 2, 4).transpose(1, 2), randn(g, 2, 5, 2, 4).transpose(1, 2)))
+    for q, k in inputs:
         c = Call(name, q, k)
         out = c.run(sub, mutants=mutants)
         expect_close(out, reference(q.double(), k.double()), c, dtype=q.dtype, mutants=mutants)
-    # heads as split_heads makes them in lesson 06: (B, L, h, d_k).transpose(1, 2), a view that
-    # is not contiguous (code that flattens with .view() fails there)
-    q, k = randn(g, 2, 3, 2, 4).transpose(1, 2), randn(g, 2, 5, 2, 4).transpose(1, 2)
-    c = Call(name, q, k)
-    out = c.run(sub, mutants=mutants)
-    expect_close(out, reference(q.double(), k.double()), c, dtype=q.dtype, mutants=mutants)
     for dtype in low_precision_dtypes():
         q, k = randn(g, 2, 3, 8, dtype=dtype), randn(g, 2, 5, 8, dtype=dtype)
         c = Call(name, q, k)
