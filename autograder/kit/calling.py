@@ -237,7 +237,7 @@ def learner_failed(c: Call, err: LearnerError, mutants: Mutants = ()) -> CheckFa
     """The failure for ``c`` raising ``err``, naming the mistake when one explains the error
     (and showing where in the learner's code it was raised when none does)."""
     mistake = diagnose_error(c, err, mutants)
-    if err.message in (KEPT_ON_CPU, MOVED_TO_CPU):  # raised at once, on the 'meta' device
+    if err.message in (KEPT_ON_CPU, MOVED_TO_CPU):  # whole sentences (the first raised on 'meta')
         return fail(
             _("{call}: {problem}.").format(call=c, problem=sandbox_said(err.message)), mistake
         )

@@ -107,3 +107,56 @@ def test_a_cpu_tensor_that_meets_an_input_or_is_returned_is_found():
         lambda n: torch.arange(4)[None] < torch.tensor(n.tolist())[:, None], lengths
     )
     assert returned is not None and "returned it" in str(returned)
+
+
+def test_a_mask_computed_on_the_cpu_and_moved_back_is_correct():
+    """Trial 47: lesson 04 says a mask made on the CPU and moved with .to(lengths.device) works;
+    lengths.cpu() / .to("cpu") give back the input itself on the CPU (a copy on a GPU)."""
+    lengths = torch.tensor([2, 4, 1])
+    cpu = _problem(lambda n: (torch.arange(4)[None] < n.cpu()[:, None]).to(n.device), lengths)
+    assert cpu is None
+    to = _problem(lambda n: (torch.arange(4)[None] < n.to("cpu")[:, None]).to(n.device), lengths)
+    assert to is None
+    assert _problem(lambda n: n.cpu().sum() + n, lengths) is None  # 0 dims: a CPU scalar
+
+
+def test_a_tensor_moved_to_the_cpu_that_meets_an_input_or_is_returned_is_found():
+    from autograder.sandbox.protocol import MOVED_TO_CPU
+
+    lengths = torch.tensor([2, 4, 1])
+    arange = lambda n: torch.arange(4, device=n.device)[None]  # noqa: E731
+    returned = _problem(lambda n: (arange(n) < n[:, None]).cpu(), lengths)
+    met = _problem(lambda n: arange(n) < n.to("cpu")[:, None], lengths)
+    assert str(returned) == str(met) == MOVED_TO_CPU
+    both = _problem(lambda n: torch.arange(4)[None] < n.cpu()[:, None], lengths)
+    assert "torch.arange" in str(both)  # a factory is named before a move
+
+
+def test_masked_fill_takes_a_cpu_scalar_value_on_meta():
+    """Trial 47: a GPU takes masked_fill(mask, torch.tensor(-inf)); the meta kernel does not."""
+    scores = torch.empty(2, 3, 4, device="meta")
+    mask = torch.empty(3, 4, dtype=torch.bool, device="meta")
+    with DefaultDeviceFactories((scores, mask)):
+        out = scores.masked_fill(~mask, torch.tensor(float("-inf")))
+        torch.masked_fill(scores, ~mask, value=torch.tensor(float("-inf")))
+    assert out.shape == scores.shape and out.device.type == "meta"
+
+
+MOVED_BACK = {  # trial 47's false fails, each correct on a GPU (it ran them on one)
+    "padding_mask": (
+        "def padding_mask(lengths, max_len):\n"
+        "    return (torch.arange(max_len)[None, :] < lengths.cpu()[:, None]).to(lengths.device)\n"
+    ),
+    "masked_scores": (
+        "def masked_scores(scores, mask):\n"
+        "    return scores.masked_fill(~mask, torch.tensor(float('-inf')))\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MOVED_BACK))
+def test_the_engine_passes_a_mask_made_on_the_cpu_and_moved_back(name: str):
+    from autograder.core.judge import judge_source
+
+    [result] = judge_source(BASE + "\n\nimport torch\n" + MOVED_BACK[name], only=[name])
+    assert result.passed, result.message

@@ -17,8 +17,16 @@ copy. Used in the sandbox worker around a call whose arguments include a tensor:
         value = fn(*args, **kwargs)
     problem = factories.check(value)       # after it: CreatedOnDefaultDevice | None
 
-Tensors of 0 dims are allowed (a CPU scalar tensor mixes with tensors on any device), and so are
-the ``*_like`` factories and ``Tensor.new_*`` (they follow their tensor). The error reaches the
+Tensors of 0 dims are allowed (a CPU scalar tensor mixes with tensors on any device, and
+``masked_fill`` takes one as its value: on 'meta', whose kernel refuses it, it goes as a meta
+scalar), and so are the ``*_like`` factories and ``Tensor.new_*`` (they follow their tensor). A
+tensor moved to the CPU by name (``.cpu()``, ``.to("cpu")``) is followed as a factory's is: on a
+GPU it is a copy on the CPU, which may meet other CPU tensors and go back with ``.to(x.device)``
+(a mask computed on the CPU and moved, as lesson 04 allows); returned or met with the inputs'
+tensors, it fails as :data:`MOVED_TO_CPU` says. On the CPU, where ``.cpu()`` gives back the very
+same tensor, the one followed is a view of it, so that the input itself is not. On 'meta' such a
+move has no data to copy: torch's error skips the rest of the meta section, as reading values
+does. The error reaches the
 judge as a ``LearnerError`` of kind ``"CreatedOnDefaultDevice"``, named ``created-on-cpu`` by
 ``autograder.kit.calling``. Imports nothing but torch and the protocol.
 """
@@ -57,6 +65,8 @@ class CreatedOnDefaultDevice(Exception):
 
 
 MOVES = (torch.Tensor.to, torch.Tensor.cuda)
+MOVED = ".cpu()"  # what a tensor moved to the CPU by name is followed as (found: MOVED_TO_CPU)
+MASKED_FILLS = (torch.masked_fill, torch.Tensor.masked_fill, torch.Tensor.masked_fill_)
 
 
 def _moves(func, args, kwargs) -> bool:
@@ -68,10 +78,28 @@ def _moves(func, args, kwargs) -> bool:
     )
 
 
-def _to_cpu(args, kwargs) -> bool:
-    """Whether ``Tensor.to(*args, **kwargs)`` names the CPU as its device."""
+def _names_cpu(func, args, kwargs) -> bool:
+    """Whether ``func`` moves a tensor to the CPU by name: ``.cpu()``, or ``.to`` given the
+    string "cpu" (a ``torch.device`` may be ``x.device``, the inputs' own: not by name)."""
+    if func is torch.Tensor.cpu:
+        return True
+    if func is not torch.Tensor.to:
+        return False
     device = kwargs.get("device", args[1] if len(args) > 1 else None)
-    return isinstance(device, (str, torch.device)) and torch.device(device).type == "cpu"
+    return isinstance(device, str) and torch.device(device).type == "cpu"
+
+
+def _meta_scalar_value(func, args, kwargs):
+    """``masked_fill``'s arguments with a 0-dim CPU value sent to 'meta' (a GPU takes it as it
+    is; the meta kernel refuses it: "Expected `value` to be on same device as `a`")."""
+    if func not in MASKED_FILLS:
+        return args, kwargs
+    value = kwargs.get("value", args[2] if len(args) > 2 else None)
+    if not (isinstance(value, torch.Tensor) and value.dim() == 0 and value.device.type == "cpu"):
+        return args, kwargs
+    if "value" in kwargs:
+        return args, {**kwargs, "value": value.to("meta")}
+    return (*args[:2], value.to("meta"), *args[3:]), kwargs
 
 
 def _tensors(x, depth=0):
@@ -117,9 +145,7 @@ class DefaultDeviceFactories(TorchFunctionMode):
         if not any(t.device.type == "meta" for t in tensors):
             return
         if func in (torch.Tensor.cpu, torch.Tensor.to) and args[0].device.type == "meta":
-            if func is torch.Tensor.cpu or _to_cpu(args, kwargs):
-                raise CreatedOnDefaultDevice(MOVED_TO_CPU)
-            return
+            return  # to the CPU: no data to copy, which torch says (and the meta part ends)
         for t, made in zip(tensors, factories, strict=True):
             if t.device.type == "cpu" and made is None and id(t) not in self._given:
                 raise CreatedOnDefaultDevice(KEPT_ON_CPU)
@@ -135,6 +161,15 @@ class DefaultDeviceFactories(TorchFunctionMode):
         tensors = [t for t in _tensors((args, kwargs)) if t.dim()]
         factories = [self._factory_of(t) for t in tensors]
         self._other_device(func, args, kwargs, tensors, factories)
+        if any(t.device.type == "meta" for t in tensors):
+            args, kwargs = _meta_scalar_value(func, args, kwargs)
+        elif tensors and _names_cpu(func, args, kwargs):
+            out = func(*args, **kwargs)
+            if isinstance(out, torch.Tensor) and out.dim():
+                if out is args[0]:  # on the CPU already: a GPU would give a copy
+                    out = out.view_as(out)
+                self._mark(out, self._factory_of(args[0]) or MOVED)
+            return out
         out = func(*args, **kwargs)
         made = [f for f in factories if f is not None]
         if not made:
@@ -156,9 +191,12 @@ class DefaultDeviceFactories(TorchFunctionMode):
             self._record(returned)
         if not self.found:
             return None
+        made = [name for name in self.found if name != MOVED]
+        if not made:
+            return CreatedOnDefaultDevice(MOVED_TO_CPU)
         what = "returned it" if returned else "used it with your inputs' tensors"
         return CreatedOnDefaultDevice(
-            f"a tensor was created on the CPU by {', '.join(self.found)} without device= (in "
+            f"a tensor was created on the CPU by {', '.join(made)} without device= (in "
             f"your code or in a function it calls), whatever device your inputs are on, and "
             f"your code {what}: on a GPU that fails (create it with device=x.device, or move it "
             "with .to(x.device) first)"
