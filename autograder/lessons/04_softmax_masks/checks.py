@@ -17,6 +17,7 @@ from autograder.kit import (
     expect_meta,
     fail,
     fmt_num,
+    fmt_shape,
     generator,
     low_precision_dtypes,
     on_meta,
@@ -189,11 +190,37 @@ CAUSAL_MUTANTS = (
 )
 
 
+# A length past every fixed size a mask is commonly made for once and cut from (nanoGPT's
+# block_size of 1024, the 8 of "Let's build GPT"): trial 47's caches of 7 and 8 passed.
+LONG = 1029
+
+
+def expect_not_cut(out, want: torch.Tensor, c: Call) -> None:
+    """[mask-fixed-size]: a bool mask shorter than asked for along some dims, and right as far
+    as it goes: cut from one made once for a fixed largest length."""
+    if not isinstance(out, torch.Tensor) or out.dtype != torch.bool or out.dim() != want.dim():
+        return
+    if out.device.type == "meta" or out.shape == want.shape:
+        return
+    if any(k > n for k, n in zip(out.shape, want.shape, strict=True)):
+        return
+    if torch.equal(out.cpu(), want[tuple(slice(0, k) for k in out.shape)]):
+        raise fail(
+            _(
+                "{call}: the mask has shape {shape}, expected {expected}; it is right as far as it "
+                "goes, like a mask cut from one made for a fixed largest length."
+            ).format(call=c, shape=fmt_shape(out.shape), expected=fmt_shape(want.shape)),
+            "mask-fixed-size",
+        )
+
+
 @exercise("causal_mask")
 def check_causal_mask(sub) -> None:
-    for n in (4, 1, 7):
+    for n in (4, 1, 7, LONG):
         c = Call("causal_mask", n)
-        expect_mask(c.run(sub, mutants=CAUSAL_MUTANTS), tril(n), c, mutants=CAUSAL_MUTANTS)
+        out = c.run(sub, mutants=CAUSAL_MUTANTS)
+        expect_not_cut(out, tril(n), c)
+        expect_mask(out, tril(n), c, mutants=CAUSAL_MUTANTS)
     with on_meta():  # meta tensors have shapes but no data
         # a length made on the CPU above: a mask cached by seq_len alone ignores the device
         c = Call("causal_mask", 4, device="meta")
@@ -218,10 +245,12 @@ def check_padding_mask(sub) -> None:
         (torch.tensor([2, 4, 1]), 4),
         (torch.tensor([3, 0]), 5),  # an empty sequence
         (torch.tensor([5, 5, 2, 1], dtype=torch.int32), 5),
+        (torch.tensor([LONG - 2, 3]), LONG),
     )
     for lengths, max_len in cases:
         c = Call("padding_mask", lengths, max_len)
         out = c.run(sub, mutants=PADDING_MUTANTS)
+        expect_not_cut(out, padding(lengths.long(), max_len), c)
         expect_mask(
             out, padding(lengths.long(), max_len), c, mutants=PADDING_MUTANTS, rows="sequence"
         )

@@ -104,6 +104,14 @@ MISTAKES = (
         "A sequence of length n has real tokens at positions 0 .. n-1: position < length.",
     ),
     Mistake(
+        "mask-fixed-size",
+        ("causal_mask", "padding_mask"),
+        "Mask cut from one made once for a fixed largest length",
+        "A mask built once for a fixed size (a module-level torch.tril(torch.ones(block_size, "
+        "block_size)), nanoGPT's block_size buffer) and sliced to [:L, :L] is too small for a "
+        "longer sequence. Build it from seq_len (max_len) on every call.",
+    ),
+    Mistake(
         "padding-mask-transposed",
         ("padding_mask",),
         "Padding mask has shape (max_len, B) instead of (B, max_len)",
