@@ -102,7 +102,7 @@ MISTAKES = (
     ),
     Mistake(
         "scaled-by-d-v",
-        ("scaled_dot_product_attention", "tiled_attention"),
+        ("scaled_dot_product_attention", "SelfAttention", "tiled_attention"),
         "Scaled by sqrt(d_v), the values' width, instead of sqrt(d_k)",
         "The scale belongs to the scores q @ k^T, whose variance grows with d_k = q.shape[-1]; "
         "v.shape[-1] is d_v, which may differ.",

@@ -35,22 +35,33 @@ def values_as_wide_as_queries(sub, g, d_model=6, d_k=4, d_v=None):
     return obj, label, state
 
 
-def _right_when_d_v_is_d_k(sub) -> bool:
-    """``SelfAttention(6, 4, 4)``, whose value width is its query width, is right and
-    ``SelfAttention(6, 4, 5)`` is wrong on the same unmasked call (the output was reshaped like
-    q, ``.view(B, L, d_k)``); a failure only with masks is something else."""
+def _d_v_mistake(sub) -> str | None:
+    """``SelfAttention(6, 4, 4)``, whose value width is its query width, right and
+    ``SelfAttention(6, 4, 5)`` wrong on the same unmasked call: [scaled-by-d-v] where the wrong
+    one is scaled by sqrt(d_v) (trial 47: it was named as reshaped), [output-shaped-like-q]
+    otherwise (the output reshaped like q, ``.view(B, L, d_k)``); a failure only with masks is
+    something else."""
     g = generator(124)
     x = randn(g, 2, 3, 6)
     agree = []
     for d_v in (4, 5):
         obj, label, state = values_as_wide_as_queries(sub, g, d_v=d_v)
         c = Call(label, x, params="forward")
+        out = None
         try:
-            expect_attention(c.run(obj), self_attention(state, x), c, x.dtype, ())
+            out = c.run(obj)
+            expect_attention(out, self_attention(state, x), c, x.dtype, ())
             agree.append(True)
         except CheckFailure:
             agree.append(False)
-    return agree == [True, False]
+    if agree != [True, False]:
+        return None
+    try:
+        by_d_v = self_attention(state, x, knobs={"scale": 5**-0.5})
+        expect_attention(out, by_d_v, c, x.dtype, ())
+    except CheckFailure:
+        return "output-shaped-like-q"
+    return "scaled-by-d-v"
 
 
 def check_large_inputs(obj, label, state, mutants) -> None:
@@ -110,16 +121,17 @@ def _max_without_keepdim(sub) -> bool:
     return True
 
 
-PROBES = {  # exercise: (the probe, the mistake it names when it holds)
-    "scaled_dot_product_attention": (_max_without_keepdim, "max-without-keepdim"),
-    "SelfAttention": (_right_when_d_v_is_d_k, "output-shaped-like-q"),
+PROBES = {  # exercise: the probe, which says the mistake it finds (None: none)
+    "scaled_dot_product_attention": lambda sub: (
+        "max-without-keepdim" if _max_without_keepdim(sub) else None
+    ),
+    "SelfAttention": _d_v_mistake,
 }
 
 
 def naming_after_a_crash(check):
-    """``check``; where it fails with no mistake named and its exercise's probe holds, the
-    probe's mistake."""
-    probe, mistake = PROBES[check.__exercise__.name]
+    """``check``; where it fails with no mistake named, the mistake its exercise's probe finds."""
+    probe = PROBES[check.__exercise__.name]
 
     @wraps(check)
     def named(sub) -> None:
@@ -129,11 +141,9 @@ def naming_after_a_crash(check):
             if failure.mistake is None:
                 try:
                     with paused():  # the failing call stays the last one made
-                        holds = probe(sub)
+                        failure.mistake = probe(sub)
                 except CheckFailure:
-                    holds = False
-                if holds:
-                    failure.mistake = mistake
+                    pass
             raise
 
     return named
