@@ -78,6 +78,8 @@ SOFTMAX_MUTANTS = (  # the first that reproduces the learner's output names the 
         ("sum-without-keepdim", lambda x, dim=-1, s=s: _no_keepdim(x, dim, s))
         for s in ("keepdim", "no-keepdim", "none")
     ),
+    # square scores: the row maxes, taken without keepdim, shift the columns (trial 47)
+    ("max-without-keepdim", lambda x, dim=-1: _plain_softmax(x, dim, shift=x.amax(dim))),
     ("ignores-dim-argument", lambda x, dim=-1: ref_softmax(x, -1)),
     ("ignores-dim-argument", lambda x, dim=-1: _sum_over_last(x, dim)),  # the max on dim only
     ("ignores-dim-argument", lambda x, dim=-1: _max_over_last(x, dim)),  # the sum on dim only

@@ -34,6 +34,13 @@ MISTAKES = (
         "x.sum(dim, keepdim=True) so each row is divided by its own sum.",
     ),
     Mistake(
+        "max-without-keepdim",
+        ("softmax", "scaled_dot_product_attention"),
+        "Subtracts row maxes taken without keepdim=True",
+        "Take each row's max with scores.amax(-1, keepdim=True): without keepdim the (..., Lq) "
+        "maxes line up with the keys, so column j is shifted by row j's max (and Lq != Lk fails).",
+    ),
+    Mistake(
         "fully-masked-nan",
         ("softmax",) + _ATTN,
         "NaN for a query whose keys are all masked",

@@ -43,13 +43,6 @@ MISTAKES = (
         "(weights @ v, weights), not the scores they were computed from.",
     ),
     Mistake(
-        "max-without-keepdim",
-        ("scaled_dot_product_attention",),
-        "Subtracts row maxes taken without keepdim=True",
-        "Take each row's max with scores.amax(-1, keepdim=True): without keepdim the (..., Lq) "
-        "maxes line up with the keys, so column j is shifted by row j's max (and Lq != Lk fails).",
-    ),
-    Mistake(
         "output-shaped-like-q",
         ("scaled_dot_product_attention", "SelfAttention"),
         "The output reshaped to q's shape",
