@@ -160,3 +160,18 @@ def test_the_engine_passes_a_mask_made_on_the_cpu_and_moved_back(name: str):
 
     [result] = judge_source(BASE + "\n\nimport torch\n" + MOVED_BACK[name], only=[name])
     assert result.passed, result.message
+
+
+def test_a_tensor_moved_to_the_cpu_is_a_copy_as_from_a_gpu():
+    """In place on what .cpu() gave back leaves the input as it was, and a leaf that requires
+    grad may be written that way (a view of it could not)."""
+    scores = torch.randn(3, 4, requires_grad=True)
+    before = scores.detach().clone()
+
+    def fill(s):
+        out = s.cpu()
+        out.masked_fill_(torch.ones(3, 4, dtype=torch.bool).tril(), 0.0)
+        return out.to(s.device)
+
+    assert _problem(fill, scores) is None  # the mask and the copy are both on the CPU
+    assert torch.equal(scores.detach(), before)

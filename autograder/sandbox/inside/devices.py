@@ -24,11 +24,11 @@ tensor moved to the CPU by name (``.cpu()``, ``.to("cpu")``) is followed as a fa
 GPU it is a copy on the CPU, which may meet other CPU tensors and go back with ``.to(x.device)``
 (a mask computed on the CPU and moved, as lesson 04 allows); returned or met with the inputs'
 tensors, it fails as :data:`MOVED_TO_CPU` says. On the CPU, where ``.cpu()`` gives back the very
-same tensor, the one followed is a view of it, so that the input itself is not. On 'meta' such a
-move has no data to copy: torch's error skips the rest of the meta section, as reading values
-does. The error reaches the
-judge as a ``LearnerError`` of kind ``"CreatedOnDefaultDevice"``, named ``created-on-cpu`` by
-``autograder.kit.calling``. Imports nothing but torch and the protocol.
+same tensor, it gives a copy, as a GPU does, so that the input itself is not followed. On 'meta'
+such a move has no data to copy: torch's error skips the rest of the meta section, as reading
+values does. The error reaches the judge as a ``LearnerError`` of kind
+``"CreatedOnDefaultDevice"``, named ``created-on-cpu`` by ``autograder.kit.calling``. Imports
+nothing but torch and the protocol.
 """
 
 from __future__ import annotations
@@ -166,8 +166,8 @@ class DefaultDeviceFactories(TorchFunctionMode):
         elif tensors and _names_cpu(func, args, kwargs):
             out = func(*args, **kwargs)
             if isinstance(out, torch.Tensor) and out.dim():
-                if out is args[0]:  # on the CPU already: a GPU would give a copy
-                    out = out.view_as(out)
+                if out is args[0]:  # on the CPU already: a copy, as from a GPU
+                    out = out.clone()
                 self._mark(out, self._factory_of(args[0]) or MOVED)
             return out
         out = func(*args, **kwargs)
