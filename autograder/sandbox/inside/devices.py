@@ -139,11 +139,9 @@ class DefaultDeviceFactories(TorchFunctionMode):
                 self.found.append(name)
 
     def _other_device(self, func, args, kwargs, tensors, factories) -> None:
-        """Raise when, with inputs on 'meta', a CPU tensor of 1 or more dims that the call was
-        not given and no factory here made (those are named by their factory) meets a meta
-        tensor, or a meta tensor is moved to the CPU."""
-        if not any(t.device.type == "meta" for t in tensors):
-            return
+        """Raise when, with inputs on 'meta' (one of ``tensors`` is), a CPU tensor of 1 or more
+        dims that the call was not given and no factory here made (those are named by their
+        factory) meets a meta tensor."""
         if func in (torch.Tensor.cpu, torch.Tensor.to) and args[0].device.type == "meta":
             return  # to the CPU: no data to copy, which torch says (and the meta part ends)
         for t, made in zip(tensors, factories, strict=True):
@@ -160,8 +158,8 @@ class DefaultDeviceFactories(TorchFunctionMode):
             return out
         tensors = [t for t in _tensors((args, kwargs)) if t.dim()]
         factories = [self._factory_of(t) for t in tensors]
-        self._other_device(func, args, kwargs, tensors, factories)
         if any(t.device.type == "meta" for t in tensors):
+            self._other_device(func, args, kwargs, tensors, factories)
             args, kwargs = _meta_scalar_value(func, args, kwargs)
         elif tensors and _names_cpu(func, args, kwargs):
             out = func(*args, **kwargs)
