@@ -315,6 +315,33 @@ def test_an_exercise_may_have_a_longer_time_limit_than_loading():
         assert sub.call("causal_mask", 2).tolist() == [[True, False], [True, True]]
 
 
+COMPILED = """
+import torch
+
+
+def _causal_mask(seq_len, device=None):
+    i = torch.arange(seq_len, device=device)
+    return i[None, :] <= i[:, None]
+
+
+causal_mask = torch.compile(_causal_mask)
+
+
+@torch.compile(fullgraph=True, mode="max-autotune")
+def attention_scores(q, k):
+    return q @ k.transpose(-2, -1)
+"""
+
+
+def test_torch_compile_grades_the_code_as_written():
+    """torch.compile's compilers need threads, a C compiler and a cache folder, none of which the
+    sandbox gives: compiled code is graded as written (it was refused as tampering)."""
+    right = by_name(judge_source(COMPILED))
+    assert right["causal_mask"].passed and right["attention_scores"].passed
+    wrong = by_name(judge_source(COMPILED.replace("k.transpose(-2, -1)", "k")))
+    assert wrong["attention_scores"].mistake == "forgot-transpose-k"
+
+
 def test_grading_is_reproducible_across_sandboxes():
     """Every exercise starts from the same random state, whichever sandbox runs it."""
     from autograder.sandbox.host import pool
