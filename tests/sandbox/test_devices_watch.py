@@ -97,6 +97,31 @@ def test_a_cpu_tensor_moved_to_the_inputs_device_before_use_is_correct():
     assert _problem(lambda n: n + torch.arange(3).sum() + len(torch.zeros(5)), lengths) is None
 
 
+def test_a_cpu_index_or_a_type_as_move_is_correct():
+    """Trial 48: a GPU indexes its tensors with CPU indices (``weight[torch.arange(L)]``, a
+    table's ``cos[positions]``, ``x[mask] = 0``), and ``.type_as(x)`` moves to x's device."""
+    x = torch.randn(2, 3, 4)
+    assert _problem(lambda x: x + x[0, torch.arange(3)], x) is None
+    assert _problem(lambda x: x[:, torch.ones(3, 3, dtype=torch.bool).tril()[1]], x) is None
+
+    def fill(x):
+        x = x.clone()
+        x[torch.arange(2)] = 0.0
+        return x
+
+    assert _problem(fill, x) is None
+    assert _problem(lambda x: x + torch.arange(4).type_as(x), x) is None
+    indexed = _problem(lambda x: x + torch.arange(24.0).view(2, 3, 4)[torch.arange(2)], x)
+    assert indexed is not None and "torch.arange" in str(indexed)  # the CPU tensor indexed
+
+    def cpu_values(x):
+        x = x.clone()
+        x[torch.arange(2)] = torch.zeros(3, 4)  # values on the CPU: a GPU refuses them
+        return x
+
+    assert _problem(cpu_values, x) is not None
+
+
 def test_a_cpu_tensor_that_meets_an_input_or_is_returned_is_found():
     lengths = torch.tensor([2, 4, 1])
     met = _problem(lambda n: torch.arange(4)[None] < n[:, None], lengths)

@@ -9,8 +9,10 @@ was made and where it went: a factory (``torch.arange``, ``torch.tensor``, ``tor
 called without ``device=`` puts it on the default device (the CPU) whatever device the inputs are
 on. That is wrong only if the tensor (or one computed from it) then meets a tensor the code did
 not make that way (an input, a parameter, a ``*_like``), or is returned: on a GPU both fail.
-Moving it first (``.to(lengths.device)``, ``.to(x)``, ``.cuda()``) is correct, at the cost of a
-copy. Used in the sandbox worker around a call whose arguments include a tensor::
+Moving it first (``.to(lengths.device)``, ``.to(x)``, ``.type_as(x)``, ``.cuda()``) is correct,
+at the cost of a copy, and so is indexing a tensor with it (``weight[torch.arange(L)]``: index
+tensors on the CPU may index a tensor on any device). Used in the sandbox worker around a call
+whose arguments include a tensor::
 
     factories = DefaultDeviceFactories()   # before the call
     with factories:                        # around the learner's call, inside the other modes
@@ -64,14 +66,17 @@ class CreatedOnDefaultDevice(Exception):
     """The learner's code made a tensor without device= and used it with its inputs."""
 
 
-MOVES = (torch.Tensor.to, torch.Tensor.cuda)
+MOVES = (torch.Tensor.to, torch.Tensor.cuda, torch.Tensor.type_as)  # type_as: to its device too
+# Index tensors on the CPU may index a tensor on any device: "indices should be either on cpu or
+# on the same device as the indexed tensor" (ATen's indexing), the result on that tensor's device.
+INDEXING = (torch.Tensor.__getitem__, torch.Tensor.__setitem__)
 MOVED = ".cpu()"  # what a tensor moved to the CPU by name is followed as (found: MOVED_TO_CPU)
 MASKED_FILLS = (torch.masked_fill, torch.Tensor.masked_fill, torch.Tensor.masked_fill_)
 
 
 def _moves(func, args, kwargs) -> bool:
     """Whether ``func(*args, **kwargs)`` sends a tensor to a device (not just to a dtype)."""
-    if func is torch.Tensor.cuda:
+    if func is torch.Tensor.cuda or func is torch.Tensor.type_as:
         return True
     return kwargs.get("device") is not None or any(
         isinstance(a, (torch.device, str, torch.Tensor)) for a in args[1:]
@@ -156,7 +161,8 @@ class DefaultDeviceFactories(TorchFunctionMode):
             if kwargs.get("device") is None:
                 self._mark(out, name)
             return out
-        tensors = [t for t in _tensors((args, kwargs)) if t.dim()]
+        seen = (args[:1] + args[2:], kwargs) if func in INDEXING else (args, kwargs)  # no index
+        tensors = [t for t in _tensors(seen) if t.dim()]
         factories = [self._factory_of(t) for t in tensors]
         if any(t.device.type == "meta" for t in tensors):
             self._other_device(func, args, kwargs, tensors, factories)
