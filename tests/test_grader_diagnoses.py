@@ -457,3 +457,23 @@ def test_a_wrong_value_is_said_before_a_tensor_made_on_the_cpu():
     )
     [result] = judge_source(device_only, only=["attention_scores"])
     assert not result.passed and result.mistake == "created-on-cpu", result.message
+
+
+SUBCLASSED_ATTENTION = """
+
+class SelfAttentionLayer(MultiHeadAttention):
+    \"\"\"The learner's own MultiHeadAttention under another name.\"\"\"
+
+
+class TransformerBlock(TransformerBlock):
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=True):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.attn = SelfAttentionLayer(d_model, num_heads, bias=True)
+"""
+
+
+def test_a_layer_of_a_subclass_of_the_contracts_class_passes():
+    """Trial 49: a block whose attn is a subclass of the learner's MultiHeadAttention was told
+    "attn is a __main__.SelfAttentionLayer, expected a MultiHeadAttention"."""
+    [result] = judge_source(BASE + SUBCLASSED_ATTENTION, only=["TransformerBlock"])
+    assert result.passed, result.message

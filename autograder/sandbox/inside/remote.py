@@ -47,6 +47,7 @@ def describe(obj, names=()) -> dict:
     info["shared"] = shared
     for name, child in layers.items():
         c = {"type": _type_name(child)}
+        c["classes"] = [f"{k.__module__}.{k.__qualname__}" for k in type(child).__mro__]
         for attr in ("in_features", "out_features", "num_embeddings", "embedding_dim"):
             if hasattr(child, attr):
                 c[attr] = int(getattr(child, attr))
