@@ -296,6 +296,8 @@ def feed_forward(state, x, prefix="", act="relu", *, act_after=False):
 def block(state, h, x, mask=None, norm_first=True, knobs=()):
     """The contract's block in float64; ``knobs`` switch on known mistakes."""
     knobs = set(knobs)
+    if "mask-inverted" in knobs and mask is not None and mask.dtype != torch.bool:
+        raise ValueError("a mistake of bool masks")  # ~ of a float mask raises torch's TypeError
     x = x.double()
     attn_state = {k.removeprefix("attn."): v for k, v in state.items() if k.startswith("attn.")}
     norms = ("norm1", "norm1") if "norm1-twice" in knobs else ("norm1", "norm2")

@@ -102,17 +102,7 @@ def expect_copies(sub, g, args) -> None:
             ).format(model=label, back=COPY_BACK, loss=shown, accuracy=accuracy),
             "lm-ignores-context",
         )
-    calls = obj.apply("block_calls", test[:2])
-    used = [name for name, n in calls.items() if n]
-    if len(calls) != layers or len(used) != layers:
-        raise fail(
-            _(
-                "{model} with num_layers={layers} has {blocks} TransformerBlock(s) (a block "
-                "has attn.w_o), {used} of them called by forward: the model must run its "
-                "tokens through num_layers of the lesson's TransformerBlocks."
-            ).format(model=label, layers=layers, blocks=len(calls), used=len(used)),
-            "lm-not-built-from-blocks",
-        )
+    _expect_built_from_blocks(obj, label, test[:2], layers)
     changed = test.clone()  # every one of the first COPY_BACK tokens replaced by another
     changed[:, :COPY_BACK] += torch.randint(1, vocab, (len(test), COPY_BACK), generator=g)
     changed[:, :COPY_BACK] %= vocab
@@ -165,6 +155,22 @@ def expect_self_seen(sub, args, tokens) -> None:
         )
 
 
+def _expect_built_from_blocks(obj, label, tokens, layers) -> None:
+    """The model must be num_layers TransformerBlocks that forward calls (counted in the
+    sandbox, on ``tokens``)."""
+    calls = obj.apply("block_calls", tokens)
+    used = [name for name, n in calls.items() if n]
+    if len(calls) != layers or len(used) != layers:
+        raise fail(
+            _(
+                "{model} with num_layers={layers} has {blocks} TransformerBlock(s) (a block "
+                "has attn.w_o), {used} of them called by forward: the model must run its "
+                "tokens through num_layers of the lesson's TransformerBlocks."
+            ).format(model=label, layers=layers, blocks=len(calls), used=len(used)),
+            "lm-not-built-from-blocks",
+        )
+
+
 def _logits(obj, label, batches, vocab) -> list[torch.Tensor]:
     """The model's logits for each batch of tokens."""
     out = []
@@ -198,7 +204,8 @@ def expect_order_seen(sub, args, tokens) -> None:
     swapped = tokens.clone()
     swapped[:, [0, 1]] = tokens[:, [1, 0]]
     c = Call(label, swapped, params="lm.forward")
-    if not later_logits_change(swapped):
+    if not later_logits_change(swapped):  # blocks never called mix no order either (trial 49)
+        _expect_built_from_blocks(obj, label, tokens, args[3])
         raise fail(
             _(
                 "{call}: swapping the first two tokens left the logits at positions 2-6 "

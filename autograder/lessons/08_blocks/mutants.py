@@ -48,6 +48,10 @@ AS_BOOL = (  # a float mask made a bool one, as learners write it
     lambda m: m.isfinite(),
     lambda m: m >= 0,
     lambda m: m.bool(),
+    # bool-only code, which raises on a float mask as these do
+    lambda m: ~m,
+    lambda m: torch.where(m, 0.0, float("-inf")),
+    lambda m: torch.zeros_like(m).masked_fill(m, float("-inf")),
 )
 
 
