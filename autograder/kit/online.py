@@ -187,6 +187,10 @@ TILED_MUTANTS = (  # tiled_attention's known mistakes: the online softmax with a
         ),
     ),
     ("tiled-causal-strict", _online_mutant(strict=True)),
+    (
+        "tiled-causal-ignored",
+        lambda q, k, v, block_size=64, causal=False: online(q, k, v, block_size),
+    ),
     ("tiled-causal-strict", lambda *a, **kw: _online_mutant(strict=True)(*a, **kw).nan_to_num(0.0)),
     ("online-max-not-updated", _online_mutant(update_max=False)),
     ("online-max-not-updated", _online_mutant(max_first_block=True)),

@@ -97,6 +97,13 @@ MISTAKES = (
         "Lk - Lq is, so mask key j where j > i.",
     ),
     Mistake(
+        "tiled-causal-ignored",
+        ("tiled_attention",),
+        "causal=True is ignored: every query sees every key",
+        "With causal=True, query i sees keys 0..i only: mask key j where j > i in each block "
+        "(the blocks that start after the last query need not be computed at all).",
+    ),
+    Mistake(
         "tiled-causal-strict",
         ("tiled_attention",),
         "The causal mask hides the query's own position",
