@@ -45,6 +45,7 @@ def attend(
     unstable=False,
     scores=None,
     output_nan_to_num=False,
+    finite_max=False,
 ):
     """Attention as the contract says (mode "ok"), or as a known mistake does.
 
@@ -57,7 +58,9 @@ def attend(
     mask) or "minus" (subtracted); the bool-only modes apply a float mask correctly. ``nan_rows``:
     a softmax that gives NaN for fully masked rows; ``unstable``: a softmax without the max
     subtracted, whose exp overflows float32 to inf (and inf / inf is NaN) once a score passes
-    88.7; ``dim``: the softmax's dim; ``output_nan_to_num``: the output's NaN replaced by 0.
+    88.7; ``dim``: the softmax's dim; ``output_nan_to_num``: the output's NaN replaced by 0;
+    ``finite_max``: a softmax that shifts by the max only where it is finite, as learners guard
+    rows of all -inf (a +inf score then gives NaN at its own place alone).
     """
     scale = q.shape[-1] ** -0.5 if scale is None else scale
     s = (q @ k.transpose(-2, -1) if scores is None else scores(q, k)) * scale
@@ -65,7 +68,7 @@ def attend(
         s, mask, mode = _additive(s, mask, mode)
     if mask is not None and mode == "added":  # scores + mask.float(): +1 allowed, 0 blocked
         s, mode = s + mask.to(s.dtype), "ignored"
-    unmasked = _softmax(s, dim, nan_rows, unstable)
+    unmasked = _softmax(s, dim, nan_rows, unstable, finite_max)
     if mask is None or mode == "ignored":
         return unmasked @ v, unmasked
     if mode == "after-softmax":
@@ -73,7 +76,11 @@ def attend(
         return w @ v, w
     fill = {"zero": 0.0, "finite": -1e9}.get(mode, -INF)
     w = _softmax(
-        s.masked_fill(mask if mode == "inverted" else ~mask, fill), dim, nan_rows, unstable
+        s.masked_fill(mask if mode == "inverted" else ~mask, fill),
+        dim,
+        nan_rows,
+        unstable,
+        finite_max,
     )
     out = (w @ v).nan_to_num(0.0) if output_nan_to_num else w @ v
     return out, unmasked if mode == "weights-before" else w
@@ -99,7 +106,13 @@ def _additive(s, mask, mode):
     return (s - bias if mode == "minus" else s + bias), None, "ok"
 
 
-def _softmax(s, dim, nan_rows, unstable=False):
+def _softmax(s, dim, nan_rows, unstable=False, finite_max=False):
+    if finite_max:
+        x = s.double()
+        m = x.amax(dim, keepdim=True)
+        e = torch.exp(x - torch.where(m.isfinite(), m, torch.zeros_like(m)))
+        total = e.sum(dim, keepdim=True)
+        return torch.where(total == 0, torch.zeros_like(e), e / torch.where(total == 0, 1.0, total))
     if unstable:  # exp(s) without subtracting the max, overflowing as float32 does
         e = s.float().exp().to(s.dtype)
         total = e.sum(dim, keepdim=True)

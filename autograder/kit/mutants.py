@@ -82,6 +82,8 @@ def attention_mutants(run, ids):
         *((mistake, {"mode": mode}) for mistake, mode in MASK_MODES.items()),
         *((mistake, {"mode": mode, "nan_rows": True}) for mistake, mode in MASK_MODES.items()),
         *((mistake, {"mode": mode}) for mistake, mode in ADDITIVE_MODES),
+        # -(-inf) is +inf: NaN where the learner's softmax guards only a non-finite max (trial 48)
+        ("additive-mask-wrong-sign", {"mode": "minus", "finite_max": True}),
     ]
     return tuple(
         (m, lambda *a, kn=kn, **kw: run(*a, knobs=kn, **kw)) for m, kn in table if m in ids
