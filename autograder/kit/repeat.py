@@ -44,6 +44,7 @@ def watching() -> Iterator[None]:
     try:
         yield
     except CheckFailure as failure:
+        _random_in_eval(failure)
         if failure.mistake not in ("dropout-always-on", "state-between-calls"):
             _made_on_new_module(failure)
         if failure.mistake not in ("dropout-always-on", "state-between-calls"):
@@ -94,6 +95,24 @@ def _made_on_new_module(failure: CheckFailure) -> None:
         "{call} gave a different result on a new module with the same weights, where it was the "
         "first call: a call must not depend on the calls before it."
     ).format(call=c)
+
+
+def _random_in_eval(failure: CheckFailure) -> None:
+    """A module in eval mode whose wrong output changes from call to call has dropout left on
+    (``F.dropout(x, p, training=True)``, a dropout that ignores ``self.training``; trial 48)."""
+    seen = _LAST.get()
+    if failure.mistake is not None or seen is None:
+        return
+    target, c, _value, training = seen
+    made = getattr(target, "made", None)
+    if training or not made or made[0] not in get_mistake("dropout-always-on").exercises:
+        return
+    try:
+        if _same(c.invoke(target, devices=False), c.invoke(target, devices=False)):
+            return
+    except Exception:  # noqa: BLE001 - the failure already says what went wrong
+        return
+    failure.mistake = "dropout-always-on"
 
 
 def _twin(target: Any, training: bool) -> Any:
