@@ -295,6 +295,8 @@ ACTIVATIONS = {
     "silu": F.silu,
     "tanh": torch.tanh,
     "leaky-relu": F.leaky_relu,
+    "leaky-relu-0.1": lambda t: F.leaky_relu(t, 0.1),  # other common slopes (trial 49)
+    "leaky-relu-0.2": lambda t: F.leaky_relu(t, 0.2),
     "relu6": F.relu6,
 }
 

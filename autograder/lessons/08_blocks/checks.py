@@ -83,7 +83,8 @@ def ff_mutants(state):
         ("ffn-relu-on-input", lambda x: feed_forward(state, F.relu(x), act="none")),
         *(
             ("ffn-wrong-activation", lambda x, a=a: feed_forward(state, x, act=a))
-            for a in ("gelu", "gelu-tanh", "silu", "tanh", "leaky-relu", "relu6")
+            for a in ("gelu", "gelu-tanh", "silu", "tanh", "relu6", "leaky-relu")
+            + ("leaky-relu-0.1", "leaky-relu-0.2")
         ),
     )
 
