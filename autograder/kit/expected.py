@@ -336,8 +336,9 @@ def block(state, h, x, mask=None, norm_first=True, knobs=()):
     def ff(t):
         return feed_forward(state, t, "ff.", "none" if "no-activation" in knobs else "relu")
 
-    keep1 = 0.0 if "no-residual-1" in knobs else 1.0
-    keep2 = 0.0 if "no-residual-2" in knobs else 1.0
+    # the residual dropped, or added twice (x + (x + attn(...)))
+    keep1 = 0.0 if "no-residual-1" in knobs else 2.0 if "residual-twice-1" in knobs else 1.0
+    keep2 = 0.0 if "no-residual-2" in knobs else 2.0 if "residual-twice-2" in knobs else 1.0
     if "one-residual" in knobs:  # one residual around both sublayers: x + ff(attn(x))
         if norm_first:
             return x + ff(ln(attn(ln(x, norms[0])), norms[1]))

@@ -90,6 +90,12 @@ MISTAKES = (
         "Each sublayer adds its output to its input: x = x + attn(...), then x = x + ff(...).",
     ),
     Mistake(
+        "residual-added-twice",
+        ("TransformerBlock",),
+        "A residual connection is added twice",
+        "Each sublayer's input is added once: x = x + attn(...), not x = x + (x + attn(...)).",
+    ),
+    Mistake(
         "residual-from-normed-input",
         ("TransformerBlock", "TinyTransformer"),
         "The residual adds the normalised x instead of the raw x",

@@ -16,6 +16,8 @@ BLOCK_KNOBS = (
     ("residual-missing", {"no-residual-1"}),
     ("residual-missing", {"no-residual-2"}),
     ("residual-missing", {"no-residual-1", "no-residual-2"}),
+    ("residual-added-twice", {"residual-twice-1"}),
+    ("residual-added-twice", {"residual-twice-2"}),
     ("residual-from-normed-input", {"residual-normed"}),
     ("residual-from-normed-input", {"residual-normed-2"}),
     ("residual-from-normed-input", {"residual-normed-1"}),
