@@ -113,6 +113,8 @@ def test_a_cpu_index_or_a_type_as_move_is_correct():
     assert _problem(lambda x: x + torch.arange(4).type_as(x), x) is None
     indexed = _problem(lambda x: x + torch.arange(24.0).view(2, 3, 4)[torch.arange(2)], x)
     assert indexed is not None and "torch.arange" in str(indexed)  # the CPU tensor indexed
+    by_input = _problem(lambda i: torch.arange(5)[i].sum(), torch.tensor([1, 3]))
+    assert by_input is not None  # a CPU tensor indexed by one on the inputs' device: refused
 
     def cpu_values(x):
         x = x.clone()

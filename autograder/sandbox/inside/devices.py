@@ -161,7 +161,9 @@ class DefaultDeviceFactories(TorchFunctionMode):
             if kwargs.get("device") is None:
                 self._mark(out, name)
             return out
-        seen = (args[:1] + args[2:], kwargs) if func in INDEXING else (args, kwargs)  # no index
+        seen = (args, kwargs)
+        if func in INDEXING and self._factory_of(args[0]) is None:
+            seen = (args[:1] + args[2:], kwargs)  # its indices may be on the CPU, not the reverse
         tensors = [t for t in _tensors(seen) if t.dim()]
         factories = [self._factory_of(t) for t in tensors]
         if any(t.device.type == "meta" for t in tensors):
