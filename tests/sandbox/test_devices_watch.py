@@ -115,6 +115,8 @@ def test_a_cpu_index_or_a_type_as_move_is_correct():
     assert indexed is not None and "torch.arange" in str(indexed)  # the CPU tensor indexed
     by_input = _problem(lambda i: torch.arange(5)[i].sum(), torch.tensor([1, 3]))
     assert by_input is not None  # a CPU tensor indexed by one on the inputs' device: refused
+    to_cpu = _problem(lambda x: x.type_as(torch.arange(4.0)), x)  # x moved to where that one is
+    assert to_cpu is not None and "torch.arange" in str(to_cpu)
 
     def cpu_values(x):
         x = x.clone()
