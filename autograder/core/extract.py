@@ -161,7 +161,12 @@ def _keep_definitions(
     method call on a name of ``imported`` mutates nothing): demos are skipped, definitions run."""
     lines = LINE_END.split(source)
     keep = [False] * len(lines)
-    for node in tree.body:
+    for i, node in enumerate(tree.body):
+        if isinstance(node, ast.Raise):  # nothing after it runs, in a kernel or an import
+            if i + 1 < len(tree.body):
+                code.problems.append(_stopped_by_raise(label, source, node))
+                code.unread_sources.append("\n".join(lines[node.end_lineno :]))
+            break
         if names.is_grader_import(node) or names.is_main_guard(node):
             continue
         if isinstance(node, KEPT):
@@ -192,6 +197,15 @@ def _keep_definitions(
     if any(keep):
         kept = "\n".join(ln if k else "" for ln, k in zip(lines, keep, strict=True))
         code.cells.append(Cell(label, kept))
+
+
+def _stopped_by_raise(label: str, source: str, node: ast.Raise) -> str:
+    """The problem of a cell whose top-level ``raise`` (the exercise stub's, left above the
+    learner's code: instructor trial 50) stops it before the statements after it."""
+    return _(
+        "{where}, line {line}: this raise stops the cell, so the code after it never runs (in "
+        "the notebook either); delete the raise above your code"
+    ).format(where=_where(label, source), line=node.lineno)
 
 
 def _calls_check(node: ast.Expr) -> bool:

@@ -218,3 +218,20 @@ def test_only_given_twice_grades_both_names(tmp_path, capsys):
     )
     graded = [r["exercise"] for r in json.loads(out)["results"]]
     assert graded == ["attention_scores", "softmax"], out + err
+
+
+def test_a_raise_left_above_the_code_stops_its_cell_as_in_the_notebook(tmp_path):
+    """Instructor trial 50: the stub's ``raise NotImplementedError()`` left above the learner's
+    code stops the cell in the notebook (nbgrader gives 0), while grade read past it (full
+    marks); the code after it is now not defined, and the problem says why. A raise with
+    nothing after it (a blank cell) is no problem."""
+    path = tmp_path / "stub.ipynb"
+    nb = nbformat.v4.new_notebook()
+    cells = ("raise NotImplementedError()\n" + GOOD, "answer_04_1 = 3\nraise NotImplementedError()")
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
+    nbformat.write(nb, path)
+    code = from_file(path)
+    assert "attention_scores" not in code.defined and "answer_04_1" in code.defined
+    [problem] = code.problems
+    assert problem.startswith('cell 1 ("raise NotImplementedError()"), line 1: this raise stops')
+    assert code.unread_definition("attention_scores") == problem
