@@ -40,6 +40,7 @@ from autograder.grade.messages import (
     held_to,
     lateness_unchecked,
     not_judged,
+    other_notebooks,
     unread_cells,
 )
 from autograder.grade.options import check_options, did_you_mean
@@ -200,6 +201,11 @@ def grade_one(
             graded.error = NO_NOTEBOOK
             return graded
         graded.notebook = path.name
+        graded.others = sorted(  # a copy holding the work beside an untouched one (trial 50)
+            e.name
+            for e in folder_entries(folder.path)
+            if e.name.endswith(".ipynb") and e.name != path.name
+        )
         graded.submitted, graded.timestamp_problem = _submitted(folder.path)
         code = from_file(path, label=path.name)
         with isolated(allow_weak=allow_weak_sandbox, fresh=False):
@@ -364,7 +370,8 @@ def grade_class(
             table.gradebook = gradebook.write(table, root).summary()
             overlay = gradebook.overlay
         write_outputs(table, keep, regrading, overlay)
-    notes = unread_cells(rows) + held_to(dates, names) + due_unlike_kept(before, rows)
+    notes = unread_cells(rows) + other_notebooks(rows) + held_to(dates, names)
+    notes += due_unlike_kept(before, rows)
     notes += changes(before, rows)
     table.notes[:0] = notes + not_judged(rows) + lateness_unchecked(rows)
     if pressed:

@@ -92,6 +92,12 @@ def notes(g: Graded) -> list[str]:
             )
         )
     said += g.notes
+    if g.others:
+        said.append(
+            _("graded {notebook} only; also in the folder, not graded: {others}").format(
+                notebook=g.notebook, others=", ".join(one_line(o) for o in g.others)
+            )
+        )
     if g.status == GRADED and g.due is not None and g.submitted is None:
         if not g.timestamp_problem:
             said.append(
@@ -157,6 +163,24 @@ def unread_cells(rows: list[Graded]) -> list[str]:
             "missing) in {n} submission: {names}; each one's feedback names its cells",
             "cells not read (a syntax error, say: skipped, and what they define graded as "
             "missing) in {n} submissions: {names}; each one's feedback names its cells",
+            len(said),
+        ).format(n=len(said), names=first_ten(said))
+    ]
+
+
+def other_notebooks(rows: list[Graded]) -> list[str]:
+    """The submissions whose folder holds other notebooks than the one graded: work in a copy
+    (``04_softmax_masks-Copy1.ipynb``) beside the untouched original was graded as blank, and
+    nothing said so (instructor trial 50)."""
+    said = [f"{one_line(g.student)}/{g.assignment}" for g in rows if g.others]
+    if not said:
+        return []
+    return [
+        ngettext(
+            "other notebooks beside the one graded in {n} submission: {names}; its feedback "
+            "names them",
+            "other notebooks beside the one graded in {n} submissions: {names}; each one's "
+            "feedback names them",
             len(said),
         ).format(n=len(said), names=first_ten(said))
     ]

@@ -117,6 +117,7 @@ class Graded:
     # why its timestamp.txt could not be read (lateness not checked); the feedback's notes on it
     # and on lateness are made from these fields when shown (autograder/grade/messages.py)
     timestamp_problem: str | None = None
+    others: list[str] = field(default_factory=list)  # other notebooks in its folder, not graded
 
     @property
     def total(self) -> float:

@@ -15,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from types import SimpleNamespace
 
+import nbformat
 import pytest
 from nbgrader.api import Gradebook
 from test_grade import CORRECT, INVERTED, MASKS, read_table, submit
@@ -24,6 +25,7 @@ from test_report import Page, graded
 from autograder import cli
 from autograder.core.assignment import assignment, judge_assignment
 from autograder.core.extract import from_sources
+from autograder.grade import messages
 from autograder.grade.due import DueError, parse_due, read_dues
 from autograder.grade.grading import grade_class
 from autograder.grade.nbgrader_gradebook import CourseGradebook, cell_name
@@ -317,6 +319,21 @@ def test_the_summary_names_the_cells_not_read_and_the_due_date_held_to(tmp_path)
     [unread] = [n for n in table.notes if n.startswith("cells not read")]
     assert "in 1 submission: bob/04_softmax_masks (1 cell);" in unread, unread
     assert table.rows[0].unread == 1 and table.rows[0].status == "graded"
+
+
+def test_another_notebook_beside_the_one_graded_is_named(tmp_path):
+    """Instructor trial 50: the work in 04_softmax_masks-Copy1.ipynb beside the untouched
+    original was graded as blank, and neither the feedback nor the summary said a word."""
+    original = submit(tmp_path / "submitted", "ivan", "import torch")
+    nbformat.write(nbformat.read(original, 4), original.with_name(f"{MASKS}-Copy1.ipynb"))
+    out = tmp_path / "grades" / "grades.csv"
+    table = grade_class(tmp_path / "submitted", out, workers=1, config=None)
+    [said] = [n for n in table.notes if n.startswith("other notebooks")]
+    assert "in 1 submission: ivan/04_softmax_masks;" in said, said
+    [row] = table.rows
+    assert row.notebook == f"{MASKS}.ipynb" and row.others == [f"{MASKS}-Copy1.ipynb"]
+    shown = messages.notes(row)
+    assert f"also in the folder, not graded: {MASKS}-Copy1.ipynb" in " ".join(shown), shown
 
 
 @NEEDS_BWRAP
