@@ -8,6 +8,7 @@ the class report, the LMS exports). An assignment is a lesson's released folder
 
 from __future__ import annotations
 
+import difflib
 import functools
 import hashlib
 import os
@@ -199,6 +200,13 @@ def counts(rows: list[Graded]) -> str:
     return listed([_(COUNTED[s]).format(n=n) for s, n in said if n])
 
 
+def _closest_assignment(folder: str) -> str:
+    """'; did you mean 04_softmax_masks?' for a folder named like an assignment (``04-softmax-
+    masks``: its student was told "nothing submitted"; instructor trial 50), or nothing."""
+    close = difflib.get_close_matches(Path(folder).name, sorted(released()), n=1)
+    return _("; did you mean {name}?").format(name=close[0]) if close else ""
+
+
 def summary(table: GradeTable) -> str:
     """What ``grade`` prints when the class is graded."""
     graded = _students_assignments(table)
@@ -211,7 +219,7 @@ def summary(table: GradeTable) -> str:
         table.rows
     )
     not_one = _("  ignored {folder}: not an assignment of the course")
-    ignored = [not_one.format(folder=one_line(p)) for p in table.ignored]
+    ignored = [not_one.format(folder=one_line(p)) + _closest_assignment(p) for p in table.ignored]
     # TRANSLATORS: an output written and where ("  class report: grades/grades_report.html")
     written = [
         _("  {output}: {path}").format(output=_(name), path=path)

@@ -201,6 +201,7 @@ def test_the_class_of_issue_13_grades_to_the_table_a_careful_human_would_write(t
     summary = table.summary()
     assert "7 students, 2 assignments" in summary and "1 late" in summary
     assert "ignored ada/04_softmax_masks_old: not an assignment of the course" in summary
+    assert "course; did you mean 04_softmax_masks?" in summary  # instructor trial 50
 
 
 def test_one_student_or_assignment_is_regraded_in_place_with_a_late_penalty(tmp_path):
