@@ -159,11 +159,31 @@ def check_learned_positional_embedding(sub) -> None:
         c = Call(f"{label}.to({fmt_dtype(dtype)})", x, params="forward")
         want = x.double() + table[:3].to(dtype).double()
         expect_close(c.run(obj), want, c, dtype=dtype, mutants=DTYPE_PROMOTED)
+    _expect_far_half_positions(sub, g)
     with on_meta():  # meta tensors have shapes but no data
         obj.to(torch.float32)
         obj.to("meta")
         c = Call(label + ".to('meta')", torch.empty(2, 3, d, device="meta"), params="forward")
         expect_meta(c.run(obj), c, (2, 3, d), torch.float32)
+
+
+def _expect_far_half_positions(sub, g) -> None:
+    """Half inputs 2050 tokens long: positions made in x's dtype (``torch.arange(L,
+    dtype=x.dtype)`` or ``.type_as(x)``, then ``.long()``) lose whole numbers past 2048 in
+    float16 and past 256 in bfloat16, and pick wrong rows (trial 48)."""
+    far = 2050
+    obj, label = construct(sub, "LearnedPositionalEmbedding", far, 2)
+    table = randn(g, far, 2)
+    load_weights(obj, {"embedding.weight": table}, label)
+    obj.eval()
+    for dtype in low_precision_dtypes():
+        obj.to(dtype)
+        x = randn(g, 1, far, 2, dtype=dtype)
+        c = Call(f"{label}.to({fmt_dtype(dtype)})", x, params="forward")
+        rounded = torch.arange(far).to(dtype).long().clamp(max=far - 1)
+        mutants = (("lpe-positions-in-half", lambda x, r=rounded: x + table[r].to(x.dtype)),)
+        want = x.double() + table.to(dtype).double()
+        expect_close(c.run(obj, mutants=mutants), want, c, dtype=dtype, mutants=mutants)
 
 
 # ---- apply_rope --------------------------------------------------------------------------------

@@ -175,6 +175,13 @@ MISTAKES = (
         "self.embedding(torch.arange(L)), whatever max_len is.",
     ),
     Mistake(
+        "lpe-positions-in-half",
+        ("LearnedPositionalEmbedding",),
+        "The positions made in float16/bfloat16 before they pick the table's rows",
+        "Keep the positions integers, torch.arange(L, device=x.device): float16 holds whole "
+        "numbers exactly only up to 2048 and bfloat16 up to 256, so later tokens get wrong rows.",
+    ),
+    Mistake(
         "lpe-input-scaled",
         ("LearnedPositionalEmbedding",),
         "x scaled before the positions are added",
