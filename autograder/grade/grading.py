@@ -43,7 +43,7 @@ from autograder.grade.messages import (
     other_notebooks,
     unread_cells,
 )
-from autograder.grade.options import check_options, did_you_mean
+from autograder.grade.options import check_options
 from autograder.grade.options import due_dates as due_dates  # where tests and tools find it
 from autograder.grade.options import parse_due as parse_due
 from autograder.grade.outputs import details
@@ -58,6 +58,7 @@ from autograder.grade.results import (
     Graded,
     GradeError,
     GradeTable,
+    did_you_mean,
     lesson_of,
     notebook_order,
 )

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from autograder.grade.due import DueError, read_dues
 from autograder.grade.due import parse_due as read_due
-from autograder.grade.results import GradeError, lesson_of, released
+from autograder.grade.results import GradeError, did_you_mean, lesson_of, released
 from autograder.i18n import _
 
 
@@ -74,8 +74,3 @@ def check_options(
             ).format(name=name)
             raise GradeError(said + did_you_mean(close))
     return due_dates(due_given, Path(config) if config else None)
-
-
-def did_you_mean(close: list[str]) -> str:
-    """'; did you mean NAME?' for a close match, or nothing."""
-    return _("; did you mean {name}?").format(name=close[0]) if close else ""

@@ -200,11 +200,15 @@ def counts(rows: list[Graded]) -> str:
     return listed([_(COUNTED[s]).format(n=n) for s, n in said if n])
 
 
-def _closest_assignment(folder: str) -> str:
-    """'; did you mean 04_softmax_masks?' for a folder named like an assignment (``04-softmax-
-    masks``: its student was told "nothing submitted"; instructor trial 50), or nothing."""
-    close = difflib.get_close_matches(Path(folder).name, sorted(released()), n=1)
+def did_you_mean(close: list[str]) -> str:
+    """'; did you mean NAME?' for a close match, or nothing."""
     return _("; did you mean {name}?").format(name=close[0]) if close else ""
+
+
+def _closest_assignment(folder: str) -> str:
+    """:func:`did_you_mean` for a folder named like an assignment (``04-softmax-masks``: its
+    student was told "nothing submitted"; instructor trial 50)."""
+    return did_you_mean(difflib.get_close_matches(Path(folder).name, sorted(released()), n=1))
 
 
 def summary(table: GradeTable) -> str:

@@ -21,9 +21,15 @@ INF = float("inf")
 
 def ref_softmax(x, dim=-1):
     """Softmax in float64 where rows of all -inf give zeros."""
+    return _shifted_softmax(x, dim, torch.isneginf)
+
+
+def _shifted_softmax(x, dim, unshifted):
+    """Softmax in float64 shifted by each row's max, except by 0 where ``unshifted(max)``; a row
+    whose exponentials sum to 0 gives zeros."""
     x = x.double()
     m = x.amax(dim, keepdim=True)
-    e = torch.exp(x - torch.where(m.isneginf(), torch.zeros_like(m), m))
+    e = torch.exp(x - torch.where(unshifted(m), torch.zeros_like(m), m))
     s = e.sum(dim, keepdim=True)
     return torch.where(s == 0, torch.zeros_like(e), e / torch.where(s == 0, 1.0, s))
 
@@ -107,12 +113,8 @@ def _additive(s, mask, mode):
 
 
 def _softmax(s, dim, nan_rows, unstable=False, finite_max=False):
-    if finite_max:
-        x = s.double()
-        m = x.amax(dim, keepdim=True)
-        e = torch.exp(x - torch.where(m.isfinite(), m, torch.zeros_like(m)))
-        total = e.sum(dim, keepdim=True)
-        return torch.where(total == 0, torch.zeros_like(e), e / torch.where(total == 0, 1.0, total))
+    if finite_max:  # +inf scores: NaN at their own places alone
+        return _shifted_softmax(s, dim, lambda m: ~m.isfinite())
     if unstable:  # exp(s) without subtracting the max, overflowing as float32 does
         e = s.float().exp().to(s.dtype)
         total = e.sum(dim, keepdim=True)

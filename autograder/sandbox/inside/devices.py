@@ -184,8 +184,8 @@ class DefaultDeviceFactories(TorchFunctionMode):
             for t in _tensors(out):  # on the CPU, .to(cpu) gives back the very same tensor
                 self._made.pop(id(t), None)
             other = next((a for a in args[1:] if isinstance(a, torch.Tensor)), None)
-            if other is not None and self._factory_of(other) is not None:  # .to(t), .type_as(t)
-                self._mark(out, self._factory_of(other))  # to where t is: the CPU
+            if other is not None and (where := self._factory_of(other)):  # .to(t), .type_as(t)
+                self._mark(out, where)  # to where t is: the CPU
             return out
         if None in factories:  # a CPU tensor met a tensor on the inputs' device
             self._record(made)

@@ -16,7 +16,11 @@ import torch
 
 
 def _type_name(obj) -> str:
-    return f"{type(obj).__module__}.{type(obj).__qualname__}"
+    return _class_name(type(obj))
+
+
+def _class_name(cls) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 def describe(obj, names=()) -> dict:
@@ -47,7 +51,7 @@ def describe(obj, names=()) -> dict:
     info["shared"] = shared
     for name, child in layers.items():
         c = {"type": _type_name(child)}
-        c["classes"] = [f"{k.__module__}.{k.__qualname__}" for k in type(child).__mro__]
+        c["classes"] = [_class_name(k) for k in type(child).__mro__]  # a subclass is one too
         for attr in ("in_features", "out_features", "num_embeddings", "embedding_dim"):
             if hasattr(child, attr):
                 c[attr] = int(getattr(child, attr))
