@@ -342,6 +342,43 @@ def test_torch_compile_grades_the_code_as_written():
     assert wrong["attention_scores"].mistake == "forgot-transpose-k"
 
 
+NO_DYNAMO = """
+import sys
+import torch
+
+
+def causal_mask(seq_len, device=None):
+    torch.ones(2, 2, device="meta").softmax(-1) @ torch.ones(2, 2, device="meta")
+    return "torch._dynamo" in sys.modules
+
+
+class Tiny(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Embedding(5, 5)
+
+    def forward(self, tokens):
+        return self.emb(tokens)
+"""
+
+
+def test_no_learner_process_loads_dynamo():
+    """Nothing compiles in the sandbox, so nothing there loads Dynamo, which cost each exercise
+    process 1.2 CPU-s where the server did not load it first: not the watch, not a 'meta'
+    kernel, not the deterministic mode, not the optimizer of the training helper."""
+    import torch
+
+    from autograder.core.registry import Gradable
+    from autograder.sandbox.host.submission import Submission
+
+    with Submission([("no_dynamo.py", NO_DYNAMO)], {}) as sub:
+        sub.begin(Gradable("causal_mask", "04", lambda s: None))
+        assert sub.call("causal_mask", 2) is False
+        losses = sub.new("Tiny").apply("fit", torch.randint(5, (2, 4)), 3, 1e-1)
+        assert losses[-1] < losses[0]  # it trained
+        assert sub.call("causal_mask", 2) is False
+
+
 def test_grading_is_reproducible_across_sandboxes():
     """Every exercise starts from the same random state, whichever sandbox runs it."""
     from autograder.sandbox.host import pool

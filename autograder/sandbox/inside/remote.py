@@ -12,6 +12,10 @@ without the forbidden-call watch: it is the grader's own code, and may use any t
 
 from __future__ import annotations
 
+import sys
+from contextlib import contextmanager
+from types import ModuleType
+
 import torch
 
 
@@ -112,10 +116,30 @@ def fit(model, tokens: torch.Tensor, steps: int, lr: float) -> list[float]:
         )
         opt.zero_grad()
         loss.backward()
-        opt.step()
+        with _graph_breaks_only():
+            opt.step()
         losses.append(float(loss))
     model.eval()
     return losses
+
+
+@contextmanager
+def _graph_breaks_only():
+    """An optimizer's ``step`` marks where a compiled graph must break (``import torch._dynamo;
+    torch._dynamo.graph_break()``), a no-op where nothing is compiled, as nothing is in the
+    sandbox (``torch.compile`` is the identity there): during the step, that import finds this
+    stand-in, not Dynamo, whose import would cost the exercise 1.2 s of its CPU time."""
+    if "torch._dynamo" in sys.modules:  # (loaded by the learner's code: it serves)
+        yield
+        return
+    stand_in = ModuleType("torch._dynamo")
+    stand_in.graph_break = lambda msg="": None
+    sys.modules["torch._dynamo"] = stand_in
+    try:
+        yield
+    finally:
+        if sys.modules.get("torch._dynamo") is stand_in:
+            del sys.modules["torch._dynamo"]
 
 
 def call(fn, *args, **kwargs):

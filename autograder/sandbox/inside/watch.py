@@ -147,13 +147,14 @@ class Watch(TorchDispatchMode):
     output. An op that autograd decomposes (``aten._scaled_dot_product_attention_math``) never
     reaches it: :class:`Guard` sees that one, when Python calls it.
 
-    Do not give it ``_should_skip_dynamo()`` returning False, to save importing ``torch._dynamo``
-    in the server (red team round 9 tried it and ruled against it): Dynamo could then trace this
-    handler itself and hand it to a learner's own compiler backend. Nor load Dynamo lazily (only
-    when a learner's code does): torch wraps its own Python kernels the same way (the reference
-    ops behind many 'meta' kernels, the optimizers' ``step``), so every exercise process paid the
-    1.2 CPU-s import instead of each sandbox once: 20 notebooks of lesson 04 took 118 s to grade
-    instead of 9 s (measured). A learner's ``torch.compile`` compiles nothing here (worker.py)."""
+    Do not give it ``_should_skip_dynamo()`` returning False (red team round 9 tried it and ruled
+    against it): Dynamo could then trace this handler itself and hand it to a learner's own
+    compiler backend. Its ``torch._disable_dynamo`` wrapper is resolved to the handler as written
+    before the first call (worker._undisabled), as torch's own are, so no sandbox loads Dynamo
+    (1.2 CPU-s): nothing compiles here (a learner's ``torch.compile`` is the identity), and were
+    Dynamo loaded after all, it compiles no frame while a dispatch mode (this one) is on the
+    stack. Left to import it on their first call, every exercise process paid for it: 20
+    notebooks of lesson 04 took 118 s to grade instead of 9 s (measured)."""
 
     def __init__(self, ops, record, seen):
         super().__init__()

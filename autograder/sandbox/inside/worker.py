@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import gc
 import linecache
 import math
 import os
@@ -40,9 +41,9 @@ import select
 import signal
 import sys
 import time
-from contextlib import nullcontext
+from contextlib import nullcontext, suppress
 from functools import partial
-from gc import freeze as freeze_gc
+from types import FunctionType
 
 import matplotlib
 import torch
@@ -84,6 +85,33 @@ def _as_written(model=None, **options):
 
 
 torch.compile = _as_written
+
+
+def _undisabled() -> int:
+    """Resolve every ``torch._disable_dynamo`` wrapper made so far to its function as written,
+    as Dynamo's own ``disable`` would on its first call, but without importing Dynamo: nothing
+    compiles here (:func:`_as_written`), so "run this without Dynamo" is running it. Each wrapper
+    imports ``torch._dynamo`` on its first call (1.2 CPU-s, a third of a sandbox's start); torch
+    wraps its own Python kernels so (the reference ops behind 'meta' kernels, the optimizers'
+    ``step``), and :class:`~autograder.sandbox.inside.watch.Watch`'s handler. A wrapper made
+    later (a learner's own dispatch mode) still imports it, and is as safe: Dynamo compiles no
+    frame while a dispatch mode is on the stack, and the watch is one. Returns how many."""
+    inner = next(
+        c
+        for c in torch._compile._disable_dynamo.__code__.co_consts
+        if getattr(c, "co_name", None) == "inner"
+    )
+    cell = inner.co_freevars.index("fn")
+    resolved = 0
+    for obj in gc.get_objects():
+        if type(obj) is FunctionType and obj.__code__ is inner:
+            fn = obj.__closure__[cell].cell_contents
+            with suppress(AttributeError, TypeError):  # (a builtin takes no attributes)
+                if getattr(fn, "__dynamo_disable", None) is None:
+                    fn.__dynamo_disable = fn
+                    resolved += 1
+    return resolved
+
 
 # Notebooks import plots from course_lib.viz; preloading matplotlib makes their cells cheap.
 matplotlib.use("Agg")
@@ -212,6 +240,7 @@ class LearnerNamespace:
         return {"value": value, "trace": trace}
 
 
+_undisabled()
 _warm_up()
 
 
@@ -249,8 +278,10 @@ def exercise_main(box: LearnerNamespace, chan: Channel, begin: Begin) -> None:
     torch.manual_seed(0)  # the same random numbers in every run: grading is reproducible
     random.seed(0)
     # and the same garbage: torch.empty's memory filled (NaN), not what a freed tensor left there
-    # (an accumulator from torch.empty was NaN in one process, right in the next: three messages)
-    torch.use_deterministic_algorithms(True, warn_only=True)
+    # (an accumulator from torch.empty was NaN in one process, right in the next: three messages).
+    # ATen's flag, as torch.use_deterministic_algorithms sets it, without its line for Inductor's
+    # config: that import would load Dynamo into every exercise process (_undisabled)
+    torch._C._set_deterministic_algorithms(True, warn_only=True)
     while True:
         try:
             req = pickle.loads(chan.receive())  # from the judge, which we trust
@@ -316,7 +347,7 @@ def learner_main(fd: int, contained: bool, workdir: str, hidden: tuple[str, ...]
     chan.send(encode({"type": "locked"}))  # set up: a failure before this is the grader's
     defined, problems = box.run_code(setup.cells)
     chan.send(encode({"type": "loaded", "defined": defined, "problems": problems}))
-    freeze_gc()  # the learner's definitions too, for its exercise processes (as zygote.serve)
+    gc.freeze()  # the learner's definitions too, for its exercise processes (as zygote.serve)
     while True:
         fds: list[int] = []
         try:
