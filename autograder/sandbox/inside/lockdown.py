@@ -37,7 +37,7 @@ _LANDLOCK_CREATE_RULESET, _LANDLOCK_RESTRICT_SELF = 444, 446
 _LANDLOCK_MAKE_DEVICES = (1 << 6) | (1 << 11)
 F_SETPIPE_SZ = 1031
 
-_FILE_EVENTS = (
+_FILE_EVENTS = {
     "os.remove",
     "os.rename",
     "os.replace",
@@ -49,8 +49,8 @@ _FILE_EVENTS = (
     "os.chown",
     "os.mkdir",
     "os.utime",
-)
-_REFUSED_EVENTS = (
+}
+_REFUSED_EVENTS = {
     "os.kill",
     "os.killpg",
     "resource.setrlimit",
@@ -61,7 +61,7 @@ _REFUSED_EVENTS = (
     "gc.get_objects",
     "gc.get_referrers",
     "gc.get_referents",
-)
+}
 _REFUSED_PREFIXES = (
     "ctypes.",
     "socket.",
@@ -219,7 +219,10 @@ class Lockdown:
         raise Refused(f"the grader's sandbox does not allow {what}")
 
     def audit(self, event, args):
-        if not self.learner:
+        # Raised for every read of a frame's f_code, so for every Python call the forbidden-call
+        # profiler sees: nothing here refuses it, and the hook says so first (it ran through every
+        # test below for each call, an eighth of an exercise process's time)
+        if event == "object.__getattr__" or not self.learner:
             return
         if event == "open":
             path, mode, flags = args
