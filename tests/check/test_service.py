@@ -407,10 +407,14 @@ def test_a_request_is_refused_without_a_socket_in_reach(monkeypatch, tmp_path):
     assert isinstance(socket.AF_UNIX, int)
 
 
-def test_grade_in_the_warm_grader_starts_no_sandbox_of_its_own_ahead(monkeypatch, tmp_path):
+@pytest.mark.parametrize("cores, workers, ahead", [(2, 2, 1), (1, 1, 1), (4, 8, 3), (16, 4, 4)])
+def test_grade_in_the_warm_grader_starts_no_sandbox_of_its_own_ahead(
+    monkeypatch, tmp_path, cores, workers, ahead
+):
     """In the warm grader, grade's first notebook takes the grader's own warm sandbox: grade
-    starts none ahead (grading one student would load torch in them for nothing); its own
-    process starts one per worker ahead, while the judge imports."""
+    starts none ahead (grading one student would load torch in them for nothing). Its own
+    process starts ahead, while the judge imports, one sandbox per worker as far as the cores
+    beside that import go; the others start when their worker takes its first notebook."""
     import argparse
 
     from autograder.grade import cli as grade_cli
@@ -418,14 +422,16 @@ def test_grade_in_the_warm_grader_starts_no_sandbox_of_its_own_ahead(monkeypatch
 
     started = []
     monkeypatch.setattr(pool, "start_ahead", lambda count, **_: started.append(count))
+    monkeypatch.setattr(grade_cli.os, "cpu_count", lambda: cores)
     verbs = argparse.ArgumentParser().add_subparsers()
     grade_cli.register(verbs)
     parser = verbs.choices["grade"]
-    args = parser.parse_args([str(tmp_path / "none"), "--out", str(tmp_path / "g.csv")])
+    folder, out = str(tmp_path / "none"), str(tmp_path / "g.csv")
+    args = parser.parse_args([folder, "--out", out, "--workers", str(workers)])
     for inside in (True, False):
         monkeypatch.setattr(client, "INSIDE", inside)
         assert grade_cli.main(args) == grade_cli.EXIT_UNGRADABLE  # no such folder
-    assert started == [args.workers]
+    assert started == [ahead]
 
 
 def test_a_worker_whose_caller_left_exits_when_the_request_does_not_stop(monkeypatch):
