@@ -83,6 +83,9 @@ def _moves(func, args, kwargs) -> bool:
     )
 
 
+NAMES_CPU = (torch.Tensor.cpu, torch.Tensor.to)  # the only functions _names_cpu may say True of
+
+
 def _names_cpu(func, args, kwargs) -> bool:
     """Whether ``func`` moves a tensor to the CPU by name: ``.cpu()``, or ``.to`` given the
     string "cpu" (a ``torch.device`` may be ``x.device``, the inputs' own: not by name)."""
@@ -107,15 +110,25 @@ def _meta_scalar_value(func, args, kwargs):
     return (*args[:2], value.to("meta"), *args[3:]), kwargs
 
 
-def _tensors(x, depth=0):
+def _tensors(x, depth=0) -> list[torch.Tensor]:
+    """The tensors in ``x``: itself, or those in its tuples, lists and dicts, three levels deep,
+    in order. A list, built with as few calls as can be: this runs on every torch call under the
+    forbidden-call profiler, which is called for each (a generator's every step was a call)."""
     if isinstance(x, torch.Tensor):
-        yield x
-    elif depth < 3 and isinstance(x, (tuple, list)):
-        for y in x:
-            yield from _tensors(y, depth + 1)
-    elif depth < 3 and isinstance(x, dict):
-        for y in x.values():
-            yield from _tensors(y, depth + 1)
+        return [x]
+    if depth >= 3:
+        return []
+    if isinstance(x, dict):
+        x = x.values()
+    elif not isinstance(x, tuple | list):
+        return []
+    found = []
+    for y in x:
+        if isinstance(y, torch.Tensor):
+            found += (y,)
+        elif depth < 2 and isinstance(y, tuple | list | dict):
+            found += _tensors(y, depth + 1)
+    return found
 
 
 class DefaultDeviceFactories(TorchFunctionMode):
@@ -164,12 +177,19 @@ class DefaultDeviceFactories(TorchFunctionMode):
         seen = (args, kwargs)
         if func in INDEXING and self._factory_of(args[0]) is None:
             seen = (args[:1] + args[2:], kwargs)  # its indices may be on the CPU, not the reverse
-        tensors = [t for t in _tensors(seen) if t.dim()]
-        factories = [self._factory_of(t) for t in tensors]
-        if any(t.device.type == "meta" for t in tensors):
+        tensors, factories, made, on_meta = [], [], [], False  # (one loop: see _tensors)
+        for t in _tensors(seen):
+            if t.dim():
+                factory = self._factory_of(t)
+                tensors += (t,)
+                factories += (factory,)
+                if factory is not None:
+                    made += (factory,)
+                on_meta = on_meta or t.device.type == "meta"
+        if on_meta:
             self._other_device(func, args, kwargs, tensors, factories)
             args, kwargs = _meta_scalar_value(func, args, kwargs)
-        elif tensors and _names_cpu(func, args, kwargs):
+        elif tensors and func in NAMES_CPU and _names_cpu(func, args, kwargs):
             out = func(*args, **kwargs)
             if isinstance(out, torch.Tensor) and out.dim():
                 if out is args[0]:  # on the CPU already: a copy, as from a GPU
@@ -177,7 +197,6 @@ class DefaultDeviceFactories(TorchFunctionMode):
                 self._mark(out, self._factory_of(args[0]) or MOVED)
             return out
         out = func(*args, **kwargs)
-        made = [f for f in factories if f is not None]
         if not made:
             return out
         if func in MOVES and _moves(func, args, kwargs):

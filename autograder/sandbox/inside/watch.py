@@ -55,6 +55,8 @@ class Ops:
 
     def function(self, func):
         """``torch.name`` when the torch function ``func`` matches a forbidden pattern."""
+        if not self.functions:
+            return None
         name = "torch." + str(getattr(func, "__name__", ""))
         return name if any(fnmatchcase(name, p) for p in self.functions) else None
 
@@ -200,10 +202,11 @@ class Guard(TorchFunctionMode):
     def __init__(self, objects, ops, seen):
         super().__init__()
         self.objects, self.ops, self.seen = objects, ops, seen
+        self.any_ops = bool(ops)  # (asked once: this runs on every torch call, profiled)
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         name = self.objects.get(id(func))
-        if name is None and self.ops:
+        if name is None and self.any_ops:
             op = op_name(func)
             name = self.ops.function(func) if op is None else self.ops.get(op)
         if name is not None:
