@@ -95,12 +95,13 @@ def _undisabled() -> int:
     wraps its own Python kernels so (the reference ops behind 'meta' kernels, the optimizers'
     ``step``), and :class:`~autograder.sandbox.inside.watch.Watch`'s handler. A wrapper made
     later (a learner's own dispatch mode) still imports it, and is as safe: Dynamo compiles no
-    frame while a dispatch mode is on the stack, and the watch is one. Returns how many."""
-    inner = next(
-        c
-        for c in torch._compile._disable_dynamo.__code__.co_consts
-        if getattr(c, "co_name", None) == "inner"
-    )
+    frame while a dispatch mode is on the stack, and the watch is one. Returns how many (none
+    where torch wraps them otherwise: each then loads Dynamo on its first call, slower, as right).
+    """
+    consts = torch._compile._disable_dynamo.__code__.co_consts
+    inner = next((c for c in consts if getattr(c, "co_name", None) == "inner"), None)
+    if inner is None or "fn" not in inner.co_freevars:
+        return 0
     cell = inner.co_freevars.index("fn")
     resolved = 0
     for obj in gc.get_objects():
