@@ -7,7 +7,8 @@ Prints, measured in this run:
 2. ``python -m autograder grade`` of N submissions (the lesson's solution notebook, in nbgrader's
    ``submitted/<student>/<assignment>/`` layout) vs ``nbgrader autograde`` of the very same
    submissions, as a throughput ratio: target >= 15x nbgrader, with isolation on (bubblewrap:
-   one sandbox per worker, started ahead, reset between notebooks); and, for where the time goes,
+   one sandbox per worker, reset between notebooks, as many started ahead as the cores beside
+   the judge's import, the others when their worker begins); and, for where the time goes,
    what starting one sandbox costs (its server loading torch), measured in the same run. The
    target (>= 15x) is for ``grade`` in its own process (no warm grader: the first grading of a
    term); ``grade`` through a warm grader, and the CPU times, are printed beside it.
