@@ -83,16 +83,9 @@ def _moves(func, args, kwargs) -> bool:
     )
 
 
-NAMES_CPU = (torch.Tensor.cpu, torch.Tensor.to)  # the only functions _names_cpu may say True of
-
-
-def _names_cpu(func, args, kwargs) -> bool:
-    """Whether ``func`` moves a tensor to the CPU by name: ``.cpu()``, or ``.to`` given the
-    string "cpu" (a ``torch.device`` may be ``x.device``, the inputs' own: not by name)."""
-    if func is torch.Tensor.cpu:
-        return True
-    if func is not torch.Tensor.to:
-        return False
+def _to_names_cpu(args, kwargs) -> bool:
+    """Whether ``.to``'s arguments move a tensor to the CPU by name: the string "cpu" (a
+    ``torch.device`` may be ``x.device``, the inputs' own: not by name)."""
     device = kwargs.get("device", args[1] if len(args) > 1 else None)
     return isinstance(device, str) and torch.device(device).type == "cpu"
 
@@ -177,19 +170,18 @@ class DefaultDeviceFactories(TorchFunctionMode):
         seen = (args, kwargs)
         if func in INDEXING and self._factory_of(args[0]) is None:
             seen = (args[:1] + args[2:], kwargs)  # its indices may be on the CPU, not the reverse
-        tensors, factories, made, on_meta = [], [], [], False  # (one loop: see _tensors)
+        tensors, factories, on_meta = [], [], False  # (one loop: see _tensors)
         for t in _tensors(seen):
             if t.dim():
-                factory = self._factory_of(t)
                 tensors += (t,)
-                factories += (factory,)
-                if factory is not None:
-                    made += (factory,)
+                factories += (self._factory_of(t),)
                 on_meta = on_meta or t.device.type == "meta"
         if on_meta:
             self._other_device(func, args, kwargs, tensors, factories)
             args, kwargs = _meta_scalar_value(func, args, kwargs)
-        elif tensors and func in NAMES_CPU and _names_cpu(func, args, kwargs):
+        elif tensors and (  # moved to the CPU by name: .cpu(), .to("cpu")
+            func is torch.Tensor.cpu or func is torch.Tensor.to and _to_names_cpu(args, kwargs)
+        ):
             out = func(*args, **kwargs)
             if isinstance(out, torch.Tensor) and out.dim():
                 if out is args[0]:  # on the CPU already: a copy, as from a GPU
@@ -197,6 +189,7 @@ class DefaultDeviceFactories(TorchFunctionMode):
                 self._mark(out, self._factory_of(args[0]) or MOVED)
             return out
         out = func(*args, **kwargs)
+        made = [f for f in factories if f is not None]
         if not made:
             return out
         if func in MOVES and _moves(func, args, kwargs):
