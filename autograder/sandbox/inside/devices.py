@@ -15,7 +15,7 @@ tensors on the CPU may index a tensor on any device). Used in the sandbox worker
 whose arguments include a tensor::
 
     factories = DefaultDeviceFactories()   # before the call
-    with factories:                        # around the learner's call, inside the other modes
+    with factories:                        # around the learner's call, below the other modes
         value = fn(*args, **kwargs)
     problem = factories.check(value)       # after it: CreatedOnDefaultDevice | None
 

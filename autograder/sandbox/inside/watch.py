@@ -40,6 +40,7 @@ class Ops:
 
     def __init__(self, dotted=()):
         self.names, self.patterns, self.seen, self.functions = {}, [], {}, []
+        self.seen_functions: dict[str, str | None] = {}  # name: what to report (or None)
         for name in dotted:
             if name.startswith("torch."):
                 self.functions.append(name)
@@ -58,7 +59,10 @@ class Ops:
         if not self.functions:
             return None
         name = "torch." + str(getattr(func, "__name__", ""))
-        return name if any(fnmatchcase(name, p) for p in self.functions) else None
+        if name not in self.seen_functions:  # (matched once per name: called on every torch call)
+            hit = any(fnmatchcase(name, p) for p in self.functions)
+            self.seen_functions[name] = name if hit else None
+        return self.seen_functions[name]
 
     def get(self, op):
         """What to report for the op ``aten::name``: its forbid entry, the op itself when a
