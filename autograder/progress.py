@@ -12,6 +12,9 @@ lesson's exercises are its rows of the contract table, its questions its ``quest
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+from contextvars import copy_context
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,13 +81,19 @@ def _in_service(notebook: Path) -> list[Result] | None:
     return [Result(**r) for r in reply["results"]]
 
 
-def lesson_progress(lesson: str, notebook: Path) -> LessonProgress:
-    """Grade one lesson's notebook, as ``check`` does; a blank or unreadable one passes nothing."""
+def _here(notebook: Path) -> list[Result]:
+    return judge_file(notebook, questions=True)
+
+
+def lesson_progress(lesson: str, notebook: Path, grade=_here) -> LessonProgress | None:
+    """Grade one lesson's notebook with ``grade``, as ``check`` does (:func:`_here`: in this
+    process; :func:`_in_service`: in the warm grader, None where it cannot, and then so is this);
+    a blank or unreadable one passes nothing."""
     exercises, questions = _exercises_and_questions(lesson)
     try:
-        results = _in_service(notebook)
-        if results is None:  # no warm grader: graded in this process
-            results = judge_file(notebook, questions=True)
+        results = grade(notebook)
+        if results is None:
+            return None
     except NothingToGrade:  # nothing written (or every definition deleted): nothing passes
         results = []
     except ExtractError as e:
@@ -108,7 +117,16 @@ def course_progress(notebooks_dir: str | Path = "notebooks") -> list[LessonProgr
                 root=root
             )
         )
-    return [lesson_progress(name, path) for name, path in found]
+
+    # One request per lesson, at once: the warm grader grades as many as it has sandboxes (one
+    # per core). What it cannot take is graded here afterwards, one lesson after the other. Each
+    # request in a copy of this context: the language chosen here (i18n) is a context variable.
+    def served(context, lesson):
+        return context.run(lesson_progress, *lesson, _in_service)
+
+    with ThreadPoolExecutor(max_workers=min(len(found), os.cpu_count() or 1)) as pool:
+        progress = list(pool.map(served, [copy_context() for _l in found], found))
+    return [p or lesson_progress(*lesson, _here) for p, lesson in zip(progress, found, strict=True)]
 
 
 def next_lesson(progress: list[LessonProgress]) -> LessonProgress | None:

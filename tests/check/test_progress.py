@@ -204,3 +204,38 @@ def test_the_widget_says_in_words_where_it_found_no_lesson_notebook(tmp_path):
     view = widget(tmp_path / "notebooks")
     assert view.value.startswith("no lesson notebook in "), view.value
     assert "00_setup/00_setup.ipynb" in view.value
+
+
+def test_the_warm_grader_grades_the_lessons_at_once_in_the_learners_language(tmp_path, monkeypatch):
+    """One request per lesson, as many in flight together as there are cores, each in the
+    language chosen where progress was asked for (a context variable, which threads do not
+    inherit); a lesson the warm grader cannot take is graded here."""
+    import os
+    import threading
+
+    from autograder import i18n
+
+    root = _course(tmp_path, "notebooks")
+    second = threading.Event()
+    asked, here = [], []
+
+    def judge(message, on_queued=None):
+        asked.append((Path(message["file"]).parent.name, i18n.language()))
+        if len(asked) > 1:
+            second.set()
+        elif (os.cpu_count() or 1) > 1:  # the first waits for a second to be asked meanwhile
+            assert second.wait(timeout=30), "one request at a time"
+        return None if "00_setup" in message["file"] else {"nothing": "a blank notebook"}
+
+    def judged_here(notebook):
+        here.append(Path(notebook).parent.name)
+        return []
+
+    monkeypatch.setattr(progress_module.service, "judge", judge)
+    monkeypatch.setattr(progress_module, "_here", judged_here)
+    with i18n.use("zh-CN"):
+        progress = course_progress(root)
+    lessons = [p.lesson for p in progress]
+    assert lessons == lesson_folders.lessons() and sorted(l for l, _ in asked) == lessons
+    assert {language for _, language in asked} == {"zh-CN"}
+    assert here == ["00_setup"] and not any(p.passed for p in progress)
