@@ -354,7 +354,15 @@ def test_ranges_compress_indices():
 def test_mask_message_names_the_first_wrong_query():
     want = expected.tril(4)
     message = compare.mask_row_message(expected.triu(4, 1), want)
-    assert message == "query 0 may attend to keys 0, yours allows keys 1-3"
+    assert message == "query 0 may attend to key 0, yours allows keys 1-3"
+    message = compare.mask_row_message(expected.tril(4, -1), want)  # strictly below the diagonal
+    assert message == "query 0 may attend to key 0, yours allows no key"
+    lengths = torch.tensor([2, 4, 1])
+    mask = torch.arange(4) < lengths[:, None]
+    message = compare.mask_row_message(torch.arange(4) <= lengths[:, None], mask, "sequence")
+    assert message == "sequence 0 has real tokens at positions 0-1, yours marks positions 0-2"
+    message = compare.mask_row_message(torch.arange(4) < lengths[:, None] - 1, mask, "sequence")
+    assert message == "sequence 0 has real tokens at positions 0-1, yours marks position 0"
 
 
 def test_same_treats_nan_and_inf_as_values_and_checks_shapes():

@@ -288,16 +288,16 @@ _MODIFIED_END = (
 )
 _CHANGES = (
     (
-        re.compile(r"(?P<label>.+)'s shape (?P<shape>\(.*\)) became (?P<now>\(.*\))", re.S),
-        N_("{label}'s shape {shape} became {now}"),
+        re.compile(r"the shape of (?P<label>.+) (?P<shape>\(.*\)) became (?P<now>\(.*\))", re.S),
+        N_("the shape of {label} {shape} became {now}"),
     ),
     (
         re.compile(r"(?P<label>.+) was transposed or re-strided in place", re.S),
         N_("{label} was transposed or re-strided in place"),
     ),
     (
-        re.compile(r"(?P<label>.+)'s values were overwritten", re.S),
-        N_("{label}'s values were overwritten"),
+        re.compile(r"the values of (?P<label>.+) were overwritten", re.S),
+        N_("the values of {label} were overwritten"),
     ),
     (
         re.compile(r"(?P<label>.+) was written to in place", re.S),

@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-from autograder.i18n import N_, _, cells, ljust, noun
+from autograder.i18n import N_, _, cells, ljust, ngettext, noun
 from autograder.kit.calling import Call, Mutants, fail, to_float64
 from autograder.kit.text import fmt_dtype, fmt_num, fmt_row, fmt_shape, fmt_type, ranges
 
@@ -262,19 +262,31 @@ def expect_attention(out, want, c, dtype, mutants):
 
 
 def mask_row_message(yours: torch.Tensor, want: torch.Tensor, rows: str = "query") -> str:
-    """The first row that differs, in words: 'query 0 may attend to keys 0, yours allows keys
-    0-3' (``rows="query"``) or 'sequence 1 has real tokens at 0-3, yours marks 0-4'."""
+    """The first row that differs, in words: 'query 0 may attend to key 0, yours allows keys
+    0-3' (``rows="query"``) or 'sequence 1 has real tokens at positions 0-3, yours marks
+    positions 0-4'."""
     n = want.shape[-1]
     r = int((yours != want).reshape(-1, n).any(-1).nonzero()[0])
     y_row, w_row = yours.reshape(-1, n)[r], want.reshape(-1, n)[r]
-    y, w = ranges(y_row.nonzero().flatten().tolist()), ranges(w_row.nonzero().flatten().tolist())
+    y, w = y_row.nonzero().flatten().tolist(), w_row.nonzero().flatten().tolist()
     if rows == "sequence":
-        return _(
-            "sequence {row} has real tokens at positions {expected}, yours marks positions {yours}"
-        ).format(row=r, expected=w, yours=y)
-    return _("query {row} may attend to keys {expected}, yours allows keys {yours}").format(
-        row=r, expected=w, yours=y
+        return _("sequence {row} has real tokens at {expected}, yours marks {yours}").format(
+            row=r, expected=_indices(w, "position"), yours=_indices(y, "position")
+        )
+    return _("query {row} may attend to {expected}, yours allows {yours}").format(
+        row=r, expected=_indices(w, "key"), yours=_indices(y, "key")
     )
+
+
+def _indices(indices: list[int], what: str) -> str:
+    """'key 0', 'keys 0-2, 5', 'no key' (``what``: "key" or "position")."""
+    if not indices:
+        return _("no key") if what == "key" else _("no position")
+    if what == "key":
+        said = ngettext("key {indices}", "keys {indices}", len(indices))
+    else:
+        said = ngettext("position {indices}", "positions {indices}", len(indices))
+    return said.format(indices=ranges(indices))
 
 
 def expect_mask(out: Any, want: torch.Tensor, c: Call, *, mutants: Mutants = (), rows="query"):

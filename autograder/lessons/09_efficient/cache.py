@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from autograder.i18n import _
+from autograder.i18n import ngettext
 from autograder.kit import LearnerError
 
 
@@ -93,4 +93,9 @@ def holding(cache: str, lengths: list[int]) -> str:
     if not lengths:
         return cache
     shown = " + ".join(str(n) for n in lengths) if len(lengths) <= 3 else str(sum(lengths))
-    return _("{cache} (holding {lengths} positions)").format(cache=cache, lengths=shown)
+    said = ngettext(  # "(holding 1 position)", "(holding 1 + 2 positions)"
+        "{cache} (holding {lengths} position)",
+        "{cache} (holding {lengths} positions)",
+        sum(lengths),
+    )
+    return said.format(cache=cache, lengths=shown)

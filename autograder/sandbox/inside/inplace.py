@@ -65,18 +65,18 @@ class InputSnapshot:
                     self.before.append((label, t, t._version, layout, values))
 
     def changes(self) -> list[str]:
-        """How each changed argument changed, e.g. "k's shape (2, 5, 4) became (2, 4, 5)"."""
+        """How each changed argument changed, e.g. "the shape of k (2, 5, 4) became (2, 4, 5)"."""
         found = []
         with torch.no_grad():
             for label, t, version, layout, values in self.before:
                 shape, _, _, dtype = layout
                 now = (tuple(t.shape), t.stride(), t.storage_offset(), t.dtype)
                 if now[0] != shape:
-                    found.append(f"{label}'s shape {shape} became {now[0]}")
+                    found.append(f"the shape of {label} {shape} became {now[0]}")
                 elif now != layout:
                     found.append(f"{label} was transposed or re-strided in place")
                 elif values is not None and not _same(t, values):
-                    found.append(f"{label}'s values were overwritten")
+                    found.append(f"the values of {label} were overwritten")
                 elif t._version != version:
                     found.append(f"{label} was written to in place")
         return found
