@@ -37,7 +37,8 @@ NOTE = i18n.N_(
     "note: the warm grader is not used ({why}); grading in this process, as before (slower)."
 )
 _failed: str | None = None  # why the grader could not be used in this process (said once)
-_lock = threading.Lock()
+_lock = threading.Lock()  # one start of the grader at a time
+_noted = threading.Lock()
 
 
 class Unavailable(RuntimeError):
@@ -61,9 +62,11 @@ def turn_off() -> None:
 
 def _note(why: str) -> None:
     global _failed
-    if not _failed:
+    with _noted:  # said once, whichever of this process's threads fails first (progress's)
+        if _failed:
+            return
         _failed = why
-        print(i18n._(NOTE).format(why=why), file=sys.stderr, flush=True)
+    print(i18n._(NOTE).format(why=why), file=sys.stderr, flush=True)
 
 
 def _where() -> runtime.Paths:
@@ -118,6 +121,9 @@ def connect(*, start: bool = True) -> socket.socket:
             raise Unavailable(i18n._("it is not running"))
         return sock
     with _lock:
+        sock = _try_connect(where)  # another thread of this process may have started it
+        if sock is not None:
+            return sock
         _spawn(where)
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:

@@ -239,3 +239,25 @@ def test_the_warm_grader_grades_the_lessons_at_once_in_the_learners_language(tmp
     assert lessons == lesson_folders.lessons() and sorted(l for l, _ in asked) == lessons
     assert {language for _, language in asked} == {"zh-CN"}
     assert here == ["00_setup"] and not any(p.passed for p in progress)
+
+
+def test_where_the_warm_grader_cannot_start_progress_says_so_once(tmp_path, monkeypatch, capsys):
+    """The lessons' requests fail together (each in its own thread): one note, then every lesson
+    graded here."""
+    import time
+
+    from autograder.service import client
+
+    root = _course(tmp_path, "notebooks")
+
+    def unavailable(message, fds=(), on_queued=None):
+        time.sleep(0.2)  # the other threads' requests meanwhile
+        raise client.Unavailable("it did not start")
+
+    monkeypatch.setattr(client, "_failed", None)
+    monkeypatch.setattr(client, "_ask", unavailable)
+    monkeypatch.setattr(progress_module, "_here", lambda notebook: [])
+    progress = course_progress(root)
+    assert [p.lesson for p in progress] == lesson_folders.lessons()
+    said = capsys.readouterr().err
+    assert said.count("the warm grader is not used (it did not start)") == 1, said
