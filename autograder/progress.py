@@ -85,7 +85,7 @@ def _here(notebook: Path) -> list[Result]:
     return judge_file(notebook, questions=True)
 
 
-def lesson_progress(lesson: str, notebook: Path, grade=_here) -> LessonProgress | None:
+def lesson_progress(lesson: str, notebook: Path, grade) -> LessonProgress | None:
     """Grade one lesson's notebook with ``grade``, as ``check`` does (:func:`_here`: in this
     process; :func:`_in_service`: in the warm grader, None where it cannot, and then so is this);
     a blank or unreadable one passes nothing."""
