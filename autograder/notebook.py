@@ -97,7 +97,7 @@ def _verdict(result: Result) -> str:
         return _("✔ {name}: all checks pass ({points}/{max_points}).").format(
             name=result.exercise, points=f"{result.points:g}", max_points=f"{result.max_points:g}"
         )
-    lines = [f"✘ {result.exercise}: {result.message}"]
+    lines = [_("✘ {name}: {message}").format(name=result.exercise, message=result.message)]
     hint = mistake_line(result.mistake)
     if hint:
         lines.append("  " + hint)
