@@ -130,9 +130,18 @@ def find_submissions(root: Path) -> tuple[dict[str, dict[str, SubmissionFolder] 
     return students, ignored
 
 
-def find_notebook(folder: Path, name: str) -> tuple[Path | None, str | None]:
-    """The notebook to grade in an assignment folder (``<assignment>.ipynb`` first), or why none."""
-    notebooks = [e.name for e in folder_entries(folder) if e.name.endswith(".ipynb")]
+def notebooks_in(folder: Path) -> list[str]:
+    """The names of the notebooks in an assignment folder, sorted."""
+    return [e.name for e in folder_entries(folder) if e.name.endswith(".ipynb")]
+
+
+def find_notebook(
+    folder: Path, name: str, notebooks: list[str] | None = None
+) -> tuple[Path | None, str | None]:
+    """The notebook to grade in an assignment folder (``<assignment>.ipynb`` first), or why none;
+    ``notebooks``: the folder's, listed already (:func:`notebooks_in`)."""
+    if notebooks is None:
+        notebooks = notebooks_in(folder)
     if f"{name}.ipynb" in notebooks:
         return folder / f"{name}.ipynb", None
     if len(notebooks) == 1:
@@ -194,7 +203,8 @@ def grade_one(
     if folder is None:
         return graded
     try:
-        path, why = find_notebook(folder.path, name)
+        notebooks = notebooks_in(folder.path)  # listed once: the one graded and the others
+        path, why = find_notebook(folder.path, name, notebooks)
         if why:
             graded.status, graded.error = UNREADABLE, why
             return graded
@@ -202,11 +212,8 @@ def grade_one(
             graded.error = NO_NOTEBOOK
             return graded
         graded.notebook = path.name
-        graded.others = sorted(  # a copy holding the work beside an untouched one (trial 50)
-            e.name
-            for e in folder_entries(folder.path)
-            if e.name.endswith(".ipynb") and e.name != path.name
-        )
+        # a copy holding the work beside an untouched one (trial 50)
+        graded.others = [n for n in notebooks if n != path.name]
         graded.submitted, graded.timestamp_problem = _submitted(folder.path)
         code = from_file(path, label=path.name)
         with isolated(allow_weak=allow_weak_sandbox, fresh=False):
