@@ -13,7 +13,12 @@ or busy machine. The grader runs in a runtime folder of this run's own, and is s
 5. ``python -m autograder grade SUBMITTED --student NAME`` of one notebook, grader warm:
    target <= 2x.
 
-Also printed: the load average before and after. Exits nonzero when a target is missed.
+Also printed, with no target, as ratios to the same baseline: the warm check of the slowest
+exercise a learner waits for (lesson 09's ``tiled_attention``, whose check measures the peak
+memory of three large calls), and lesson 00's progress over a finished course (the 11 solution
+notebooks), as its widget asks (``course_progress``: one request per lesson, at once) and as the
+command line's ``progress`` does (in one grader worker); and the load average before and after.
+Exits nonzero when a target is missed.
 """
 
 from __future__ import annotations
@@ -62,6 +67,11 @@ def row(label: str, seconds: float, base: float, target: float) -> None:
     )
 
 
+def info(label: str, seconds: float, base: float) -> None:
+    """A figure with no target, as a ratio to the baseline."""
+    print(f"  {label:<44} {seconds:6.2f} s  {seconds / base:5.2f}x")
+
+
 def paired(measure, env: dict) -> tuple[float, float]:
     """Medians of ``measure`` and of ``import torch``, interleaved."""
     ours, base = [], []
@@ -104,6 +114,21 @@ def kernel_check(env: dict) -> float:
     finally:
         kc.stop_channels()
         manager.shutdown_kernel(now=True)
+
+
+SLOWEST = ROOT / "solutions" / "09_efficient" / "09_efficient.ipynb"
+# what lesson 00's progress widget calls in the learner's kernel (autograder/progress.py)
+WIDGET = "import sys; from autograder.progress import course_progress; course_progress(sys.argv[1])"
+
+
+def median_of(command: list[str], env: dict, repeat: int = 3) -> float:
+    """Median seconds of ``command`` (which must succeed) over ``repeat`` runs."""
+    times = []
+    for _ in range(repeat):
+        seconds, done = timed(command, env)
+        assert done.returncode == 0, done.stderr[-2000:]
+        times.append(seconds)
+    return statistics.median(times)
 
 
 def busy() -> None:
@@ -165,6 +190,13 @@ def main() -> int:
         seconds, done = timed(grade, env)
         assert done.returncode == 0, done.stderr
         row("warm `grade --student NAME` (one notebook)", seconds, base, 2.0)
+        heavy = [sys.executable, "-m", "autograder", "check", str(SLOWEST), "--only"]
+        heavy += ["tiled_attention", "--json"]
+        info("warm `check` of tiled_attention (no target)", median_of(heavy, env), base)
+        widget = [sys.executable, "-c", WIDGET, str(ROOT / "solutions")]
+        info("progress widget, 11 solutions (no target)", median_of(widget, env), base)
+        cli = [sys.executable, "-m", "autograder", "progress", str(ROOT / "solutions")]
+        info("`progress`, 11 solutions (no target)", median_of(cli, env), base)
         loops = [multiprocessing.Process(target=busy, daemon=True) for _ in range(4)]
         for p in loops:
             p.start()
