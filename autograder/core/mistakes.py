@@ -78,16 +78,19 @@ GENERIC = (
         "wrong-dtype",
         (),
         "Returns a different dtype than the contract asks for",
-        "Keep the input's dtype: no .float() or .double() on the way, and give new tensors "
-        "dtype=x.dtype (torch.tensor and torch.arange pick float32 or int64 on their own). A "
-        "function given no tensor returns float32: compute in float64 if you like, then .float().",
+        "A function given a tensor keeps its dtype: no .float() or .double() on the way, and "
+        "new tensors made with dtype=x.dtype (torch.tensor and torch.arange pick float32 or "
+        "int64 on their own). One given only sizes returns float32: compute in float64 if you "
+        "like, then .float().",
     ),
     Mistake(
         "modifies-input",
         (),
         "Changes the caller's input tensors in place",
         "Use the out-of-place versions (k.transpose(-2, -1), scores.masked_fill(...), "
-        "x - m, q / c): the caller still needs its tensors as they were.",
+        "x - m, q / c), and write slices (out[..., 0::2] = ...) into a new tensor "
+        "(torch.empty_like(x), or x.clone()), never into x: the caller still needs its tensors "
+        "as they were.",
     ),
     Mistake(
         "tampering",

@@ -28,13 +28,18 @@ TOLERANCE = {  # (atol, rtol) for comparing a learner's output of this dtype wit
 # The names of what a check compares (``what=``), translated where a message shows them.
 WHATS = (
     N_("the output"),
-    N_("output"),
-    N_("weights"),
+    N_("the weights"),
     N_("the mask"),
-    N_("logits"),
+    N_("the logits"),
     N_("their output"),
     N_("a tuple (q, k, v)"),
 )
+PLURAL = {"the weights", "the logits"}  # "the weights are wrong", "the output is wrong"
+
+
+def _agreeing(singular: str, plural: str, what: str) -> str:
+    """The message whose verb agrees with ``what`` (both translated: alike in Chinese)."""
+    return _(plural) if what in PLURAL else _(singular)
 
 
 def tolerance(dtype: torch.dtype) -> tuple[float, float]:
@@ -161,9 +166,11 @@ def expect_tensor(
         )
     if tuple(out.shape) != tuple(shape):
         raise fail(
-            _("{call}: {what} has shape {shape}, expected {expected}.").format(
-                call=c, what=shown, shape=fmt_shape(out.shape), expected=fmt_shape(shape)
-            ),
+            _agreeing(
+                N_("{call}: {what} has shape {shape}, expected {expected}."),
+                N_("{call}: {what} have shape {shape}, expected {expected}."),
+                what,
+            ).format(call=c, what=shown, shape=fmt_shape(out.shape), expected=fmt_shape(shape)),
             # Only size-1 dimensions missing: a squeeze, whatever mutant the same shape fits
             # (the weights of a batch of one flattened to (B*h, Lq, Lk) are also squeezed).
             _squeezed(out.shape, shape) or diagnose(subject, c, mutants),
@@ -172,9 +179,11 @@ def expect_tensor(
         # Named by its dtype before its values: a float64 softmax reproduces the values of
         # several mutants, none of which is what went wrong.
         raise fail(
-            _("{call}: {what} has dtype {dtype}, expected {expected}.").format(
-                call=c, what=shown, dtype=fmt_dtype(out.dtype), expected=fmt_dtype(dtype)
-            ),
+            _agreeing(
+                N_("{call}: {what} has dtype {dtype}, expected {expected}."),
+                N_("{call}: {what} have dtype {dtype}, expected {expected}."),
+                what,
+            ).format(call=c, what=shown, dtype=fmt_dtype(out.dtype), expected=fmt_dtype(dtype)),
             _dtype_mistake(out, dtype, mutants),
         )
     return out
@@ -226,7 +235,10 @@ def expect_close(
         return out
     mistake = diagnose(out if whole is None else whole, c, mutants, tol=tol)
     nan = out.is_floating_point() and bool(out.isnan().any()) and not bool(want.isnan().any())
-    head = _("{call}: {what} contains NaN") if nan else _("{call}: {what} is wrong")
+    if nan:
+        head = _agreeing(N_("{call}: {what} contains NaN"), N_("{call}: {what} contain NaN"), what)
+    else:
+        head = _agreeing(N_("{call}: {what} is wrong"), N_("{call}: {what} are wrong"), what)
     raise fail(
         _("{head}; {excerpt}").format(
             head=head.format(call=c, what=noun(what)),
@@ -254,8 +266,8 @@ def expect_tuple(out: Any, c: Call, n: int, what: str) -> tuple:
 def expect_attention(out, want, c, dtype, mutants):
     """(output, weights) against the expected pair."""
     out = expect_tuple(out, c, 2, N_("a tuple (output, weights)"))
-    expect_close(out[0], want[0], c, what="output", dtype=dtype, mutants=mutants, whole=out)
-    expect_close(out[1], want[1], c, what="weights", dtype=dtype, mutants=mutants, whole=out)
+    expect_close(out[0], want[0], c, what="the output", dtype=dtype, mutants=mutants, whole=out)
+    expect_close(out[1], want[1], c, what="the weights", dtype=dtype, mutants=mutants, whole=out)
 
 
 # ---- masks -------------------------------------------------------------------------------------

@@ -68,7 +68,9 @@ def _copy_accuracy(obj, label, test, vocab) -> float:
     """The share of ``test``'s repeated tokens (each the one COPY_BACK back) that the model's
     logits predict, judged here from the logits it returns."""
     c = Call(label, test, params="lm.forward")
-    logits = expect_tensor(c.run(obj, devices=False), c, shape=(*test.shape, vocab), what="logits")
+    logits = expect_tensor(
+        c.run(obj, devices=False), c, shape=(*test.shape, vocab), what="the logits"
+    )
     hits = logits.argmax(-1)[:, COPY_BACK - 1 : -1] == test[:, COPY_BACK:]
     return float(hits.double().mean())
 
@@ -194,7 +196,7 @@ def expect_order_seen(sub, args, tokens) -> None:
 
     def later_logits_change(changed) -> bool:
         c = Call(label, changed, params="lm.forward")
-        other = expect_tensor(c.run(obj, devices=False), c, shape=logits.shape, what="logits")
+        other = expect_tensor(c.run(obj, devices=False), c, shape=logits.shape, what="the logits")
         return float((other[keep, 2:] - logits[keep, 2:]).abs().max()) >= 1e-5
 
     other_first = tokens.clone()

@@ -119,8 +119,8 @@ def check_scaled_dot_product_attention(sub) -> None:
         meta = [torch.empty(*s, device="meta") for s in ((2, 3, 4), (2, 5, 4), (2, 5, 6))]
         c = Call(name, *meta, torch.empty(3, 5, dtype=torch.bool, device="meta"))
         out = expect_tuple(c.run(sub), c, 2, "a tuple (output, weights)")
-        expect_meta(out[0], c, (2, 3, 6), torch.float32, what="output")
-        expect_meta(out[1], c, (2, 3, 5), torch.float32, what="weights")
+        expect_meta(out[0], c, (2, 3, 6), torch.float32, what="the output")
+        expect_meta(out[1], c, (2, 3, 5), torch.float32, what="the weights")
     check_additive_masks(g, name, sub)  # last: bool-only mistakes are named by the cases above
 
 
@@ -363,8 +363,8 @@ def check_self_attention(sub) -> None:
         mask = torch.empty(3, 3, dtype=torch.bool, device="meta")
         c = Call(label + ".to('meta')", x, mask=mask, params="forward")
         out = expect_tuple(c.run(obj), c, 2, "a tuple (output, weights)")
-        expect_meta(out[0], c, (2, 3, d_v), torch.float32, what="output")
-        expect_meta(out[1], c, (2, 3, 3), torch.float32, what="weights")
+        expect_meta(out[0], c, (2, 3, d_v), torch.float32, what="the output")
+        expect_meta(out[1], c, (2, 3, 3), torch.float32, what="the weights")
 
 
 def _rules_sdpa(sub) -> None:

@@ -117,7 +117,7 @@ def _max_without_keepdim(sub) -> bool:
     out = c.run(sub)
     if not isinstance(out, (tuple, list)) or len(out) != 2:
         return False
-    expect_close(out[1], e / e.sum(-1, keepdim=True), c, dtype=torch.float32, what="weights")
+    expect_close(out[1], e / e.sum(-1, keepdim=True), c, dtype=torch.float32, what="the weights")
     return True
 
 

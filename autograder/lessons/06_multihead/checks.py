@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import torch
 
-from autograder.i18n import _
+from autograder.i18n import _, noun
 from autograder.kit import (
     DTYPE_PROMOTED,
     MHA_FORBID,
@@ -234,8 +234,8 @@ def check_multi_head_attention(sub) -> None:
         mask = torch.empty(3, 5, dtype=torch.bool, device="meta")
         c = Call(label + ".to('meta')", query, key=kv, value=kv, mask=mask, params="mha.forward")
         out = expect_tuple(c.run(obj), c, 2, "a tuple (output, weights)")
-        expect_meta(out[0], c, (2, 3, d), torch.float32, what="output")
-        expect_meta(out[1], c, (2, 2, 3, 5), torch.float32, what="weights")
+        expect_meta(out[0], c, (2, 3, d), torch.float32, what="the output")
+        expect_meta(out[1], c, (2, 2, 3, 5), torch.float32, what="the weights")
     c = Call("MultiHeadAttention", 6, 4)
     c.expect_error(
         sub, "ValueError", _("d_model=6 is not a multiple of num_heads=4"), "no-value-error"
@@ -251,14 +251,14 @@ def _check_permutation_equivariance(obj, label, g, d) -> None:
     c2 = Call(label, x[:, perm], params="mha.forward")
     other = expect_tuple(c2.run(obj), c2, 2, "a tuple (output, weights)")
     want = (out[0][:, perm], out[1][:, :, perm][..., perm])
-    for what, a, b in zip(("output", "weights"), other, want, strict=True):
+    for what, a, b in zip(("the output", "the weights"), other, want, strict=True):
         if a.shape == b.shape and not torch.allclose(a, b, atol=1e-5, rtol=1e-4):
             raise fail(
                 _(
-                    "{call}: permuting the input tokens by {perm} must permute the {what} the "
-                    "same way (without positions or a mask attention ignores token order), but "
-                    "it changed it in another way."
-                ).format(call=c2, perm=perm.tolist(), what=_(what))
+                    "{call}: permuting the input tokens by {perm} must permute {what} the same "
+                    "way (without positions or a mask attention ignores token order), but the "
+                    "result is not that permutation."
+                ).format(call=c2, perm=perm.tolist(), what=noun(what))
             )
 
 

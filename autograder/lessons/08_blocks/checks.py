@@ -255,7 +255,7 @@ def check_tiny_transformer(sub) -> None:
     out = None
     try:
         out = c.run(obj, devices=False)
-        logits = expect_tensor(out, c, shape=(2, 7, vocab), dtype=torch.float32, what="logits")
+        logits = expect_tensor(out, c, shape=(2, 7, vocab), dtype=torch.float32, what="the logits")
     except CheckFailure as failure:
         shape = getattr(out, "shape", None)
         if failure.mistake is None and shape in ((2, vocab), (2, 1, vocab), (2, 6, vocab)):
@@ -279,7 +279,7 @@ def check_tiny_transformer(sub) -> None:
     changed = tokens.clone()
     changed[:, 4:] = (changed[:, 4:] + 1) % vocab
     c2 = Call(label, changed, params="lm.forward")
-    logits2 = expect_tensor(c2.run(obj, devices=False), c2, shape=(2, 7, vocab), what="logits")
+    logits2 = expect_tensor(c2.run(obj, devices=False), c2, shape=(2, 7, vocab), what="the logits")
     diff = float((logits2[:, :4] - logits[:, :4]).abs().max())
     if diff > 1e-4:
         raise fail(
@@ -289,7 +289,7 @@ def check_tiny_transformer(sub) -> None:
     _expect_prefix_logits(obj, label, tokens, logits)
     same = torch.full((1, 6), 3)
     c3 = Call(label, same, params="lm.forward")
-    logits3 = expect_tensor(c3.run(obj, devices=False), c3, shape=(1, 6, vocab), what="logits")
+    logits3 = expect_tensor(c3.run(obj, devices=False), c3, shape=(1, 6, vocab), what="the logits")
     if float((logits3 - logits3[:, :1]).abs().max()) < 1e-5:
         by_batch = positions_by_batch_index(obj, label)
         mistake = "positions-by-batch-index" if by_batch else "positions-missing"
@@ -320,7 +320,7 @@ def check_tiny_transformer(sub) -> None:
             torch.empty(2, 5, dtype=torch.long, device="meta"),
             params="lm.forward",
         )
-        expect_meta(c.run(obj), c, (2, 5, vocab), torch.float32, what="logits")
+        expect_meta(c.run(obj), c, (2, 5, vocab), torch.float32, what="the logits")
 
 
 def _expect_prefix_logits(obj, label, tokens, logits) -> None:

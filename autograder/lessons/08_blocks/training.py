@@ -79,7 +79,9 @@ def expect_lm_in_training(sub, g, args) -> None:
 
     def logits(t):
         c = Call(model, t, params="lm.forward")
-        return expect_tensor(c.run(obj, devices=False), c, shape=(*t.shape, vocab), what="logits")
+        return expect_tensor(
+            c.run(obj, devices=False), c, shape=(*t.shape, vocab), what="the logits"
+        )
 
     train = logits(tokens)
     if not torch.equal(train, logits(tokens)):
