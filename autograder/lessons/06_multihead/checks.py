@@ -105,6 +105,7 @@ MERGE_MUTANTS = (
     ("heads-reversed", lambda x: merge(x, "reversed")),
     # B, L, h, dh = x.shape on a (B, H, L, E) tensor: reshaped to (B, H, L * E)
     ("merge-heads-dims-mislabelled", lambda x: x.transpose(1, 2).reshape(*x.shape[:2], -1)),
+    ("merge-heads-dims-mislabelled", lambda x: x.reshape(*x.shape[:2], -1)),  # nor transposed
     *(
         ("heads-summed", lambda x, r=r, t=t: _heads_summed(x, r, t))
         for r in (torch.sum, torch.mean)
@@ -286,6 +287,11 @@ PARAM_MUTANTS = (
         lambda d, h, bias=False: (
             num_parameters(d, h, bias, per_head=True, with_bias=False) + 4 * d * bias
         ),
+    ),
+    # each head its own d_model x d_model q, k and v projections, one output projection
+    (
+        "params-times-heads",
+        lambda d, h, bias=False: h * (3 * d * d + 3 * d * bias) + d * d + d * bias,
     ),
     # counted in floats and cut by int(): int(4 * 34**2 * (1 + 1 / 34)) is one short
     ("params-not-int", lambda d, h, bias=False: num_parameters(d, h, bias) - 1),
