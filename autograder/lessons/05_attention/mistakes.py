@@ -117,8 +117,9 @@ MISTAKES = (
     Mistake(
         "mask-ignored",
         ("TransformerBlock",) + _ATTN,
-        "The mask argument is ignored",
-        "Pass the mask through to where the scores are computed and apply it there.",
+        "The mask argument is ignored, for this kind of mask at least",
+        "Pass the mask through to where the scores are computed and apply it there, whichever "
+        "kind it is: a bool mask (True: may attend) or a float one (added to the scores).",
     ),
     Mistake(
         "dtype-promoted",
