@@ -153,6 +153,13 @@ def sentences(parts: list[str]) -> str:
     return ("" if language() == CHINESE else " ").join(parts)
 
 
+def enumeration(items) -> str:
+    """Names listed inside a sentence: "a, b, c" in English, "a、b、c" in Chinese (an ASCII
+    comma reads wrong in a Chinese sentence). ``grade``'s own lists of counts and names, for an
+    instructor, keep ``grade.results.listed`` ("4 graded, 1 late")."""
+    return ("、" if language() == CHINESE else ", ").join(items)
+
+
 def cell(label: str) -> str:
     """A notebook cell's label as the grader makes it (``cell 7``, the sandbox's file name for
     it), in the current language; any other label (a file's name) as it is."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from autograder.i18n import _
+from autograder.i18n import _, enumeration
 from autograder.service import client
 from autograder.service.client import NO_DAEMON
 
@@ -74,7 +74,7 @@ def _check(args: argparse.Namespace) -> int:
             _(
                 "Not graded here: {names}, from earlier lessons (graded in their own "
                 "notebooks; add --only NAME to grade one here)."
-            ).format(names=", ".join(carried))
+            ).format(names=enumeration(carried))
         )
     if not args.json:
         for note in notes:

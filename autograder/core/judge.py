@@ -14,7 +14,7 @@ from autograder import i18n
 from autograder.core.extract import LearnerCode, from_file, from_sources
 from autograder.core.registry import Gradable, all_exercises
 from autograder.core.result import NOT_JUDGED, Result
-from autograder.i18n import _
+from autograder.i18n import _, enumeration
 from autograder.kit import notes
 from autograder.kit.calling import judged_devices_last
 from autograder.kit.exercise import CheckFailure
@@ -298,7 +298,7 @@ def judge_code(
         found = _(
             "{file}: no exercise found{detail}. The grader looks for the functions and classes "
             "of the course, e.g. {names}, defined at the top level of a cell or file."
-        ).format(file=code.file, detail=detail, names=", ".join(list(exercises)[:3]))
+        ).format(file=code.file, detail=detail, names=enumeration(list(exercises)[:3]))
         if mine := [f"answer_{q}" for q in QUESTIONS if f"answer_{q}" in code.defined]:
             found += " " + _(
                 "Answers to questions are graded in their lesson's notebook, or when named: "
@@ -335,7 +335,7 @@ def _unknown_names(
             n, answers if n.startswith("answer_") else exercises, n=3, cutoff=0.6
         )
     ]
-    names = ", ".join(unknown)
+    names = enumeration(unknown)
     if close:
         said = (
             _("no question named {names}; did you mean {close}?")
@@ -345,9 +345,9 @@ def _unknown_names(
         return said.format(names=names, close=_(" or ").join(close))
     own = [name for name, ex in exercises.items() if ex.lesson == lesson]
     listed = (
-        _("this lesson's exercises are: {names}").format(names=", ".join(own))
+        _("this lesson's exercises are: {names}").format(names=enumeration(own))
         if own
-        else _("the exercises are: {names}").format(names=", ".join(exercises))
+        else _("the exercises are: {names}").format(names=enumeration(exercises))
     )
     own_answers = [a for a in answers if lesson and a.startswith(f"answer_{lesson[:2]}_")]
     return _(

@@ -33,7 +33,7 @@ from pathlib import Path
 from autograder import contract, i18n
 from autograder.drill import catalogue, checking, files, history, schedule, session, stats, verbs
 from autograder.drill.commands import command
-from autograder.i18n import N_, _
+from autograder.i18n import N_, _, enumeration
 from autograder.service import runtime
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD = 0, 1, 2
@@ -178,7 +178,7 @@ def _start(h: history.History, args) -> int:
     if current and drill.name not in current["drills"]:
         print(
             _("Note: {name} is not part of your session ({drills}).").format(
-                name=drill.name, drills=", ".join(current["drills"])
+                name=drill.name, drills=enumeration(current["drills"])
             )
         )
     print(_("Check it:  {command}").format(command=command("check", str(path))))

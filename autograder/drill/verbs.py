@@ -9,7 +9,7 @@ from datetime import datetime
 from autograder import i18n
 from autograder.drill import catalogue, files, history, session
 from autograder.drill.commands import command
-from autograder.i18n import _
+from autograder.i18n import _, enumeration
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD = 0, 1, 2
 
@@ -92,7 +92,7 @@ def run_session(h: history.History, args) -> int:
             _(
                 "Session started: {names}. Each drill gets one rating for the whole "
                 "session, however many checks it takes."
-            ).format(names=", ".join(names))
+            ).format(names=enumeration(names))
         )
         first = command("start", session.next_drill(h, s))
         print(_("First: {command}   (`next` follows the session)").format(command=first))

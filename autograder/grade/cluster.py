@@ -54,7 +54,7 @@ from autograder.grade.grading import (
     folder_entries,
     grade_one,
 )
-from autograder.grade.results import Graded, GradeError
+from autograder.grade.results import Graded, GradeError, listed
 from autograder.i18n import _
 from autograder.sandbox.host.bwrap import strong_isolation_available
 from autograder.sandbox.host.pool import close_kept
@@ -244,7 +244,7 @@ def _check_workers(client: Client, scheduler: str, allow_weak: bool) -> int:
             "their grades could differ. Install the same version there (git pull && make "
             "install) and restart the workers."
         )
-        raise GradeError(said.format(workers=", ".join(other)))
+        raise GradeError(said.format(workers=listed(other)))
     weak = sorted(w for w, a in about.items() if not a["strong"])
     if weak and not allow_weak:
         raise GradeError(_weak(_("worker(s) {workers}").format(workers=", ".join(weak))))

@@ -95,7 +95,7 @@ def notes(g: Graded) -> list[str]:
     if g.others:
         said.append(
             _("graded {notebook} only; also in the folder, not graded: {others}").format(
-                notebook=g.notebook, others=", ".join(one_line(o) for o in g.others)
+                notebook=g.notebook, others=listed([one_line(o) for o in g.others])
             )
         )
     if g.status == GRADED and g.due is not None and g.submitted is None:

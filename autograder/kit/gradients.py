@@ -7,7 +7,7 @@ from typing import Any
 
 import torch
 
-from autograder.i18n import _
+from autograder.i18n import _, enumeration
 from autograder.kit.calling import Call, fail, learner_failed
 from autograder.kit.exercise import CheckFailure
 from autograder.kit.inputs import generator, randn
@@ -86,7 +86,7 @@ def expect_gradients(target: Any, c: Call, *, output: int | None = None) -> None
             ).format(call=c),
             "breaks-autograd",
         )
-    shown = ", ".join(str(m) for m in missing[:4]) + (" ..." if len(missing) > 4 else "")
+    shown = enumeration(str(m) for m in missing[:4]) + (" ..." if len(missing) > 4 else "")
     # the layers that hold a missing parameter (each dotted prefix of its name), outermost only;
     # sets, and names of at most 200 characters: the lists are the learner's (red team round 19)
     names = [m for m in map(str, missing) if len(m) <= 200]
@@ -101,7 +101,7 @@ def expect_gradients(target: Any, c: Call, *, output: int | None = None) -> None
                 "__init__, is never called in forward (a weight read through .data or "
                 ".detach() carries no gradient either), so it cannot train (call it, or do not "
                 "build it)."
-            ).format(call=c, names=shown, layers=", ".join(unused[:3])),
+            ).format(call=c, names=shown, layers=enumeration(unused[:3])),
             "breaks-autograd",
         )
     raise fail(

@@ -9,7 +9,7 @@ import re
 
 import torch
 
-from autograder.i18n import _
+from autograder.i18n import _, enumeration
 from autograder.kit.calling import Call, fail
 from autograder.kit.compare import expect_tensor
 from autograder.kit.gradients import missing_gradients
@@ -227,6 +227,6 @@ def expect_scores_used(obj, c) -> None:
                 "{call}: no gradient reaches {names}: the attention's weights do not depend on "
                 "its queries and keys, or are made where no gradient is kept (torch.no_grad(), "
                 ".detach()); they must be softmax(q kᵀ / √d_head), differentiable."
-            ).format(call=c, names=", ".join(missing[:2])),
+            ).format(call=c, names=enumeration(missing[:2])),
             "attention-ignores-scores",
         )

@@ -12,7 +12,7 @@ import re
 
 import torch
 
-from autograder.i18n import _
+from autograder.i18n import _, enumeration
 from autograder.kit import sentences
 from autograder.kit.calling import Call, LearnerError, fail
 from autograder.kit.gradients import missing_gradients
@@ -58,13 +58,13 @@ def _check_final_norm_used(obj, label, info, d, tokens) -> None:
     unused = [b for b in blocks if all(n in lost for n in params if n.startswith(b + "."))]
     if unused and len(unused) < len(blocks):
         raise fail(
-            _(sentences.LM_BLOCK_UNUSED).format(call=c, blocks=", ".join(unused)),
+            _(sentences.LM_BLOCK_UNUSED).format(call=c, blocks=enumeration(unused)),
             "lm-blocks-not-chained",
         )
     outside = [n for n in missing if not BLOCK_PARAM.match(str(n)) and params.get(n) == [d]]
     if outside and block_names(info):
         raise fail(
-            _(sentences.LM_FINAL_NORM_UNUSED).format(call=c, names=", ".join(outside[:2])),
+            _(sentences.LM_FINAL_NORM_UNUSED).format(call=c, names=enumeration(outside[:2])),
             "lm-no-final-norm",
         )
 

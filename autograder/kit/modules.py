@@ -12,7 +12,7 @@ from typing import Any
 
 import torch
 
-from autograder.i18n import _
+from autograder.i18n import _, enumeration
 from autograder.kit.calling import Call, fail, learner_failed
 from autograder.kit.inputs import randn
 from autograder.kit.text import first_line, fmt_returned
@@ -53,7 +53,7 @@ def expect_layers(
                     _(
                         "{layer} is the very same layer as another of its layers: {layers} must "
                         "be separate layers, each with its own weights."
-                    ).format(layer=f"{label}.{attr}", layers=", ".join(layers)),
+                    ).format(layer=f"{label}.{attr}", layers=enumeration(layers)),
                     # norm2 = norm1 is lesson 08's slip; one projection for all, lesson 01's
                     "same-norm-twice"
                     if spec.get("type") == "LayerNorm"
@@ -72,7 +72,7 @@ def expect_layers(
                     ),
                     "module-attribute-names",
                 )
-            has = ", ".join(sorted(children)) or _("none")
+            has = enumeration(sorted(children)) or _("none")
             raise fail(
                 _(
                     "{module} has no layer named {name} (its layers: {layers}); the grader loads "
@@ -150,11 +150,11 @@ def load_weights(
             if missing:
                 parts.append(
                     _("your module has {names} that the contract lacks").format(
-                        names=", ".join(missing[:6])
+                        names=enumeration(missing[:6])
                     )
                 )
             if unexpected:
-                parts.append(_("it lacks {names}").format(names=", ".join(unexpected[:6])))
+                parts.append(_("it lacks {names}").format(names=enumeration(unexpected[:6])))
             detail = _("; ").join(parts)
         else:
             mistake, detail = None, first_line(err.message.replace("\n", " "), 240)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from autograder.i18n import _
+from autograder.i18n import _, enumeration
 from autograder.kit import Call, LearnerError, fail
 from autograder.kit.exercise import CheckFailure
 from autograder.kit.expected import frequencies
@@ -64,7 +64,7 @@ def expect_plain_table(obj, label, c) -> None:
                 "{call}: after backward(), the gradient of {names} is a sparse tensor (an "
                 "embedding looked up with sparse=True), which torch.optim.Adam and AdamW refuse "
                 "(lesson 08 trains with AdamW). Look the positions up without sparse=True."
-            ).format(call=c, names=", ".join(sparse[:2])),
+            ).format(call=c, names=enumeration(sparse[:2])),
             "embedding-sparse-gradient",
         )
 
