@@ -191,6 +191,14 @@ class _HelpFormatter(argparse.HelpFormatter):
     def add_usage(self, usage, actions, groups, prefix=None):
         super().add_usage(usage, actions, groups, _("usage: ") if prefix is None else prefix)
 
+    def format_help(self):
+        """argparse ends each section's title with an ASCII colon: a Chinese title gets the wide
+        one ("选项：", as "用法：")."""
+        text = super().format_help()
+        if language() != CHINESE:
+            return text
+        return re.sub(r"^(\s*\S.*[\u4e00-\u9fff].*):$", r"\1：", text, flags=re.M)
+
 
 def localise(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """``parser`` and its verbs' parsers with argparse's own words (usage, the sections' titles,
