@@ -68,6 +68,18 @@ def _from_folder() -> str | None:
     return None
 
 
+def edition_of(path: str) -> str | None:
+    """Chinese for a file or folder under the Chinese edition's folder (``zh-CN/``) where no
+    language was chosen (``--lang``, ``AUTOGRADER_LANG``): ``check zh-CN/notebooks/...`` from the
+    course's root speaks as a kernel in that folder does. None otherwise (no change)."""
+    if _chosen.get() or normalise(os.environ.get(ENV)):
+        return None
+    with contextlib.suppress(OSError, ValueError):
+        if ZH_FOLDER in Path(path).resolve().parts:
+            return CHINESE
+    return None
+
+
 def _from_locale() -> str | None:
     for name in LOCALE_VARIABLES:
         value = os.environ.get(name)
@@ -90,6 +102,11 @@ def choose(tag: str) -> str:
     if lang is None:
         raise ValueError(f"unknown language {tag!r}: choose zh-CN or en")
     return lang
+
+
+def chosen() -> str | None:
+    """The language chosen explicitly for this context (:func:`use`), if any."""
+    return _chosen.get()
 
 
 @contextlib.contextmanager

@@ -377,6 +377,38 @@ def test_check_in_a_chinese_notebooks_folder_speaks_chinese(tmp_path):
     assert _zh("Looks like: {title} [{id}]. {hint}").split("{")[0] in done.stdout
 
 
+def test_check_of_a_file_of_the_chinese_edition_speaks_chinese_unless_a_language_was_chosen(
+    tmp_path, monkeypatch, capsys
+):
+    """``check zh-CN/notebooks/...`` from the course's root (a Chinese trial's was English: only
+    the working folder counted), as a kernel in that folder speaks; --lang and AUTOGRADER_LANG
+    still decide."""
+    from autograder.cli import main
+
+    folder = tmp_path / "zh-CN" / "notebooks" / "04_softmax_masks"
+    folder.mkdir(parents=True)
+    learner = folder / "learner.py"
+    learner.write_text((WRONG / "causal-mask-inverted.py").read_text())
+    for name in (*i18n.LOCALE_VARIABLES, i18n.ENV):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AUTOGRADER_DAEMON", "0")
+    monkeypatch.chdir(tmp_path)
+    looks = "Looks like: {title} [{id}]. {hint}"  # the mistake's line, its words before {title}
+    chinese, english = _zh(looks).split("{")[0], looks.split("{")[0]
+    for argv, env, want in (
+        ([], None, chinese),
+        (["--lang", "en"], None, english),
+        ([], "en", english),
+    ):
+        if env:
+            monkeypatch.setenv(i18n.ENV, env)
+        assert main([*argv, "check", str(learner), "--only", "causal_mask"]) == 1
+        out = capsys.readouterr().out
+        assert want in out and "[causal-mask-inverted]" in out, (argv, env, out)
+    monkeypatch.delenv(i18n.ENV)
+    assert i18n.edition_of(str(tmp_path)) is None and i18n.edition_of(str(learner)) == "zh-CN"
+
+
 def test_feedback_and_the_class_report_speak_chinese():
     from autograder.core.result import Result
     from autograder.grade.outputs.class_report import report_html

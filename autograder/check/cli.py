@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from autograder import i18n
 from autograder.i18n import _, enumeration
 from autograder.service import client
 from autograder.service.client import NO_DAEMON
@@ -41,8 +42,10 @@ def main(args: argparse.Namespace) -> int:
 
     warm_up()  # torch loads in the sandbox server while the judge reads the file
     # --json: its keys, ids and mistake ids are English; its messages (what a person reads) are
-    # in the terminal's language, as the report without --json is.
-    return _check(args)
+    # in the terminal's language, as the report without --json is (a file of the Chinese
+    # edition: in Chinese, unless a language was chosen).
+    with i18n.use(i18n.edition_of(args.file) or i18n.chosen()):
+        return _check(args)
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -164,10 +167,11 @@ def progress_main(args: argparse.Namespace) -> int:
     if args.no_daemon:  # the notebooks are then judged here, not asked of the warm grader
         client.turn_off()
 
-    try:
-        progress = course_progress(args.notebooks)
-    except FileNotFoundError as e:
-        print(_("error: {problem}").format(problem=e), file=sys.stderr)
-        return EXIT_UNGRADABLE
-    print(table(progress))
+    with i18n.use(i18n.edition_of(args.notebooks) or i18n.chosen()):  # as check's FILE
+        try:
+            progress = course_progress(args.notebooks)
+        except FileNotFoundError as e:
+            print(_("error: {problem}").format(problem=e), file=sys.stderr)
+            return EXIT_UNGRADABLE
+        print(table(progress))
     return EXIT_PASSED if all(p.done == p.total for p in progress) else EXIT_FAILED
