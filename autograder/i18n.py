@@ -104,11 +104,6 @@ def choose(tag: str) -> str:
     return lang
 
 
-def chosen() -> str | None:
-    """The language chosen explicitly for this context (:func:`use`), if any."""
-    return _chosen.get()
-
-
 @contextlib.contextmanager
 def use(tag: str | None):
     """Speak ``tag``'s language inside the block (None: no explicit choice)."""
@@ -117,6 +112,13 @@ def use(tag: str | None):
         yield
     finally:
         _chosen.reset(token)
+
+
+def speaking_for(path: str):
+    """A block that speaks as for ``path``: Chinese for one of the Chinese edition
+    (:func:`edition_of`), else as it would anyway."""
+    lang = edition_of(path)
+    return use(lang) if lang else contextlib.nullcontext()
 
 
 def split_lang(argv: list[str]) -> tuple[str | None, list[str]]:

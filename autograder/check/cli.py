@@ -44,7 +44,7 @@ def main(args: argparse.Namespace) -> int:
     # --json: its keys, ids and mistake ids are English; its messages (what a person reads) are
     # in the terminal's language, as the report without --json is (a file of the Chinese
     # edition: in Chinese, unless a language was chosen).
-    with i18n.use(i18n.edition_of(args.file) or i18n.chosen()):
+    with i18n.speaking_for(args.file):
         return _check(args)
 
 
@@ -167,7 +167,7 @@ def progress_main(args: argparse.Namespace) -> int:
     if args.no_daemon:  # the notebooks are then judged here, not asked of the warm grader
         client.turn_off()
 
-    with i18n.use(i18n.edition_of(args.notebooks) or i18n.chosen()):  # as check's FILE
+    with i18n.speaking_for(args.notebooks):  # as check's FILE
         try:
             progress = course_progress(args.notebooks)
         except FileNotFoundError as e:
