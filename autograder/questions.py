@@ -37,6 +37,7 @@ import torch
 from autograder.core import lesson_folders, syntax
 from autograder.i18n import _, ngettext
 from autograder.kit.text import fmt_returned
+from autograder.name_hints import install as install_name_hints
 
 __all__ = [
     "QUESTIONS",
@@ -310,3 +311,6 @@ def check_answer(question_id: str, answer: Any = ..., *, strict: bool = False) -
     if strict:
         raise WrongAnswer(verdict.message)
     print(f"✘ {verdict.message}")
+
+
+install_name_hints()  # check_answer("05_2", answer_05_2) before its answer: which cell to run

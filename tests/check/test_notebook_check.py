@@ -43,9 +43,11 @@ COMMON_MISTAKES = {
 }
 
 
-def setup_cell(assignment: str) -> str:
-    """The lesson's first code cell: its imports, `check` among them."""
-    nb = nbformat.read(ROOT / "notebooks" / assignment / f"{assignment}.ipynb", as_version=4)
+def setup_cell(assignment: str, edition: str = "") -> str:
+    """The lesson's first code cell (of ``edition``'s notebooks: "zh-CN", or "" for English):
+    its imports, `check` among them."""
+    folder = ROOT / edition / "notebooks" / assignment
+    nb = nbformat.read(folder / f"{assignment}.ipynb", as_version=4)
     return next(c.source for c in nb.cells if c.cell_type == "code" and "import" in c.source)
 
 
@@ -143,3 +145,58 @@ def test_a_check_that_waits_for_the_grader_says_so_first_and_only_then(tmp_path)
     assert lines[0] == STARTING, out.stdout
     assert lines[1].startswith("✔ causal_mask") and lines[2].startswith("✔ causal_mask"), lines
     assert len(lines) == 3 and out.stderr == "", (out.stdout, out.stderr)
+
+
+def _run_cells(cells: list[str], folder: Path) -> list:
+    """``cells`` run in a fresh kernel in ``folder`` (Run All goes on past an error here)."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
+    NotebookClient(
+        nb,
+        timeout=120,
+        kernel_name="python3",
+        allow_errors=True,
+        resources={"metadata": {"path": str(folder)}},
+    ).execute()
+    return nb.cells
+
+
+def _error(cell) -> tuple[str, str]:
+    [error] = [o for o in cell.outputs if o.output_type == "error"]
+    return error.ename, "\n".join(error.traceback)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("edition", "said"),
+    [
+        ("", ("Question 05.2 has no answer", "softmax is not defined in this kernel yet")),
+        ("zh-CN", ("问题 05.2 在这个内核中还没有答案", "softmax 在这个内核中还没有定义")),
+    ],
+)
+def test_a_check_before_its_cell_has_run_says_which_cell_to_run_in_the_learners_language(
+    edition, said, venv_on_path
+):
+    """Two learner trials met Python's English NameError in a check cell run before its answer's
+    (or exercise's) cell: it says which cell to run first, in one line in the lesson's language,
+    and is still an error (Run All stops there; a graded cell scores nothing). Lesson 00's first
+    cell imports only check_answer, and gets the same. Any other NameError is IPython's own."""
+    cells = _run_cells(
+        [
+            setup_cell("00_setup", edition),
+            'check_answer("05_2", answer_05_2)',
+            "print(not_a_course_name)",
+            setup_cell("05_attention", edition),
+            "check(softmax)",
+            "check(softmax, strict=True)",
+        ],
+        ROOT / edition / "notebooks" / "05_attention",
+    )
+    answer, other, exercise, strict = (_error(cells[i]) for i in (1, 2, 4, 5))
+    assert answer[0] == "NameError" and answer[1].startswith("✘ " + said[0]), answer
+    assert "answer_05_2 = ..." in answer[1] and len(answer[1].splitlines()) == 1, answer
+    assert other[0] == "NameError" and "not_a_course_name" in other[1], other
+    assert "Traceback" in other[1] or "----" in other[1], other  # IPython's, as before
+    for shown in (exercise, strict):
+        assert shown[0] == "NameError" and shown[1] == exercise[1], shown
+        assert shown[1].startswith("✘ " + said[1]) and len(shown[1].splitlines()) == 1, shown
