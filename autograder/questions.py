@@ -35,7 +35,7 @@ from typing import Any
 import torch
 
 from autograder.core import lesson_folders, syntax
-from autograder.i18n import _, ngettext
+from autograder.i18n import _, enumeration, ngettext
 from autograder.kit.text import fmt_returned
 from autograder.name_hints import install as install_name_hints
 
@@ -192,7 +192,7 @@ def _normalise(question: Question, value: Any):
             letter = value.strip().strip("().:] ").lower()
             if letter in question.choices:
                 return letter
-        letters = ", ".join(f'"{c}"' for c in question.choices)
+        letters = enumeration(f'"{c}"' for c in question.choices)
         raise _Unreadable(_("one of the letters {letters}, as a string").format(letters=letters))
     if kind == "bool":
         if isinstance(value, bool):
@@ -236,7 +236,7 @@ def grade_answer(question_id: str, answer: Any) -> Verdict:
             str(question_id),
             False,
             _('There is no question "{id}". Questions here: {ids}.').format(
-                id=question_id, ids=", ".join(same)
+                id=question_id, ids=enumeration(same)
             ),
             readable=False,
         )

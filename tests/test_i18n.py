@@ -538,6 +538,21 @@ def test_a_right_answers_why_and_an_unreadable_answer_are_chinese_under_a_chines
     assert _has_chinese(missing.message)
 
 
+def test_ids_and_letters_listed_in_a_chinese_message_are_joined_with_the_enumeration_comma():
+    """The message "There is no question ..." lists the lesson's questions, and an unreadable choice
+    lists its letters: in Chinese joined with "、", as every name list the checks print."""
+    from autograder.questions import QUESTIONS, grade_answer
+
+    choice = next(q for q in QUESTIONS.values() if q.kind == "choice")
+    fives = [q for q in QUESTIONS if q.startswith("05_")]
+    for language, comma in (("zh-CN", "、"), ("en", ", ")):
+        with i18n.use(language):
+            unknown = grade_answer("05_99", 1).message
+            letters = grade_answer(choice.id, "z").message
+        assert comma.join(fives) in unknown, unknown
+        assert comma.join(f'"{c}"' for c in choice.choices) in letters, letters
+
+
 def _headings(notebook: Path) -> set[str]:
     cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
     return {

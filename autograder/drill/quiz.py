@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from fsrs import Card, Rating, Scheduler
 
 from autograder.drill.history import History
-from autograder.i18n import N_, _
+from autograder.i18n import N_, _, enumeration
 from autograder.questions import Question, Verdict, verdict_on
 
 SAME_GO = timedelta(hours=1)  # answers to one question this close together are one review
@@ -72,7 +72,7 @@ def grade(qid: str, answer: str) -> Verdict:
     qs = questions()
     if qid not in qs:
         message = _('There is no question "{id}". Questions here: {ids}.').format(
-            id=qid, ids=", ".join(qs)
+            id=qid, ids=enumeration(qs)
         )
         return Verdict(qid, False, message, readable=False)
     question = qs[qid]
@@ -80,7 +80,7 @@ def grade(qid: str, answer: str) -> Verdict:
     verdict = verdict_on(question, _read(question, answer), label)
     if verdict.readable:
         return verdict
-    expected = _(EXPECTED[question.kind]).format(letters=", ".join(question.choices))
+    expected = _(EXPECTED[question.kind]).format(letters=enumeration(question.choices))
     message = _("{label}: type {expected}; you typed {given}.").format(
         label=label, expected=expected, given=fmt_returned(answer)
     )

@@ -247,7 +247,7 @@ def _check_workers(client: Client, scheduler: str, allow_weak: bool) -> int:
         raise GradeError(said.format(workers=listed(other)))
     weak = sorted(w for w, a in about.items() if not a["strong"])
     if weak and not allow_weak:
-        raise GradeError(_weak(_("worker(s) {workers}").format(workers=", ".join(weak))))
+        raise GradeError(_weak(_("worker(s) {workers}").format(workers=listed(weak))))
     return sum(client.nthreads().values())
 
 

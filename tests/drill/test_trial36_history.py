@@ -118,7 +118,7 @@ def test_the_quiz_takes_a_fraction_and_says_what_to_type_in_plain_words(home, ca
     monkeypatch.setenv("AUTOGRADER_LANG", "zh-CN")
     assert main(["quiz", "10_1", "d"]) == 2
     err = capsys.readouterr().err
-    assert "问题 10.1：请输入字母 a, b, c 之一；你输入的是 'd'。" in err, err
+    assert "问题 10.1：请输入字母 a、b、c 之一；你输入的是 'd'。" in err, err
     for jargon in ("string", "(str)", "as a ", "字符串"):
         assert jargon not in err, jargon
     assert [a["answer"] for a in history.load().answers] == ["1/16", "1/8"]

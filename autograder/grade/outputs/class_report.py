@@ -194,7 +194,7 @@ def _mistakes_section(rows: list[Graded]) -> str:
                     esc(title),
                     str(m.times),
                     str(len(m.students)),
-                    esc(", ".join(sorted(m.students))),
+                    esc(messages.listed(sorted(m.students))),
                     esc(seen),
                     esc(where) if where else esc(_("not cited in a lesson")),
                 ]
