@@ -55,10 +55,11 @@ def _read(question: Question, answer: str):
 
 # What to type for each kind of answer, in plain words: every answer here is typed text (the
 # lessons' "as a string" and "(str)" are Python's words, for a notebook's answer_NN_k = ...).
+# An example answers no question (a trial typed a wrong form and was shown x_1's answer).
 EXPECTED = {
     "choice": N_("one of the letters {letters}"),
-    "number": N_("a number, such as 12, 0.5 or 1/16"),
-    "int": N_("a whole number, such as 12 or 327,680"),
+    "number": N_("a number, such as 12, 0.5 or 3/4"),
+    "int": N_("a whole number, such as 12 or 123,456"),
     "bool": N_("yes or no (true or false)"),
     "shape": N_("a shape, such as (2, 3)"),
 }

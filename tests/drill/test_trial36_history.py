@@ -6,6 +6,7 @@ answer, was rated Easy), ``next`` and ``list`` blind to the drill in progress, t
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -110,10 +111,10 @@ def test_the_quiz_takes_a_fraction_and_says_what_to_type_in_plain_words(home, ca
     assert "Question 10.1: type one of the letters a, b, c; you typed 'd'." in err, err
     assert main(["quiz", "x_7", "one sixteenth"]) == 2
     err = capsys.readouterr().err
-    assert "type a number, such as 12, 0.5 or 1/16; you typed 'one sixteenth'." in err, err
+    assert "type a number, such as 12, 0.5 or 3/4; you typed 'one sixteenth'." in err, err
     assert main(["quiz", "x_1", "1/16"]) == 2  # a byte count: a whole number
     err = capsys.readouterr().err
-    assert "type a whole number, such as 12 or 327,680; you typed '1/16'." in err, err
+    assert "type a whole number, such as 12 or 123,456; you typed '1/16'." in err, err
     assert main(["quiz", "x_7", "1/0"]) == 2
     monkeypatch.setenv("AUTOGRADER_LANG", "zh-CN")
     assert main(["quiz", "10_1", "d"]) == 2
@@ -131,3 +132,27 @@ def test_the_quiz_takes_a_power_as_the_questions_write_it(home, capsys):
     assert main(["quiz", "x_7", "2^-3"]) == 1  # read, and wrong
     assert main(["quiz", "x_7", "10^999"]) == 2  # no float holds it: unreadable, not a crash
     capsys.readouterr()
+
+
+def test_no_example_of_what_to_type_answers_a_question():
+    """The examples in "type a whole number, such as ..." answer no question of the quiz or the
+    lessons (a trial's wrong form was shown "such as 12 or 327,680": x_1's answer; "1/16" was
+    x_7's), whatever the language."""
+    from autograder.drill.quiz import EXPECTED, grade, questions
+    from autograder.i18n import _, use
+    from autograder.questions import QUESTIONS, grade_answer
+
+    shapes = re.compile(r"\(\d+(?:, \d+)*\)")
+    numbers = re.compile(r"\d[\d,]*\d(?:\.\d+)?|\d(?:\.\d+)?(?:/\d+)?")
+    for language in ("en", "zh-CN"):
+        with use(language):
+            texts = [_(text) for text in EXPECTED.values()]
+        found = [shapes.findall(t) + numbers.findall(shapes.sub("", t)) for t in texts]
+        examples = {e for t in found for e in t}
+        assert {"12", "123,456", "3/4", "(2, 3)"} <= examples, examples
+        for qid in questions():
+            for example in examples:
+                assert not grade(qid, example).correct, (qid, example)
+        for qid in QUESTIONS:  # the lessons' own: "such as 12 or 0.5", "such as (2, 3)"
+            for example in ("12", "0.5", "(2, 3)", *examples):
+                assert not grade_answer(qid, example).correct, (qid, example)
