@@ -700,3 +700,20 @@ def test_an_lm_loss_failure_shows_the_tokens_and_the_padded_targets(tmp_path):
 def test_the_dtype_advice_allows_upcasting_inside():
     hint = OWN["output-dtype-changed"].hint
     assert "return the input's dtype" in hint.lower() and "no .float()" not in hint
+
+
+def test_an_assert_where_the_drill_raises_value_error_passes_with_the_note_check_shows(tmp_path):
+    """Hugging Face and nanoGPT check their sizes with assert: accepted with a note, as COURSE_SPEC
+    says; `drill check` printed only PASS (a candidate trial), `check` the note too."""
+    source = answer("gqa")
+    refused = (
+        "        if d_model % num_heads or num_heads % num_kv_heads:\n"
+        '            raise ValueError("d_model must divide by num_heads, '
+        'num_heads by num_kv_heads")\n'
+    )
+    assert refused in source, "the model answer changed: write the test's assert again"
+    asserted = "        assert d_model % num_heads == 0 and num_heads % num_kv_heads == 0\n"
+    results = judged(tmp_path, "gqa", source.replace(refused, asserted))
+    report = grading.human("drill_gqa.py", results)
+    assert all(r.passed for r in results), report
+    assert "raised AssertionError, accepted; the course raises ValueError" in report, report

@@ -84,7 +84,9 @@ def human(file: str, results: list[Result]) -> str:
     for r in results:
         status = _("PASS") if r.passed else _("FAIL")
         lines.append(f"  {status}  {r.exercise:<{width}}  {r.points:g}/{r.max_points:g}")
-        if r.passed:
+        if r.passed:  # a note, as `check` shows it: an assert accepted where ValueError is due
+            if r.message and r.message != _("all checks passed"):
+                lines.append(textwrap.indent(printable(r.message), "      "))
             continue
         lines.append(textwrap.indent(printable(r.message), "      "))
         entry = title_and_hint(r.mistake, r.exercise)

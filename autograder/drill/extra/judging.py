@@ -17,9 +17,10 @@ from autograder.core.mistakes import MISTAKES as COURSE
 from autograder.drill.extra.mistakes import IN_DRILLS
 from autograder.drill.extra.mistakes import MISTAKES as OWN
 from autograder.i18n import N_, _, fill, frames, noun
-from autograder.kit.calling import Call, Mutants, diagnose_error
+from autograder.kit.calling import ASSERT_ACCEPTED, Call, Mutants, diagnose_error
 from autograder.kit.compare import close_mask, diagnose, excerpt
 from autograder.kit.exercise import CheckFailure
+from autograder.kit.notes import note
 from autograder.kit.text import first_line, fmt_dtype, fmt_row, fmt_shape, fmt_type, fmt_value
 from autograder.sandbox.host.replies import LearnerError
 from autograder.sandbox.protocol import Request
@@ -172,11 +173,14 @@ def _as_returned(out, yours, expected, tol, note: str) -> str:
 
 
 def expect_raises(c: Call, target: Any, why: str) -> None:
-    """The call must raise ValueError (an ``assert``'s AssertionError is accepted too); ``why``
-    is marked N_ where it is written (shown in the current language)."""
+    """The call must raise ValueError (an ``assert``'s AssertionError is accepted too, with the
+    note the course's checks leave); ``why`` is marked N_ where it is written (shown in the
+    current language)."""
     try:
         c.invoke(target)
     except LearnerError as err:
+        if err.kind == "AssertionError":
+            note(_(ASSERT_ACCEPTED).format(call=c))
         if err.kind in ("ValueError", "AssertionError"):
             return
         raise fail(
