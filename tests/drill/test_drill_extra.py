@@ -717,3 +717,14 @@ def test_an_assert_where_the_drill_raises_value_error_passes_with_the_note_check
     report = grading.human("drill_gqa.py", results)
     assert all(r.passed for r in results), report
     assert "raised AssertionError, accepted; the course raises ValueError" in report, report
+
+
+def test_a_decode_step_returning_only_the_new_keys_is_told_to_return_the_whole_cache(tmp_path):
+    """The course's hint for [kv-cache-not-stored] is its KVCache class's ("store them on self");
+    greedy-kv's cache is the returned pair, and its hint says so (a candidate trial)."""
+    kept = "return logits, (k, v)"
+    assert kept in answer("greedy-kv"), "the model answer changed: write the test's mistake again"
+    source = answer("greedy-kv").replace(kept, "return logits, (k[:, past:], v[:, past:])")
+    report = grading.human("drill_greedy-kv.py", judged(tmp_path, "greedy-kv", source))
+    assert "[kv-cache-not-stored]" in report, report
+    assert "Return the whole cache" in report and "on self" not in report, report

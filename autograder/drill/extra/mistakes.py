@@ -288,4 +288,13 @@ IN_DRILLS: dict[tuple[str, str], Mistake] = {
         "mask.to(scores.dtype) (adding it as it is either raises, as masked_fill or an "
         "in-place add does, or promotes the result to float32).",
     ),
+    # the course's hint is for its KVCache class ("store them on self"); here the cache is the
+    # returned pair (a candidate trial)
+    ("kv-cache-not-stored", "decode_step"): Mistake(
+        "kv-cache-not-stored",
+        ("decode_step",),
+        "The returned cache holds only the new keys and values",
+        "Return the whole cache: k_all = torch.cat([k_past, k], dim=1), v_all likewise (just k "
+        "and v when cache is None), as (logits, (k_all, v_all)); the next step builds on it.",
+    ),
 }
