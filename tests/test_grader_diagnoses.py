@@ -477,3 +477,21 @@ def test_a_layer_of_a_subclass_of_the_contracts_class_passes():
     "attn is a __main__.SelfAttentionLayer, expected a MultiHeadAttention"."""
     [result] = judge_source(BASE + SUBCLASSED_ATTENTION, only=["TransformerBlock"])
     assert result.passed, result.message
+
+
+@pytest.mark.parametrize("mistake", ["transpose-batch-dims", "forgot-transpose-k"])
+def test_an_error_a_mistake_explains_shows_its_title_once(mistake):
+    """An error a known mistake raises too is named on the report's "Looks like: <title> [id]"
+    line; the message led with the same title as well (a candidate trial: "prints its title
+    twice")."""
+    from lesson_files import wrong_file
+
+    from autograder.check.report import human
+
+    entry = MISTAKES[mistake]
+    path = wrong_file(mistake)
+    results = judge_source(BASE + path.read_text(), [entry.exercises[0]], label=path.name)
+    report = human(path.name, results)
+    [failed] = results
+    assert failed.mistake == mistake and "raised" in failed.message, report
+    assert " ".join(report.split()).count(entry.title) == 1, report

@@ -267,9 +267,8 @@ def learner_failed(c: Call, err: LearnerError, mutants: Mutants = ()) -> CheckFa
             ).format(raised=said),
             mistake,
         )
-    if mistake not in (None, "created-on-cpu", "wrong-dtype", *dict(ERROR_PREDICATES)):
-        title = _(get_mistake(mistake).title)  # a mutant's: the mistake first, then the error
-        return fail(_("{title}: {raised}.").format(title=title, raised=said), mistake)
+    # a mistake's title is the report's "Looks like: <title> [id]" line, every report has it
+    # (check, drill check, a notebook's verdict, feedback): the message does not lead with it too
     shown = raised.format(call=c, error=err.kind, message=first_line(err.message))
     if mistake or not err.traceback:
         return fail(shown, mistake)
