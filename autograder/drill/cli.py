@@ -228,6 +228,8 @@ def _next(h: history.History) -> int:
             d = catalogue.DRILLS[name]
             rows = session.status(h, s)
             state = dict((n, st) for n, st, _review in rows)[name]
+            if state == "not tried":  # this line stands alone: passed in an earlier session?
+                state = N_("not tried in this session")
             print(
                 _("Next in your session: {name} ({title}, target {minutes} min; {state}).").format(
                     name=name, title=catalogue.title(d), minutes=d.minutes, state=_(state)

@@ -170,6 +170,10 @@ def run_quiz(h: history.History, args) -> int:
         return EXIT_OK
     if args.answer is None:
         answer = command("quiz", args.id, "ANSWER")
+        if args.id in qs:  # the question, to answer next (a trial got only "give an answer")
+            print(f"[{args.id}] {quiz.prompt(qs[args.id])}\n")
+            print(_("Answer it: {command}").format(command=answer))
+            return EXIT_OK
         print(_("error: give an answer: {command}").format(command=answer), file=sys.stderr)
         return EXIT_BAD
     verdict = quiz.grade(args.id, args.answer)

@@ -301,7 +301,9 @@ def test_quiz_lists_and_grades_the_interview_questions(home, capsys):
     assert "correct" in capsys.readouterr().out
     assert main(["quiz", "10_2", "a"]) == 1
     assert "unverified" in capsys.readouterr().out
-    assert main(["quiz", "10_2"]) == 2
+    assert main(["quiz", "10_2"]) == 0  # no answer: the question, and how to answer it
+    assert capsys.readouterr().out.startswith("[10_2] ")
+    assert main(["quiz", "99_9"]) == 2
 
 
 def test_python_m_autograder_drill_is_the_command_line(home):

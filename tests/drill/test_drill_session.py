@@ -116,7 +116,8 @@ def test_a_focused_session_drives_next_and_rates_once(home, capsys):
     assert main(["check", str(path)]) == 0
     assert "Session: 1/2 passed; next: mha" in capsys.readouterr().out
     assert main(["next"]) == 0
-    assert "Next in your session: mha" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "Next in your session: mha" in said and "; not tried in this session)." in said, said
     h = history.load()
     (review,) = schedule.reviews(h, "sdpa-mask")
     assert review.rating == Rating.Good and len(review.attempts) == 2

@@ -156,3 +156,15 @@ def test_no_example_of_what_to_type_answers_a_question():
         for qid in QUESTIONS:  # the lessons' own: "such as 12 or 0.5", "such as (2, 3)"
             for example in ("12", "0.5", "(2, 3)", *examples):
                 assert not grade_answer(qid, example).correct, (qid, example)
+
+
+def test_a_quiz_question_named_without_an_answer_is_shown_with_how_to_answer_it(home, capsys):
+    """`drill quiz x_1` said only "error: give an answer" (a candidate trial): it shows the
+    question and the command that answers it, and records nothing."""
+    from autograder.drill.quiz import prompt, questions
+
+    assert main(["quiz", "x_1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"[x_1] {prompt(questions()['x_1'])}"), out
+    assert "quiz x_1 ANSWER" in out, out
+    assert history.load().answers == []
