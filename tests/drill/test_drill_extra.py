@@ -201,6 +201,30 @@ MUTATIONS = [
     ("lm-loss", "lm-loss-pads-counted", ", ignore_index=pad_id", ""),
     ("greedy-kv", "kv-prefill-not-causal", "a = _attend(q, k, v, mask)", "a = _attend(q, k, v)"),
     ("greedy-kv", "kv-positions-restart", "torch.arange(past, past + T,", "torch.arange(0, T,"),
+    ("greedy-kv", "kv-mask-not-offset", ".tril(diagonal=past)", ".tril()"),  # a candidate trial
+    (  # a candidate trial: the kept probabilities left in sorted order
+        "top-p",
+        "top-p-not-scattered-back",
+        "kept = torch.zeros_like(probs).scatter(-1, order, sorted_probs)",
+        "kept = sorted_probs",
+    ),
+    (  # a candidate trial: the nucleus cut at temperature 1, the temperature applied after it
+        "top-p",
+        "temperature-after-the-cut",
+        "    probs = torch.softmax(logits / temperature, dim=-1)\n"
+        "    sorted_probs, order = probs.sort(dim=-1, descending=True)\n"
+        "    before = sorted_probs.cumsum(-1) - sorted_probs"
+        "  # the mass of the tokens ranked above\n"
+        "    sorted_probs = sorted_probs.masked_fill(before >= p, 0.0)"
+        "  # the top token always stays\n"
+        "    kept = torch.zeros_like(probs).scatter(-1, order, sorted_probs)\n",
+        "    probs = torch.softmax(logits, dim=-1)\n"
+        "    sorted_probs, order = probs.sort(dim=-1, descending=True)\n"
+        "    before = sorted_probs.cumsum(-1) - sorted_probs\n"
+        "    sorted_probs = sorted_probs.masked_fill(before >= p, 0.0)\n"
+        "    kept = torch.zeros_like(probs).scatter(-1, order, sorted_probs)\n"
+        "    kept = torch.softmax(logits / temperature, dim=-1) * (kept > 0)\n",
+    ),
     (
         "greedy-kv",
         "kv-cache-not-stored",

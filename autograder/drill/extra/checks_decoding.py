@@ -124,8 +124,11 @@ def make_params(g, V=11, d=6, max_len=16):
     }
 
 
-def model(params, tokens, start=0, *, causal=True, offset=0, past_kv=None, keep_cache=True):
-    """The tiny model's logits for ``tokens`` at positions start.., after ``past_kv``."""
+def model(
+    params, tokens, start=0, *, causal=True, offset=0, past_kv=None, keep_cache=True, shift=True
+):
+    """The tiny model's logits for ``tokens`` at positions start.., after ``past_kv``
+    (``shift=False``: the causal mask not moved past the cached keys, tril() alone)."""
     p = {k: v.double() for k, v in params.items()}
     T = tokens.shape[1]
     h = p["embed"][tokens] + p["pos"][torch.arange(start + offset, start + offset + T)]
@@ -135,7 +138,7 @@ def model(params, tokens, start=0, *, causal=True, offset=0, past_kv=None, keep_
     past = k.shape[1] - T
     s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
     if causal:
-        allowed = torch.ones(T, past + T, dtype=torch.bool).tril(diagonal=past)
+        allowed = torch.ones(T, past + T, dtype=torch.bool).tril(diagonal=past if shift else 0)
         s = s.masked_fill(~allowed, float("-inf"))
     logits = (h + torch.softmax(s, -1) @ v @ p["w_o"]) @ p["unembed"]
     new_k, new_v = (k, v) if keep_cache else (k[:, past:], v[:, past:])
@@ -154,6 +157,12 @@ def step_mutants():
             ),
         ),
         ("kv-positions-restart", restart),
+        (
+            "kv-mask-not-offset",
+            lambda p, t, cache=None: model(
+                p, t, 0 if cache is None else cache[0].shape[1], past_kv=cache, shift=False
+            ),
+        ),
         (
             "kv-cache-not-stored",
             lambda p, t, cache=None: model(
@@ -271,9 +280,13 @@ def top_p(
     unsorted=False,
     multiply=False,
     cold=False,
+    scatter=True,
+    late=False,
 ):
+    """Nucleus probabilities, or a known mistake's: ``scatter=False`` returns them in sorted
+    order; ``late`` chooses the nucleus at temperature 1 and applies the temperature after."""
     z = _tempered(logits, temperature, multiply, cold)
-    probs = torch.softmax(z, -1)
+    probs = torch.softmax(logits if late else z, -1)
     if unsorted:
         before = probs.cumsum(-1) - probs
         keep = before < p if crossing else probs.cumsum(-1) <= p
@@ -283,8 +296,11 @@ def top_p(
         ks = before < p if crossing else sp.cumsum(-1) <= p
         if crossing == "keep-top":  # drops the crossing token, but never the top one
             ks = (sp.cumsum(-1) <= p) | (before == 0)
+        if not scatter:
+            kept = sp * ks
+            return kept / kept.sum(-1, keepdim=True)
         keep = torch.zeros_like(ks).scatter(-1, order, ks)
-    kept = probs * keep
+    kept = (torch.softmax(z, -1) if late else probs) * keep
     return kept / kept.sum(-1, keepdim=True) if renorm else kept
 
 
@@ -324,6 +340,14 @@ TOPP_MUTANTS = (
         lambda lg, p, temperature=1.0: top_p(lg, p, temperature, multiply=True),
     ),
     ("temperature-ignored", lambda lg, p, temperature=1.0: top_p(lg, p, temperature, cold=True)),
+    (
+        "top-p-not-scattered-back",
+        lambda lg, p, temperature=1.0: top_p(lg, p, temperature, scatter=False),
+    ),
+    (
+        "temperature-after-the-cut",
+        lambda lg, p, temperature=1.0: top_p(lg, p, temperature, late=True),
+    ),
 )
 
 

@@ -215,6 +215,13 @@ _ENTRIES = (
         "New tokens are at positions past..past + T - 1, past = the cache's length.",
     ),
     Mistake(
+        "kv-mask-not-offset",
+        ("decode_step",),
+        "The causal mask ignores the cached positions: tril() without diagonal=past",
+        "New query t sits at position past + t and sees keys 0..past + t: "
+        "torch.ones(T, past + T).tril(diagonal=past).",
+    ),
+    Mistake(
         "kv-cache-not-used",
         ("greedy_decode",),
         "Recomputes the whole sequence every step: the cache is not used",
@@ -272,6 +279,21 @@ _ENTRIES = (
         "Accumulates in vocabulary order",
         "Sort the probabilities in descending order before the cumulative sum, then scatter "
         "the kept ones back.",
+    ),
+    Mistake(
+        "top-p-not-scattered-back",
+        ("top_p_probs",),
+        "Returns the kept probabilities in sorted order",
+        "Scatter them back where they came from, so that index i is still token i: "
+        "torch.zeros_like(probs).scatter(-1, order, kept_sorted).",
+    ),
+    Mistake(
+        "temperature-after-the-cut",
+        ("top_p_probs",),
+        "The nucleus is chosen before the temperature is applied",
+        "Divide the logits by the temperature first, then sort and cut: the temperature changes "
+        "which tokens it takes to reach p (transformers applies its temperature warper before "
+        "its top-p warper).",
     ),
 )
 
