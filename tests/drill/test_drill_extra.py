@@ -159,6 +159,12 @@ MUTATIONS = [
         "x32.pow(2).mean(-1, keepdim=True)",
         "x32.pow(2).sum(-1, keepdim=True)",
     ),
+    (  # the L2 norm, eps left out (a candidate trial)
+        "rmsnorm",
+        "rmsnorm-root-of-sum",
+        "torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + self.eps)",
+        "1 / x32.norm(dim=-1, keepdim=True)",
+    ),
     (
         "rmsnorm",
         "norm-over-wrong-dim",

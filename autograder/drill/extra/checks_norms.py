@@ -40,6 +40,7 @@ def rms_mutants(w, eps):
             "rmsnorm-root-of-sum",
             lambda x: x * torch.rsqrt(x.pow(2).sum(-1, keepdim=True) + eps) * w,
         ),
+        ("rmsnorm-root-of-sum", lambda x: x / x.norm(dim=-1, keepdim=True) * w),  # the L2 norm
         (
             "norm-over-wrong-dim",
             lambda x: x * torch.rsqrt(x.pow(2).mean(-2, keepdim=True) + eps) * w,
