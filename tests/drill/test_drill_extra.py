@@ -159,6 +159,12 @@ MUTATIONS = [
         "x32.pow(2).mean(-1, keepdim=True)",
         "x32.pow(2).sum(-1, keepdim=True)",
     ),
+    (  # a candidate trial: the extra slopes of 12 heads the first 4 of 16, not every other
+        "alibi",
+        "alibi-extra-slopes-not-every-other",
+        "powers(2 * closest)[0::2][: num_heads - closest]",
+        "powers(2 * closest)[: num_heads - closest]",
+    ),
     (  # the L2 norm, eps left out (a candidate trial)
         "rmsnorm",
         "rmsnorm-root-of-sum",

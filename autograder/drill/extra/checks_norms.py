@@ -146,14 +146,16 @@ def check_layernorm(sub) -> None:
 # ---- ALiBi ---------------------------------------------------------------------------------------
 
 
-def slopes(n: int, interleave: bool = True) -> list[float]:
+def slopes(n: int, interleave: bool = True, every: int = 2) -> list[float]:
+    """ALiBi's slopes (``every=1``: the extra ones the first of 2m's, a candidate's slip)."""
+
     def powers(m):
         return [2 ** (-8 * (i + 1) / m) for i in range(m)]
 
     if math.log2(n).is_integer() or not interleave:
         return powers(n)
     closest = 2 ** math.floor(math.log2(n))
-    return powers(closest) + powers(2 * closest)[0::2][: n - closest]
+    return powers(closest) + powers(2 * closest)[::every][: n - closest]
 
 
 def bias_of(s: list[float], seq_len: int, sign: float = -1.0) -> torch.Tensor:
@@ -186,6 +188,7 @@ def alibi_mutants():
         ("alibi-slopes-reversed", lambda n, L: bias_of(slopes(n)[::-1], L)),
         ("alibi-slopes-off-by-one", off_by_one),
         ("alibi-slopes-not-interleaved", lambda n, L: bias_of(slopes(n, interleave=False), L)),
+        ("alibi-extra-slopes-not-every-other", lambda n, L: bias_of(slopes(n, every=1), L)),
         ("alibi-same-slope-every-head", lambda n, L: bias_of([slopes(n)[0]] * n, L)),
     )
 

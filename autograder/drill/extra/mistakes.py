@@ -114,6 +114,14 @@ _ENTRIES = (
         "then every other slope of 2m heads (the paper's code).",
     ),
     Mistake(
+        "alibi-extra-slopes-not-every-other",
+        ("alibi_bias",),
+        "The extra slopes are the first ones of 2m heads, not every other one",
+        "For n heads between m and 2m (m a power of 2), the n - m extra slopes are every other "
+        "slope of 2m heads: slopes(2 * m)[0::2][: n - m] (the paper's code), which lie between "
+        "m's.",
+    ),
+    Mistake(
         "alibi-same-slope-every-head",
         ("alibi_bias",),
         "Every head has the same slope",
