@@ -91,7 +91,7 @@ def write_html(graded: GradeTable) -> Path:
     in the table's notes, which pages ``nbgrader release_feedback`` could not hand out: in full
     for the folders new since an earlier run (or that had the files then), in one line, their
     count, for those an earlier run named (a trial: the whole class on every run)."""
-    unreleasable, told, lacking = [], 0, set()
+    unreleasable, told, lacking, still = [], 0, set(), set()
     for g in graded.rows:
         if g.status == NOT_SUBMITTED:
             continue
@@ -102,6 +102,7 @@ def write_html(graded: GradeTable) -> Path:
         missing = _copy_nbgrader_files(graded.submissions, g, path.parent)
         if missing and named:
             told += 1
+            still |= missing
         elif missing:
             unreleasable.append(path.relative_to(graded.feedback_dir).parent.as_posix())
             lacking |= missing
@@ -120,13 +121,14 @@ def write_html(graded: GradeTable) -> Path:
             len(unreleasable),
         )
         graded.notes.append(said.format(n=len(unreleasable), names=names, folders=shown))
-    if told:
+    if told:  # the files they lack, as the first note named them (a trial: timestamp.txt was there)
         said = ngettext(
-            "{n} feedback folder named by an earlier run still lacks timestamp.txt or "
-            "submission_secret.txt: nbgrader release_feedback stops at it.",
-            "{n} feedback folders named by earlier runs still lack timestamp.txt or "
-            "submission_secret.txt: nbgrader release_feedback stops at them.",
+            "{n} feedback folder named by an earlier run still lacks {names}: nbgrader "
+            "release_feedback stops at it.",
+            "{n} feedback folders named by earlier runs still lack {names}: nbgrader "
+            "release_feedback stops at them.",
             told,
         )
-        graded.notes.append(said.format(n=told))
+        names = _(" or ").join(n for n in NBGRADER_FILES if n in still)
+        graded.notes.append(said.format(n=told, names=names))
     return graded.feedback_dir
