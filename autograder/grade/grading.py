@@ -38,6 +38,7 @@ from autograder.grade.messages import (
     changes,
     due_unlike_kept,
     held_to,
+    held_to_recorded,
     lateness_unchecked,
     not_judged,
     other_notebooks,
@@ -379,6 +380,7 @@ def grade_class(
             overlay = gradebook.overlay
         write_outputs(table, keep, regrading, overlay)
     notes = unread_cells(rows) + other_notebooks(rows) + held_to(dates, names)
+    notes += held_to_recorded(dates, rows)
     notes += due_unlike_kept(before, rows)
     notes += changes(before, rows)
     table.notes[:0] = notes + not_judged(rows) + lateness_unchecked(rows)

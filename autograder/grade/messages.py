@@ -144,6 +144,23 @@ def held_to(dates: dict[str | None, datetime], assignments: list[str]) -> list[s
     return [_("due: {dates}").format(dates=_("; ").join(said))] if said else []
 
 
+def held_to_recorded(dates: dict[str | None, datetime], rows: list[Graded]) -> list[str]:
+    """The due dates rows were held to as recorded at an earlier grading, where this run was given
+    none for their assignment (an instructor trial: a regrade that kept the date said nothing of
+    it, where one given says "due: ...")."""
+    if dates.get(None) is not None:  # a date given for every assignment
+        return []
+    kept: dict[str, dict] = {}
+    for g in rows:
+        if g.assignment not in dates and g.due is not None:
+            kept.setdefault(g.assignment, {})[g.due] = g.due_zone
+    said = [f"{name} {_dues(due)}" for name, due in sorted(kept.items())]
+    if not said:
+        return []
+    # TRANSLATORS: as "due: ...", for dates recorded at an earlier grading and kept
+    return [_("due, as recorded at an earlier grading: {dates}").format(dates=_("; ").join(said))]
+
+
 def unread_cells(rows: list[Graded]) -> list[str]:
     """The submissions with cells the grader could not read (a syntax error): a row of the table
     looks like wrong code otherwise, and only the student's feedback named them (a trial)."""

@@ -159,3 +159,19 @@ def test_the_reports_plots_speak_chinese_where_a_font_can_draw_it(tmp_path, lang
 
 def font_dir(font: str | None) -> str:
     return "no-font" if font is None else "font"
+
+
+def test_a_regrade_that_keeps_the_recorded_due_date_says_it(tmp_path, capsys, language):
+    """The summary says the due dates a class was held to: given (--due), and, an instructor
+    trial found, recorded at an earlier grading and kept by a regrade given none."""
+    language("C.UTF-8")
+    root, out = class_of(tmp_path / "submitted"), tmp_path / "grades" / "grades.csv"
+    status, said, err = grade(capsys, root, out, "--due", DUE, "--late-penalty", "0.1")
+    assert status == 0, err
+    given = "due: 04_softmax_masks 2026-12-01 23:59 Asia/Shanghai (15:59 UTC)"
+    assert given in said and "as recorded" not in said, said
+    for again in ([], ["--student", "bob"]):
+        status, said, err = grade(capsys, root, out, *again)
+        assert status == 0, err
+        kept = "due, as recorded at an earlier grading: 04_softmax_masks 2026-12-01 23:59 "
+        assert kept + "Asia/Shanghai (15:59 UTC)" in said and given not in said, said
