@@ -99,10 +99,15 @@ def find_submissions(root: Path) -> tuple[dict[str, dict[str, SubmissionFolder] 
     """``{student: {assignment: folder}}`` (or, for a student, why their folder is refused) and
     the folders that are not assignments of the course."""
     if not root.is_dir():
+        try:  # a typo, "submited": the folder beside it it was meant to be (an instructor trial)
+            beside = [e.name for e in folder_entries(root.parent) if e.is_dir()]
+        except OSError:
+            beside = []
+        close = difflib.get_close_matches(root.name, beside, n=1)
         raise GradeError(
-            _("{folder}: no such folder. Give the folder with one folder per student.").format(
-                folder=root
-            )
+            _(
+                "{folder}: no such folder{suggestion}. Give the folder with one folder per student."
+            ).format(folder=root, suggestion=did_you_mean([str(root.parent / c) for c in close]))
         )
     students: dict[str, dict[str, SubmissionFolder] | str] = {}
     ignored = []

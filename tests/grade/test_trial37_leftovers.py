@@ -175,3 +175,17 @@ def test_a_regrade_that_keeps_the_recorded_due_date_says_it(tmp_path, capsys, la
         assert status == 0, err
         kept = "due, as recorded at an earlier grading: 04_softmax_masks 2026-12-01 23:59 "
         assert kept + "Asia/Shanghai (15:59 UTC)" in said and given not in said, said
+
+
+def test_a_submissions_folder_misspelt_is_told_the_one_beside_it(tmp_path):
+    """`grade submited` (an instructor trial) said only "no such folder"."""
+    from autograder.grade.grading import find_submissions
+    from autograder.grade.results import GradeError
+
+    (tmp_path / "submitted").mkdir()
+    with pytest.raises(GradeError) as refused:
+        find_submissions(tmp_path / "submited")
+    assert f"did you mean {tmp_path / 'submitted'}?" in str(refused.value), refused.value
+    with pytest.raises(GradeError) as refused:
+        find_submissions(tmp_path / "elsewhere" / "submitted")  # nothing beside it to suggest
+    assert "did you mean" not in str(refused.value) and "no such folder" in str(refused.value)
