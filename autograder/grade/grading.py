@@ -42,6 +42,7 @@ from autograder.grade.messages import (
     lateness_unchecked,
     not_judged,
     other_notebooks,
+    tampered,
     unread_cells,
 )
 from autograder.grade.options import check_options
@@ -388,7 +389,7 @@ def grade_class(
     notes += held_to_recorded(dates, rows)
     notes += due_unlike_kept(before, rows)
     notes += changes(before, rows)
-    table.notes[:0] = notes + not_judged(rows) + lateness_unchecked(rows)
+    table.notes[:0] = notes + tampered(rows) + not_judged(rows) + lateness_unchecked(rows)
     if pressed:
         table.notes.append(_("Ctrl-C came while the outputs were written: all were written first"))
     return table

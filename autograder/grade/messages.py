@@ -203,6 +203,31 @@ def other_notebooks(rows: list[Graded]) -> list[str]:
     ]
 
 
+TAMPERING = "tampering"  # the judge's id for code that tried to change the grader or its results
+
+
+def tampered(rows: list[Graded]) -> list[str]:
+    """The submissions whose code tried to change the grader or its results: stopped by the
+    sandbox and scored 0 for it, and worth the instructor's look (an instructor trial: only the
+    class report said so, as a mistake to re-teach)."""
+    said = [
+        aside(f"{one_line(g.student)}/{g.assignment}", listed(names))
+        for g in rows
+        if (names := [r.exercise for r in g.results if r.mistake == TAMPERING])
+    ]
+    if not said:
+        return []
+    return [
+        ngettext(
+            "{n} submission tried to change the grader or its results (the sandbox stopped it "
+            "and those items score 0; its feedback says what it did): {submissions}",
+            "{n} submissions tried to change the grader or its results (the sandbox stopped them "
+            "and those items score 0; their feedback says what they did): {submissions}",
+            len(said),
+        ).format(n=len(said), submissions=first_ten(said))
+    ]
+
+
 def not_judged(rows: list[Graded]) -> list[str]:
     """Each submission with exercises the grader could not judge (its sandbox did not start,
     twice, the second time a fresh one): their points are 0 in this table, not the student's

@@ -1,7 +1,9 @@
 """Trial 37's leftovers (a Chinese-reading instructor): Gradescope's ``results.json``, which the
 student reads, speaks the course's language (its ids stay Gradescope's); the table says which
 notebooks had cells the grader could not read; and the feedback folders ``nbgrader
-release_feedback`` cannot hand out are named in full once, then counted in one line."""
+release_feedback`` cannot hand out are named in full once, then counted in one line. And a later
+instructor trial's: the due dates a regrade kept, a misspelt submissions folder, and code that
+tampers named in the summary."""
 
 from __future__ import annotations
 
@@ -189,3 +191,29 @@ def test_a_submissions_folder_misspelt_is_told_the_one_beside_it(tmp_path):
     with pytest.raises(GradeError) as refused:
         find_submissions(tmp_path / "elsewhere" / "submitted")  # nothing beside it to suggest
     assert "did you mean" not in str(refused.value) and "no such folder" in str(refused.value)
+
+
+def test_code_that_tampers_is_named_in_the_summary_not_taught_as_a_mistake():
+    """An instructor trial: a hostile submission's [tampering] showed only in the class report,
+    at the top of "What to re-teach", "not cited in a lesson". The summary names it; the
+    re-teach table counts only the lessons' mistakes."""
+    from autograder.core.result import Result
+    from autograder.grade.messages import tampered
+    from autograder.grade.outputs.class_report import mistakes
+    from autograder.grade.results import GRADED, Graded
+
+    def graded(student, *mistaken):
+        rows = [Result(name, False, 0.0, 1.0, "no", mistake) for name, mistake in mistaken]
+        return Graded(student, MASKS, GRADED, 8.0, results=rows)
+
+    rows = [
+        graded("mallory", ("softmax", "tampering"), ("causal_mask", "tampering")),
+        graded("dave", ("softmax", "softmax-wrong-dim")),
+    ]
+    with i18n.use("en"):
+        [said] = tampered(rows)
+    assert said.startswith("1 submission tried to change the grader"), said
+    assert f"mallory/{MASKS} (softmax, causal_mask)" in said and "dave" not in said, said
+    ranked, unnamed, _, _ = mistakes(rows)
+    assert [m.mistake for m in ranked] == ["softmax-wrong-dim"] and unnamed == 0
+    assert tampered(rows[1:]) == []

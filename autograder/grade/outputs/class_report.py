@@ -147,6 +147,8 @@ def mistakes(rows: list[Graded]) -> tuple[list[MistakeCount], int, int, int]:
                 unattempted += 1
             elif r.mistake is None:
                 unnamed += 1
+            elif r.mistake == messages.TAMPERING:  # not a lesson's: the summary names them
+                continue
             else:
                 count = found.setdefault(r.mistake, MistakeCount(r.mistake))
                 count.times += 1
