@@ -229,6 +229,8 @@ def hint(h: history.History, args) -> int:
         print("\n" + _("More: {command}").format(command=more))
     else:
         reveal = command("reveal", drill.name)
+        if args.level > len(levels):  # `hint gqa 9`: said, not silently the last (a trial)
+            print("\n" + _("There are {n} hints: all shown above.").format(n=len(levels)))
         print("\n" + _("No more hints. The model answer: {command}").format(command=reveal))
     print(
         _(

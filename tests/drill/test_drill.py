@@ -257,6 +257,7 @@ def test_hints_come_in_levels_ending_with_the_mistakes_the_checks_name(home, cap
     assert main(["hint", "sdpa-mask", "99"]) == 0
     out = capsys.readouterr().out
     assert "[mask-after-softmax]" in out and "No more hints" in out
+    assert "hints: all shown above." in out  # 99 asked for: said how many there are
     assert main(["hint", "causal_mask"]) == 0  # a plain exercise's hints: the contract first
     assert "Hint 1/" in capsys.readouterr().out
 
