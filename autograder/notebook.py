@@ -20,7 +20,6 @@ from autograder.core.extract import from_file, from_sources
 from autograder.core.judge import NothingToGrade, judge_code
 from autograder.core.result import Result
 from autograder.i18n import N_, _
-from autograder.name_hints import install as install_name_hints
 from autograder.sandbox.host.pool import default_ready, warm_up
 from autograder.service import client as service
 
@@ -39,7 +38,6 @@ def _in_kernel() -> bool:
 # sandbox. A check that has to wait for it says so at once, on a line of its own.
 if not (_in_kernel() and service.start_ahead()):  # a script checks in its own process
     warm_up(background=True)
-install_name_hints()  # check(softmax) before its cell has run: which cell to run first
 STARTING = N_("starting the grader… (a few seconds, at a session's first check or after an update)")
 
 

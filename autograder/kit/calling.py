@@ -55,8 +55,7 @@ PARAMS |= {
 }
 
 
-# An ``assert`` where the course raises ValueError (nanoGPT's, Hugging Face's): accepted, and
-# said in a note (COURSE_SPEC), by the course's checks and the drills' alike.
+# An ``assert`` for a ValueError: accepted with a note (COURSE_SPEC), in checks and drills alike
 ASSERT_ACCEPTED = N_(
     "{call} raised AssertionError, accepted; the course raises ValueError, which `python -O` "
     "does not remove as it removes an assert."
