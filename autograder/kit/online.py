@@ -126,6 +126,26 @@ def keys_of_first_block(q, k, v, block_size=64, causal=False):
     return online(q, torch.cat(firsts, -2), v, block_size, causal)
 
 
+def normalised_without_old_sum(q, k, v, block_size=64, causal=False):
+    """FlashAttention-1's update, the output kept normalised block by block, with the old sum
+    left out: o = (exp(m - m') * o + P @ V_j) / l', not (exp(m - m') * l * o + P @ V_j) / l'."""
+    lq, lk = q.shape[-2], k.shape[-2]
+    m = torch.full((*q.shape[:-1], 1), -INF, dtype=q.dtype, device=q.device)
+    total = torch.zeros_like(m)
+    out = torch.zeros(*q.shape[:-1], v.shape[-1], dtype=q.dtype, device=q.device)
+    for ks in range(0, lk, block_size):
+        ke = min(ks + block_size, lk)
+        s = q @ k[..., ks:ke, :].transpose(-2, -1) * q.shape[-1] ** -0.5
+        if causal:
+            s = s.masked_fill(torch.arange(ks, ke)[None, :] > torch.arange(lq)[:, None], -INF)
+        m_new = torch.maximum(m, s.amax(-1, keepdim=True))
+        p, alpha = torch.exp(s - m_new), torch.exp(m - m_new)
+        total_new = alpha * total + p.sum(-1, keepdim=True)
+        out = (alpha * out + p @ v[..., ks:ke, :]) / total_new
+        total, m = total_new, m_new
+    return out.nan_to_num(0.0)
+
+
 def max_block_only_guarded(q, k, v, block_size=64, causal=False):
     """The running max replaced by the block's own, with a zero-sum guard at the end."""
     return online(q, k, v, block_size, causal, max_block_only=True).nan_to_num(0.0)
@@ -200,6 +220,7 @@ TILED_MUTANTS = (  # tiled_attention's known mistakes: the online softmax with a
     ("online-softmax-inverted-correction", _online_mutant(inverted=True)),
     ("weights-times-keys", lambda q, k, v, *a, **kw: online(q, k, k, *a, **kw)),
     ("online-normalised-twice", _online_mutant(normalise=2)),
+    ("online-old-sum-dropped", normalised_without_old_sum),  # a Chinese learner trial
     ("online-sum-no-keepdim", _online_mutant(sum_matrix=True)),
     ("tiled-masked-block-nan", _online_mutant(reverse=True, unguarded=True)),
     ("online-max-block-only", _online_mutant(max_block_only=True)),

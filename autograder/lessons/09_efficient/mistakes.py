@@ -281,6 +281,14 @@ MISTAKES = (
         "or keep it normalised block by block (FlashAttention-1) and return it as it is.",
     ),
     Mistake(
+        "online-old-sum-dropped",
+        ("tiled_attention",),
+        "The output kept normalised (FlashAttention-1) is rescaled without the old sum l",
+        "A normalised output is divided by the old sum l: undo that before adding the new "
+        "block, o = (exp(m - m') * l * o + P @ V_j) / l' (or keep the accumulator unnormalised "
+        "and divide by l once, at the end).",
+    ),
+    Mistake(
         "tiled-output-width-d-k",
         ("tiled_attention",),
         "The accumulator or output is shaped like q, so d_v != d_k fails",
