@@ -18,6 +18,12 @@ def mistake_line(mistake: str | None) -> str | None:
     return looks_like(mistake) or _("Looks like: [{id}]").format(id=mistake)
 
 
+def passing_note(r: Result) -> str | None:
+    """A passed result's message where it carries a note (an ``assert`` accepted where the
+    course raises ValueError), else None: what a report shows under its PASS line."""
+    return r.message if r.passed and r.message and r.message != _("all checks passed") else None
+
+
 def _indent(text: str, prefix: str = "      ") -> str:
     return textwrap.indent(text, prefix)
 
@@ -39,7 +45,7 @@ def human(file: str, results: list[Result], notes: list[str] = ()) -> str:
             hint = mistake_line(r.mistake)
             if hint:
                 lines.append(_indent(fill(hint, 92)))
-        elif r.message and r.message != _("all checks passed"):  # passed, with a note
+        elif passing_note(r):
             lines.append(_indent(printable(r.message)))
     lines += [_indent(_("Note: {note}").format(note=one_line(note)), "  ") for note in notes]
     score = sum(r.points for r in results)

@@ -8,6 +8,7 @@ import pkgutil
 import textwrap
 from dataclasses import replace
 
+from autograder.check.report import passing_note
 from autograder.core.judge import judge_file, judge_one
 from autograder.core.registry import Gradable
 from autograder.core.result import Result, printable
@@ -84,8 +85,8 @@ def human(file: str, results: list[Result]) -> str:
     for r in results:
         status = _("PASS") if r.passed else _("FAIL")
         lines.append(f"  {status}  {r.exercise:<{width}}  {r.points:g}/{r.max_points:g}")
-        if r.passed:  # a note, as `check` shows it: an assert accepted where ValueError is due
-            if r.message and r.message != _("all checks passed"):
+        if r.passed:  # with its note, as `check` shows it
+            if passing_note(r):
                 lines.append(textwrap.indent(printable(r.message), "      "))
             continue
         lines.append(textwrap.indent(printable(r.message), "      "))

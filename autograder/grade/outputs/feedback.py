@@ -81,6 +81,12 @@ def _copy_nbgrader_files(submissions: Path | None, g: Graded, dest: Path) -> set
     return missing
 
 
+def _either(names: set[str]) -> str:
+    """nbgrader's files among ``names``, in their order ("timestamp.txt or
+    submission_secret.txt")."""
+    return _(" or ").join(n for n in NBGRADER_FILES if n in names)
+
+
 def _lacked_before(folder: Path) -> bool:
     """An earlier run wrote ``folder`` without nbgrader's files: its note named it then."""
     return folder.is_dir() and not all((folder / n).is_file() for n in NBGRADER_FILES)
@@ -110,7 +116,6 @@ def write_html(graded: GradeTable) -> Path:
         shown = _(", ").join(one_line(u) for u in unreleasable[:5])
         more = len(unreleasable) - 5
         shown += _(" and {n} more").format(n=more) if more > 0 else ""
-        names = _(" or ").join(n for n in NBGRADER_FILES if n in lacking)
         said = ngettext(
             "{n} feedback folder without {names} (the submission was not collected by "
             "nbgrader): {folders}. nbgrader release_feedback stops at such a folder: hand those "
@@ -120,7 +125,7 @@ def write_html(graded: GradeTable) -> Path:
             "pages out yourself, or move them away first.",
             len(unreleasable),
         )
-        graded.notes.append(said.format(n=len(unreleasable), names=names, folders=shown))
+        graded.notes.append(said.format(n=len(unreleasable), names=_either(lacking), folders=shown))
     if told:  # the files they lack, as the first note named them (a trial: timestamp.txt was there)
         said = ngettext(
             "{n} feedback folder named by an earlier run still lacks {names}: nbgrader "
@@ -129,6 +134,5 @@ def write_html(graded: GradeTable) -> Path:
             "release_feedback stops at them.",
             told,
         )
-        names = _(" or ").join(n for n in NBGRADER_FILES if n in still)
-        graded.notes.append(said.format(n=told, names=names))
+        graded.notes.append(said.format(n=told, names=_either(still)))
     return graded.feedback_dir
