@@ -51,6 +51,21 @@ def setup_cell(assignment: str, edition: str = "") -> str:
     return next(c.source for c in nb.cells if c.cell_type == "code" and "import" in c.source)
 
 
+def run_cells(cells: list[str], folder: Path, allow_errors: bool = False) -> list:
+    """``cells`` run in a fresh kernel in ``folder``; the executed cells. An error stops the run
+    and fails the test, unless ``allow_errors`` (then Run All goes on past it)."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
+    NotebookClient(
+        nb,
+        timeout=120,
+        kernel_name="python3",
+        allow_errors=allow_errors,
+        resources={"metadata": {"path": str(folder)}},
+    ).execute()
+    return nb.cells
+
+
 def verdict(text: str) -> str:
     """A check's output without the line that says the grader is starting (first check only)."""
     return text.removeprefix(STARTING + "\n")
@@ -64,17 +79,10 @@ def test_check_cells_name_the_lessons_common_mistakes(assignment, venv_on_path):
     for name, mistake in mistakes.items():
         cells.append(wrong_file(mistake).read_text())
         cells.append(f"check({name})")
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
-    NotebookClient(
-        nb,
-        timeout=120,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(ROOT / "notebooks" / assignment)}},
-    ).execute()
+    ran = run_cells(cells, ROOT / "notebooks" / assignment)
 
     for i, (name, mistake) in enumerate(mistakes.items()):
-        outputs = nb.cells[2 + 2 * i].outputs
+        outputs = ran[2 + 2 * i].outputs
         assert all(o.output_type == "stream" and o.name == "stdout" for o in outputs), outputs
         text = verdict("".join(o.text for o in outputs))
         assert text.startswith(f"✘ {name}"), text
@@ -102,15 +110,8 @@ def test_check_grades_what_was_passed_not_a_later_rebinding(venv_on_path):
         f"{wrong}\ncheck(softmax)\n{GOOD_SOFTMAX}",
         "check(softmax)",
     ]
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
-    NotebookClient(
-        nb,
-        timeout=120,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(ROOT / "notebooks" / "04_softmax_masks")}},
-    ).execute()
-    same_cell, next_cell = (verdict("".join(o.text for o in nb.cells[i].outputs)) for i in (1, 2))
+    ran = run_cells(cells, ROOT / "notebooks" / "04_softmax_masks")
+    same_cell, next_cell = (verdict("".join(o.text for o in ran[i].outputs)) for i in (1, 2))
     assert same_cell.startswith("✘ softmax") and "[softmax-unstable]" in same_cell, same_cell
     assert next_cell.startswith("✔ softmax"), next_cell
 
@@ -147,20 +148,6 @@ def test_a_check_that_waits_for_the_grader_says_so_first_and_only_then(tmp_path)
     assert len(lines) == 3 and out.stderr == "", (out.stdout, out.stderr)
 
 
-def _run_cells(cells: list[str], folder: Path) -> list:
-    """``cells`` run in a fresh kernel in ``folder`` (Run All goes on past an error here)."""
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
-    NotebookClient(
-        nb,
-        timeout=120,
-        kernel_name="python3",
-        allow_errors=True,
-        resources={"metadata": {"path": str(folder)}},
-    ).execute()
-    return nb.cells
-
-
 def _error(cell) -> tuple[str, str]:
     [error] = [o for o in cell.outputs if o.output_type == "error"]
     return error.ename, "\n".join(error.traceback)
@@ -181,7 +168,7 @@ def test_a_check_before_its_cell_has_run_says_which_cell_to_run_in_the_learners_
     (or exercise's) cell: it says which cell to run first, in one line in the lesson's language,
     and is still an error (Run All stops there; a graded cell scores nothing). Lesson 00's first
     cell imports only check_answer, and gets the same. Any other NameError is IPython's own."""
-    cells = _run_cells(
+    cells = run_cells(
         [
             setup_cell("00_setup", edition),
             'check_answer("05_2", answer_05_2)',
@@ -191,6 +178,7 @@ def test_a_check_before_its_cell_has_run_says_which_cell_to_run_in_the_learners_
             "check(softmax, strict=True)",
         ],
         ROOT / edition / "notebooks" / "05_attention",
+        allow_errors=True,
     )
     answer, other, exercise, strict = (_error(cells[i]) for i in (1, 2, 4, 5))
     assert answer[0] == "NameError" and answer[1].startswith("✘ " + said[0]), answer
