@@ -42,6 +42,7 @@ PLAIN_DTYPES = (
 HEADER = struct.Struct("!I")
 # The judge and a sandbox's warm server (autograder.sandbox.inside.zygote), over its control socket:
 COMMAND = struct.Struct("!4si")  # judge -> server: b"load" (with a socket) or b"kill", pid
+PLOTS = 1  # b"load"'s number: the learner's code plots, load matplotlib first (worker.load_plots)
 RECORD = struct.Struct("!cii")  # server -> judge: R = ready, S = started, X = exited; pid, status
 # ... and b"rset": kill every process, empty every writable place; the server answers C (clean).
 # ... and b"peak", b"high": the start and end of a measured call (inside/zygote.py, PeakMemory);

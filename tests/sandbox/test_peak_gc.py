@@ -1,6 +1,7 @@
 """A garbage collection is not the learner's memory.
 
-The sandbox's server has torch, Dynamo and matplotlib loaded (about 80 MiB of Python objects)
+The sandbox's server has torch and Dynamo loaded (about 80 MiB of Python objects; matplotlib too,
+once code that plots has run there)
 before it forks a learner process. A full collection in a forked process touches every object it
 scans: each page it touches is copied on write, and the copies were counted as memory the learner's
 call used. A correct ``tiled_attention`` that called ``gc.collect()`` (to free what earlier calls

@@ -33,7 +33,8 @@ from autograder.sandbox.host.bwrap import (
     strong_isolation_available,
 )
 from autograder.sandbox.host.cgroup import CpuGroup
-from autograder.sandbox.protocol import COMMAND, RECORD, Channel
+from autograder.sandbox.host.plots import needs_plots
+from autograder.sandbox.protocol import COMMAND, PLOTS, RECORD, Channel
 
 
 class SandboxUnavailable(RuntimeError):
@@ -162,14 +163,17 @@ class Server:
             self._changed.wait_for(lambda: self._ready or self._gone, timeout)
         return self.ready()
 
-    def spawn(self, timeout: float = 120.0) -> tuple[int, Channel]:
-        """A new learner process and the judge's end of its connection."""
+    def spawn(self, cells=(), timeout: float = 120.0) -> tuple[int, Channel]:
+        """A new learner process for the code ``cells`` (``(label, source)`` pairs) and the
+        judge's end of its connection. Where the code plots, the server loads matplotlib first
+        (:mod:`~autograder.sandbox.host.plots`)."""
+        number = PLOTS if needs_plots(source for _label, source in cells) else 0
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         with self._lock:
             if self._cgroup is not None and not self._cgroup.settled:
                 self._cgroup.settle(lambda: _descendants(self._proc.pid))
             try:
-                socket.send_fds(self._ctrl, [COMMAND.pack(b"load", 0)], [theirs.fileno()])
+                socket.send_fds(self._ctrl, [COMMAND.pack(b"load", number)], [theirs.fileno()])
             except OSError as e:
                 raise RuntimeError("the sandbox server stopped") from e
             finally:

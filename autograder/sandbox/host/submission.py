@@ -118,7 +118,7 @@ class Submission:
         server = self._live_server = self._server or current_server()
         why = "it did not set up the process for your code"
         try:
-            self._pid, self._chan = server.spawn()
+            self._pid, self._chan = server.spawn(setup.cells)
             self._chan.send(pickle.dumps(setup))
             locked = parse(self._chan.receive(time.monotonic() + self._setup.load_wall_limit))
             ready = locked["type"] == "locked"

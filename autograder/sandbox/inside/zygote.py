@@ -1,20 +1,21 @@
 """The warm server of one sandbox: it forks one learner process per submission.
 
 The judge starts it inside the sandbox (``bwrap ... python -I -S -B -c "...serve(fd, ...)"``, see
-:mod:`autograder.sandbox.host.server`); it imports torch and :mod:`autograder.sandbox.inside.worker`
-once, so that each learner process is a fork of it, ready in milliseconds. It never runs learner
-code itself. The judge talks to it over a Unix socket: ``load`` with one connected socket
-(``socket.send_fds``) forks a learner process on it, ``kill`` + a pid ends one, ``rset`` resets
-the sandbox (the server answers ``C`` once it is clean, or exits if it cannot make it so),
-``trim`` + a learner process's pid kills every other process (an exercise has ended), and
-``peak`` and ``high`` measure the peak memory of one learner call (:class:`PeakMemory`,
-answered ``M``). The server says ``R`` once torch is loaded, answers ``S`` + the new pid, and
-``X`` + pid + wait status when a learner process ends, so the judge can say *why* it stopped.
-In the sandbox, the server is pid 1 (``bwrap --as-pid-1``): the init, which reaps every orphan
-(``_reap``) and which learner code can neither trace (it is non-dumpable) nor signal (an init
-ignores every signal it has no handler for). When the last learner process has ended, it resets
-the sandbox (:mod:`~autograder.sandbox.inside.clean`), so that a sandbox used for one submission
-after another starts each one clean. It exits when the judge closes the socket.
+:mod:`autograder.sandbox.host.server`); it imports torch and
+:mod:`autograder.sandbox.inside.worker` once, so that each learner process is a fork of it, ready
+in milliseconds. It never runs learner code itself. The judge talks to it over a Unix socket:
+``load`` with one connected socket (``socket.send_fds``) forks a learner process on it (with
+``PLOTS``, matplotlib loaded first: ``worker.load_plots``), ``kill`` + a pid ends one, ``rset``
+resets the sandbox (the server answers ``C`` once it is clean, or exits if it cannot make it so),
+``trim`` + a learner process's pid kills every other process (an exercise has ended), and ``peak``
+and ``high`` measure the peak memory of one learner call (:class:`PeakMemory`, answered ``M``). The
+server says ``R`` once torch is loaded, answers ``S`` + the new pid, and ``X`` + pid + wait status
+when a learner process ends, so the judge can say *why* it stopped. In the sandbox, the server is
+pid 1 (``bwrap --as-pid-1``): the init, which reaps every orphan (``_reap``) and which learner code
+can neither trace (it is non-dumpable) nor signal (an init ignores every signal it has no handler
+for). When the last learner process has ended, it resets the sandbox
+(:mod:`~autograder.sandbox.inside.clean`), so that a sandbox used for one submission after another
+starts each one clean. It exits when the judge closes the socket.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from autograder.sandbox.protocol import (
     PEAK_UNMEASURED,
     PEAK_UNREADABLE,
     PEAK_UNREAPED,
+    PLOTS,
     RECORD,
     TMPFS,
 )
@@ -120,19 +122,6 @@ def _reap(ctrl: socket.socket, active: dict[int, str]) -> None:
                 with contextlib.suppress(Exception):  # (a tree too deep: RecursionError)
                     shutil.rmtree(folder)
             ctrl.sendall(RECORD.pack(b"X", pid, status))
-
-
-def _seed_font_cache(seed: str = "/sandbox/fonts") -> None:
-    """matplotlib's font list, copied from the judge's (building it costs seconds)."""
-    cache = os.environ.get("MPLCONFIGDIR")
-    if cache and os.path.isdir(seed):
-        os.makedirs(cache, exist_ok=True)
-        for name in os.listdir(seed):
-            with (
-                open(os.path.join(seed, name), "rb") as src,
-                open(os.path.join(cache, name), "wb") as dst,
-            ):
-                dst.write(src.read())
 
 
 def _reset(ctrl: socket.socket, active: dict[int, str], state: tuple) -> bool:
@@ -326,7 +315,6 @@ def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
         if os.getpid() != 1:  # bubblewrap's init would be: learner code could trace it
             raise SystemExit("the sandbox's server must be its pid 1 (bwrap --as-pid-1)")
         seal()
-        _seed_font_cache()
     from autograder.sandbox.inside import worker  # torch loads here, once
     from autograder.sandbox.inside.lockdown import PR_SET_DUMPABLE, prctl
     from autograder.sandbox.protocol import close_fds_except
@@ -391,6 +379,8 @@ def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
             if pid in active:
                 os.kill(pid, signal.SIGKILL)
             continue
+        if pid & PLOTS and not active:  # (none alive: the sandbox has just been reset)
+            worker.load_plots(contained)
         workdir = os.path.realpath(tempfile.mkdtemp(prefix="submission-"))
         pid = os.fork()
         if pid == 0:  # a learner process

@@ -1,0 +1,85 @@
+"""matplotlib is loaded in a sandbox's server only for code that plots.
+
+A server that loaded it at its start cost every sandbox 0.4 CPU-s, and every fork 24 MiB more of
+pages to copy, in lessons whose graded code never plots. The judge now says, as it asks for a
+learner process, whether the code names matplotlib or a course module that loads it
+(``autograder/sandbox/host/plots.py``); the server then loads it first, once, for that fork and
+every later one (``inside/worker.load_plots``).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from autograder.sandbox.host.bwrap import SANDBOX_FILES
+from autograder.sandbox.host.plots import needs_plots, plotting_modules
+from autograder.sandbox.host.server import Server
+from autograder.sandbox.host.submission import Submission
+from tests.sandbox.marks import NEEDS_BWRAP
+
+# (never the module's name whole: code that names it is code that plots)
+LOOKS = """
+import sys
+
+LOADED = "matplot" + "lib" in sys.modules  # before this code imported anything{comment}
+
+
+def loaded():
+    return LOADED
+"""
+
+
+class Loaded:
+    name, time_limit = "loaded", 20.0
+
+
+def loaded_for(server: Server, comment: str = "") -> bool:
+    code = LOOKS.format(comment=comment)
+    with Submission([("looks.py", code)], {}, server=server) as sub:
+        sub.begin(Loaded)
+        return sub.call("loaded")
+
+
+@NEEDS_BWRAP
+def test_the_server_loads_matplotlib_for_code_that_plots_and_keeps_it():
+    server = Server(strong=True)
+    try:
+        assert server.wait_ready(300)
+        assert loaded_for(server) is False
+        assert loaded_for(server, "  # then: from course_lib.viz_attention import ...") is True
+        assert loaded_for(server) is True  # a later fork finds it loaded
+    finally:
+        server.close()
+
+
+def test_code_plots_when_it_names_matplotlib_or_a_course_module_that_loads_it():
+    assert needs_plots(["import matplotlib.pyplot as plt"])
+    assert needs_plots(["x = 1", "from course_lib import viz_blocks as vb"])
+    assert needs_plots(["import course_lib.viz_efficient"])
+    assert not needs_plots(["from course_lib.viz import plot_attention, MaskBuilder"])
+    assert not needs_plots(["from course_lib.data import toy_batch", "import torch"])
+    assert not needs_plots(["matplotlibx = 1", "my_viz_blocks = 2"])  # whole names only
+
+
+def test_the_course_modules_said_to_load_matplotlib_are_those_that_do():
+    """What the judge reads in the modules' sources, against what importing each one does (the
+    modules said not to, all in one process; each one said to, in a process of its own)."""
+    modules = sorted(
+        dest.removeprefix("course_lib/").removesuffix(".py")
+        for dest in SANDBOX_FILES
+        if dest.startswith("course_lib/") and not dest.endswith("__init__.py")
+    )
+    plotting = plotting_modules()
+    assert plotting and plotting < set(modules)
+
+    def loads(names) -> bool:
+        code = "".join(f"import course_lib.{n}\n" for n in names)
+        code += "import sys\nprint('matplotlib' in sys.modules)"
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip() == "True"
+
+    assert not loads([m for m in modules if m not in plotting])
+    for name in sorted(plotting):
+        assert loads([name]), f"course_lib.{name} does not load matplotlib"
