@@ -509,6 +509,21 @@ def test_a_sandbox_started_ahead_lives_until_a_block_takes_it():
     assert not second.alive() and not pool._spares
 
 
+def test_start_ahead_returns_with_its_first_sandbox_launched():
+    """``grade`` imports torch right after ``start_ahead``: loading torch's library holds the
+    interpreter 0.2 s at a time, and the starter thread, which needs it to launch a sandbox,
+    waited that long on an idle core. It now returns once the first one is launched."""
+    from autograder.sandbox.host import pool
+
+    pool.close_kept()
+    try:
+        pool.start_ahead(1, allow_weak=True)
+        assert pool._spares, "start_ahead returned before its sandbox was launched"
+        assert pool._spares[0].alive()
+    finally:
+        pool.close_kept()
+
+
 def test_a_forbidden_aten_pattern_catches_ops_however_they_are_looked_up():
     """``aten.*attention*`` catches SDPA's math op called through torch.ops (autograd decomposes
     it before any dispatch mode sees it); ``aten.*`` refuses every tensor op and nothing else."""

@@ -14,6 +14,7 @@ STARTUP_TIMEOUT = 300.0  # seconds a sandbox's server may take to load torch (a 
 # seconds a kept sandbox may take to reset (kill everything, empty its tmpfs, each inode-capped:
 # well under a second); past it, the sandbox is discarded and the next submission gets a new one
 RESET_TIMEOUT = 60.0
+LAUNCH_WAIT = 5.0  # seconds start_ahead waits for its first sandbox's launch (tens of ms)
 
 _server_lock = threading.Lock()  # the kept and spare sandboxes, the starter thread
 _default_lock = threading.Lock()  # this process's own sandbox (held while it starts)
@@ -129,28 +130,37 @@ def isolated(*, allow_weak: bool = False, fresh: bool = True):
 def start_ahead(count: int, *, allow_weak: bool = False) -> None:
     """Start ``count`` sandboxes now, in the background, for the next :func:`isolated` blocks to
     take: their servers load torch while the judge is still starting up (``grade``, before it
-    imports the checks). Each is new and unused when taken, like one started by the block.
+    imports the checks). Each is new and unused when taken, like one started by the block. It
+    returns once the first is launched: the caller's next step, importing torch, holds the
+    interpreter for 0.2 s at a time (loading its library), and the starter thread, which needs
+    it to launch one, waited that long on an idle core (a class of 20 took 0.2 s longer).
 
     Where bubblewrap is installed but not yet probed, they start in it without the probe (a
     sandboxed Python run first, which held them back while the judge's imports held the
     interpreter): one that cannot start there dies, and a block never takes a dead one; the
     grader probes before it judges anything (``grade_class``), and refuses without bubblewrap."""
     strong = None if allow_weak else True
+    launched = threading.Event()
 
     def start() -> None:
         probe = not (strong and bwrap.unprobed())
         with _server_lock:  # those kept from the last class (retire_kept) count
             ready = sum(1 for s in _spares if s.alive() and (s.strong or not strong))
-        for _ in range(count - ready):
-            try:
-                server = Server(strong=strong, probe=probe)
-            except Exception:  # no sandbox here: the grader says so when it needs one
-                return
-            with _server_lock:
-                _durable.add(server)
-                _spares.append(server)
+        try:
+            for _ in range(count - ready):
+                try:
+                    server = Server(strong=strong, probe=probe)
+                except Exception:  # no sandbox here: the grader says so when it needs one
+                    return
+                with _server_lock:
+                    _durable.add(server)
+                    _spares.append(server)
+                launched.set()
+        finally:
+            launched.set()
 
     _in_background(start)
+    launched.wait(LAUNCH_WAIT)
 
 
 def _start_durable(strong: bool | None) -> Server:
