@@ -19,20 +19,16 @@ from __future__ import annotations
 
 import difflib
 import os
-import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from contextvars import copy_context
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-
-from tqdm import tqdm
 
 from autograder.core.assignment import assignment, judge_assignment
 from autograder.core.extract import ExtractError, from_file, read_submission
 from autograder.core.result import NOT_JUDGED
 from autograder.grade.due import DueDates, read_timestamp
+from autograder.grade.here import run_here
 from autograder.grade.messages import (
     TIMESTAMP,
     changes,
@@ -66,7 +62,7 @@ from autograder.grade.results import (
 )
 from autograder.i18n import N_, _
 from autograder.sandbox.host.bwrap import strong_isolation_available, why_unavailable
-from autograder.sandbox.host.pool import isolated, retire_kept
+from autograder.sandbox.host.pool import isolated
 
 WEAK_SANDBOX = N_(
     "the strong sandbox (bubblewrap) cannot run here: {why}. Without it, learner code would run "
@@ -245,46 +241,6 @@ def grade_one(
     return graded
 
 
-def run_here(tasks: list[tuple], workers: int) -> list[Graded]:
-    """``grade_one(*task)`` for every task, in order, ``workers`` at once on this machine.
-
-    Once the first submission is graded (the sandboxes are warm), what writing the outputs will
-    load (matplotlib, the course's citations: ``warm_up_steps``) is loaded in a thread of its own
-    while the rest are graded, using what the cores leave free then, where it held up the end of
-    the run; it has finished before this returns, so that the outputs are written as before."""
-    preparing = threading.Thread(target=_prepare_outputs, name="outputs-warm-up", daemon=True)
-    try:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            # each in the caller's context: its language (--lang, the warm grader's caller's)
-            futures = [pool.submit(copy_context().run, grade_one, *task) for task in tasks]
-            rows = []
-            try:
-                for f in tqdm(futures, desc=_("grading"), unit=_("submission")):
-                    rows.append(f.result())
-                    if len(rows) == 1 and len(tasks) > 1:
-                        preparing.start()
-            except KeyboardInterrupt:  # Ctrl-C: stop after the submissions being graded now
-                pool.shutdown(wait=False, cancel_futures=True)
-                raise
-            return rows
-    finally:
-        if preparing.is_alive():
-            preparing.join()
-        retire_kept()
-
-
-def _prepare_outputs() -> None:
-    """Load what writing the outputs needs; each step only fills a cache the writing would fill
-    (the outputs are the same with or without it), and one that fails is left to the writing."""
-    from autograder.grade.outputs.write import warm_up_steps
-
-    for step in warm_up_steps():
-        try:
-            step()
-        except Exception:  # the writing itself says what is wrong
-            pass
-
-
 def grade_class(
     submissions: str | Path,
     out: str | Path,
@@ -372,7 +328,7 @@ def grade_class(
                 penalty = earlier.late_penalty if earlier is not None else 0.0
             tasks.append((student, name, folder, due_date, time_limit, penalty, allow_weak_sandbox))
     if run is None:
-        rows = run_here(tasks, workers)
+        rows = run_here(tasks, workers, grade_one)
     else:
         rows = run(tasks, allow_weak=allow_weak_sandbox)
     for g in rows:  # the zone is for showing the due date: the judging needs none
