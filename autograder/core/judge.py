@@ -153,6 +153,15 @@ def _names(sub: Submission, name: str) -> bool:
     return any(word.search(source) for source in sub.sources())
 
 
+def _while_loading(sub: Submission) -> str:
+    """The statements of the code that raised while it was loaded (the first three), on a line
+    of their own, or nothing: what may explain a name it lacks."""
+    if not sub.problems:
+        return ""
+    said = _("While loading your code: {problems}")
+    return "\n" + said.format(problems="; ".join(sub.problems[:3]))
+
+
 def _blank_other(ex: Gradable, problem: NotWrittenYet) -> bool:
     """Whether the NotImplementedError came from another exercise of the course that this one
     calls (a blank tools cell), not from this one (its methods, helpers of its own)."""
@@ -176,10 +185,8 @@ def judge_one(sub: Submission, ex: Gradable, time_limit: float | None = None) ->
         ex = replace(ex, time_limit=time_limit)
     if not sub.defines(ex.name):
         message = _("{name} is not defined in your code.").format(name=ex.name)
-        if sub.problems and _names(sub, ex.name):  # a definition that raised while loading
-            message += "\n" + _("While loading your code: {problems}").format(
-                problems="; ".join(sub.problems[:3])
-            )
+        if _names(sub, ex.name):  # a definition that raised while loading
+            message += _while_loading(sub)
         return failed_result(ex, message, "not-defined")
     notes.start()
     try:
@@ -190,10 +197,8 @@ def judge_one(sub: Submission, ex: Gradable, time_limit: float | None = None) ->
         message, mistake = _explain(ex, problem)
         if isinstance(problem, LearnerTimeout):
             message += _stopped_in(ex, getattr(sub, "last_request", None))
-        if sub.problems and isinstance(problem, LearnerError) and problem.kind == "NameError":
-            message += "\n" + _("While loading your code: {problems}").format(
-                problems="; ".join(sub.problems[:3])
-            )
+        if isinstance(problem, LearnerError) and problem.kind == "NameError":
+            message += _while_loading(sub)
         blank = isinstance(problem, NotWrittenYet) and not _blank_other(ex, problem)
         return failed_result(ex, message, mistake, attempted=not blank)
     except Exception as error:  # the check itself broke (learner code raises LearnerProblem)
@@ -251,6 +256,8 @@ def judge_answers(sub: Submission, ids: list[str]) -> list[Result]:
                 sub.begin(question)
                 value = sub.get(question.name)
             verdict = grade_answer(qid, value)
+            if value is None and _names(sub, question.name):  # its line raised (1/0, refused)
+                verdict = replace(verdict, message=verdict.message + _while_loading(sub))
         except LearnerProblem as problem:
             results.append(failed_result(question, str(problem), None))
             continue

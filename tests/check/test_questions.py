@@ -210,3 +210,28 @@ def test_a_large_tensor_answer_is_described_by_its_shape():
     assert not verdict.correct
     assert "shape=(2, 2, 2" in verdict.message and len(verdict.message) < 400
     assert len(fmt_returned([[list(range(100))] * 100] * 100)) <= 60
+
+
+@pytest.mark.parametrize(
+    "line, said",
+    [
+        ("answer_04_3 = 1 / 0", "ZeroDivisionError"),
+        ("import os\nanswer_04_3 = os.system('true')", "does not allow os.system"),
+    ],
+)
+def test_an_answer_whose_line_raised_says_what_it_raised(line, said):
+    """An instructor's trial: an answer cell that called os.system (refused in the sandbox) was
+    graded "no answer yet" and nothing more, as was one that divided by zero: the feedback now
+    names the line and what it raised, as an exercise's does."""
+    from autograder.core.judge import judge_source
+
+    (result,) = judge_source(line + "\n", only=["answer_04_3"])
+    assert not result.passed
+    assert "While loading your code:" in result.message and said in result.message
+
+
+def test_an_answer_set_to_none_that_raised_nothing_is_only_missing():
+    from autograder.core.judge import judge_source
+
+    (result,) = judge_source("answer_04_3 = None\n", only=["answer_04_3"])
+    assert "no answer yet" in result.message and "While loading" not in result.message
