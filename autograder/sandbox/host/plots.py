@@ -45,7 +45,7 @@ def _module_level_imports(tree: ast.Module) -> set[str]:
 
 def _plots(name: str, plotting: set[str]) -> bool:
     """Whether importing ``name`` (a module's dotted name) loads matplotlib, given the course's
-    modules known to."""
+    modules known to load it."""
     parts = name.split(".")
     return parts[0] == "matplotlib" or (parts[0] == "course_lib" and parts[-1] in plotting)
 
