@@ -73,3 +73,27 @@ def test_what_the_parser_warns_of_in_learner_code_stays_off_the_graders_stderr()
         assert [str(w.message) for w in said] == []
         ast.parse(source)  # the same parse under another name warns as before: the filter is narrow
         assert [str(w.message) for w in said] == ["invalid decimal literal"]
+
+
+def test_the_judge_parses_only_through_this_module():
+    """A judge module that called ``ast.parse`` itself (the sandbox's check of which course
+    modules load matplotlib, run as each grading thread asked for its first learner process)
+    turned a correct notebook of a CI run's class "unreadable" with that SystemError: the judge
+    parses through ``autograder.core.syntax`` only. The sandbox's own modules (they run alone in
+    each learner process) and the translators' extractor (a command) may parse as they like."""
+    package = ROOT / "autograder"
+    exempt = {package / "core" / "syntax.py", package / "i18n_extract.py"}
+    calls = []
+    for path in sorted(package.rglob("*.py")):
+        if path in exempt or (package / "sandbox" / "inside") in path.parents:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "parse"
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "ast"
+            ):
+                calls.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert calls == [], f"ast.parse outside autograder/core/syntax.py: {calls}"

@@ -17,6 +17,7 @@ import functools
 import re
 from collections.abc import Iterable
 
+from autograder.core.syntax import parse_course
 from autograder.sandbox.host.bwrap import SANDBOX_FILES
 
 PACKAGE = "course_lib/"
@@ -56,7 +57,7 @@ def plotting_modules() -> frozenset[str]:
     the course's own modules or not."""
     imports = {
         dest.removeprefix(PACKAGE).removesuffix(".py"): _module_level_imports(
-            ast.parse(source.read_text(encoding="utf-8"))
+            parse_course(source.read_text(encoding="utf-8"), str(source))
         )
         for dest, source in SANDBOX_FILES.items()
         if dest.startswith(PACKAGE)
