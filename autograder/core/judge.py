@@ -149,8 +149,24 @@ def _explain(ex: Gradable, problem: LearnerProblem) -> tuple[str, str | None]:
 def _names(sub: Submission, name: str) -> bool:
     """Whether the code names ``name`` itself (not ``torch.name``): else no load problem explains
     why it is not defined (a lesson's own cell using course_lib, under ``--only``)."""
-    word = re.compile(rf"(?<![\w.]){re.escape(name)}\b")
-    return any(word.search(source) for source in sub.sources())
+    return any(_naming(name).search(source) for _label, source in sub.cells())
+
+
+def _naming(name: str) -> re.Pattern:
+    return re.compile(rf"(?<![\w.]){re.escape(name)}\b")
+
+
+def _raised_binding(sub: Submission, name: str) -> list[str]:
+    """The load problems (``cell 47, line 2: ZeroDivisionError: ...``) of the statements whose
+    first line names ``name``: why an answer is not set, without another cell's problems."""
+    sources, found = dict(sub.cells()), []
+    for problem in sub.problems:
+        where = re.match(r"(.*?), line (\d+): ", problem)
+        lines = sources.get(where[1], "").splitlines() if where else []
+        if where and 0 < int(where[2]) <= len(lines):
+            if _naming(name).search(lines[int(where[2]) - 1]):
+                found.append(problem)
+    return found
 
 
 def _while_loading(sub: Submission) -> str:
@@ -256,8 +272,15 @@ def judge_answers(sub: Submission, ids: list[str]) -> list[Result]:
                 sub.begin(question)
                 value = sub.get(question.name)
             verdict = grade_answer(qid, value)
-            if value is None and _names(sub, question.name):  # its line raised (1/0, refused)
-                verdict = replace(verdict, message=verdict.message + _while_loading(sub))
+            raised = _raised_binding(sub, question.name) if value is None else []
+            if raised:  # its line raised (1/0, a call the sandbox refused): not "no answer yet"
+                said = _(
+                    "{label}: {name} was not set: its line raised while your code was loaded: "
+                    "{problems}. Fix that, then check again."
+                )
+                label = _("Question {id}").format(id=qid.replace("_", "."))
+                message = said.format(label=label, name=question.name, problems="; ".join(raised))
+                verdict = replace(verdict, message=message)
         except LearnerProblem as problem:
             results.append(failed_result(question, str(problem), None))
             continue

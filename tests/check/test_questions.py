@@ -222,16 +222,27 @@ def test_a_large_tensor_answer_is_described_by_its_shape():
 def test_an_answer_whose_line_raised_says_what_it_raised(line, said):
     """An instructor's trial: an answer cell that called os.system (refused in the sandbox) was
     graded "no answer yet" and nothing more, as was one that divided by zero: the feedback now
-    names the line and what it raised, as an exercise's does."""
+    says the answer was not set because its line raised, and what it raised."""
     from autograder.core.judge import judge_source
 
     (result,) = judge_source(line + "\n", only=["answer_04_3"])
     assert not result.passed
-    assert "While loading your code:" in result.message and said in result.message
+    assert "answer_04_3 was not set: its line raised" in result.message
+    assert said in result.message and "no answer yet" not in result.message
+
+
+def test_an_answer_names_only_what_its_own_line_raised():
+    """The second trial: each of two answers' feedback listed both cells' errors."""
+    from autograder.core.judge import judge_source
+
+    source = "answer_04_2 = 1 / 0\nimport os\nanswer_04_3 = os.system('true')\n"
+    two, three = judge_source(source, only=["answer_04_2", "answer_04_3"])
+    assert "ZeroDivisionError" in two.message and "os.system" not in two.message
+    assert "os.system" in three.message and "ZeroDivisionError" not in three.message
 
 
 def test_an_answer_set_to_none_that_raised_nothing_is_only_missing():
     from autograder.core.judge import judge_source
 
-    (result,) = judge_source("answer_04_3 = None\n", only=["answer_04_3"])
-    assert "no answer yet" in result.message and "While loading" not in result.message
+    (result,) = judge_source("answer_04_3 = None\nx = 1 / 0\n", only=["answer_04_3"])
+    assert "no answer yet" in result.message and "ZeroDivisionError" not in result.message

@@ -308,9 +308,9 @@ class Submission:
     def defines(self, name: str) -> bool:
         return name in self.defined
 
-    def sources(self) -> list[str]:
-        """The learner's code, cell by cell, as it was loaded."""
-        return [source for _label, source in self._setup.cells]
+    def cells(self) -> list[tuple[str, str]]:
+        """The learner's code, cell by cell, as it was loaded: (label, source) pairs."""
+        return list(self._setup.cells)
 
     def _request(self, req: Request) -> Any:
         if self._ex is None:
