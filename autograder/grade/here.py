@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from contextvars import copy_context
 
 from tqdm import tqdm
@@ -17,13 +17,15 @@ from autograder.i18n import _
 from autograder.sandbox.host.pool import retire_kept
 
 # A submission graded this many seconds is named beside the progress bar (an instructor trial:
-# one that slept held the bar at 5/6 for two minutes, and nothing said whose it was).
-SLOW = 20.0
+# one that slept held the bar at 5/6 for two minutes, and nothing said whose it was); a course
+# notebook takes well under a second to a few seconds.
+SLOW = 10.0
+LOOK_EVERY = 2.0  # seconds between two looks at what is still being graded
 
 
 def run_here(tasks: list[tuple], workers: int, grade_one: Callable[..., Graded]) -> list[Graded]:
-    """``grade_one(*task)`` for every task, in order, ``workers`` at once on this machine; the
-    progress bar names those graded for :data:`SLOW` seconds or more.
+    """``grade_one(*task)`` for every task, in order, ``workers`` at once on this machine. The
+    progress bar counts them as they end, and names those graded for :data:`SLOW` s or more.
 
     Once the first submission is graded (the sandboxes are warm), what writing the outputs will
     load (matplotlib, the course's citations: ``warm_up_steps``) is loaded in a thread of its own
@@ -43,17 +45,16 @@ def run_here(tasks: list[tuple], workers: int, grade_one: Callable[..., Graded])
         with ThreadPoolExecutor(max_workers=workers) as pool:
             # each in the caller's context: its language (--lang, the warm grader's caller's)
             futures = [pool.submit(copy_context().run, graded, i) for i in range(len(tasks))]
-            rows = []
             try:
                 with tqdm(total=len(tasks), desc=_("grading"), unit=_("submission")) as bar:
-                    for f in futures:
-                        while not wait([f], timeout=min(5.0, SLOW / 2)).done:
-                            bar.set_postfix_str(_slow(begun, tasks))
-                        rows.append(f.result())
-                        bar.set_postfix_str(_slow(begun, tasks), refresh=False)
-                        bar.update()
-                        if len(rows) == 1 and len(tasks) > 1:
+                    pending = set(futures)
+                    while pending:
+                        done, pending = wait(pending, LOOK_EVERY, FIRST_COMPLETED)
+                        bar.set_postfix_str(_slow(begun, tasks), refresh=not done)
+                        bar.update(len(done))
+                        if done and len(tasks) > 1 and preparing.ident is None:
                             preparing.start()
+                rows = [f.result() for f in futures]
             except KeyboardInterrupt:  # Ctrl-C: stop after the submissions being graded now
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
