@@ -54,7 +54,8 @@ GENERIC = (
         "timeout",
         (),
         "Takes too long",
-        "Look for a loop that never ends or one that runs far more often than needed.",
+        "Look for a loop that never ends, one that runs far more often than needed, or a wait "
+        "(time.sleep, input()): the tests call your code more than once.",
     ),
     Mistake(
         "out-of-memory",

@@ -26,9 +26,9 @@ class Written:
     earlier: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
-        text = _(
-            "Gradebook {url}: scores of {submissions} submissions written ({created} new), "
-            "{students} students added"
+        text = _(  # counts after colons: a count of 1 reads as well as one of 20
+            "Gradebook {url}: submissions whose scores were written: {submissions} ({created} "
+            "new); students added: {students}"
         ).format(
             url=self.url,
             submissions=self.submissions,
@@ -36,7 +36,7 @@ class Written:
             students=self.students,
         )
         if self.autograded or self.skipped:
-            text += _("; {n} autograded notebooks for formgrader").format(n=self.autograded)
+            text += _("; autograded notebooks for formgrader: {n}").format(n=self.autograded)
         # each entry names a student's and an assignment's folder: learner text, on one line
         none = _("\n  no autograded notebook for {what}")
         text += "".join(none.format(what=one_line(why)) for why in self.skipped)
