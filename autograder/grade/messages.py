@@ -203,6 +203,9 @@ def other_notebooks(rows: list[Graded]) -> list[str]:
     ]
 
 
+# A named mistake's lesson section in the class report where none cites it: one any lesson's code
+# can make (timeout, out of memory...), or a lesson's own that its notebook does not cite
+GENERAL, NOT_CITED = N_("a general mistake: no lesson section"), N_("not cited in a lesson")
 TAMPERING = "tampering"  # the judge's id for code that tried to change the grader or its results
 
 

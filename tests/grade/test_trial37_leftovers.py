@@ -217,3 +217,25 @@ def test_code_that_tampers_is_named_in_the_summary_not_taught_as_a_mistake():
     ranked, unnamed, _, _ = mistakes(rows)
     assert [m.mistake for m in ranked] == ["softmax-wrong-dim"] and unnamed == 0
     assert tampered(rows[1:]) == []
+
+
+def test_a_general_mistake_is_not_said_to_be_uncited_in_the_lessons():
+    """An instructor trial: [timeout] (a sleeping submission) stood in "What to re-teach" as
+    "not cited in a lesson", as if a lesson had forgotten it. A mistake any lesson's code can
+    make says so; a lesson's own mistake its notebook does not cite still says that."""
+    from autograder.core.result import Result
+    from autograder.grade.outputs.class_report import _mistakes_section
+    from autograder.grade.results import GRADED, Graded
+
+    rows = [
+        Graded(
+            "dave",
+            MASKS,
+            GRADED,
+            8.0,
+            results=[Result("softmax", False, 0.0, 2.0, "no", "timeout")],
+        )
+    ]
+    with i18n.use("en"):
+        shown = _mistakes_section(rows)
+    assert "a general mistake: no lesson section" in shown and "not cited" not in shown

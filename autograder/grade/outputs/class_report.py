@@ -28,7 +28,7 @@ from statistics import mean, median
 
 from autograder import i18n
 from autograder.core import syntax
-from autograder.core.mistakes import MISTAKES
+from autograder.core.mistakes import GENERIC_IDS, MISTAKES
 from autograder.grade import COURSE, messages
 from autograder.grade.outputs import files, plots, sections
 from autograder.grade.outputs.page import element, esc, page, points, table
@@ -187,6 +187,7 @@ def _mistakes_section(rows: list[Graded]) -> str:
             title = _(entry.title) if entry else _("(not in the catalogue)")
             (assignment, _item), _times = m.where.most_common(1)[0]
             where = sections.section(m.mistake, assignment)
+            where = where or _(messages.GENERAL if m.mistake in GENERIC_IDS else messages.NOT_CITED)
             seen = messages.listed(
                 [f"{messages.aside(label(i), a)} ×{n}" for (a, i), n in m.where.items()]
             )
@@ -198,7 +199,7 @@ def _mistakes_section(rows: list[Graded]) -> str:
                     str(len(m.students)),
                     esc(messages.listed(sorted(m.students))),
                     esc(seen),
-                    esc(where) if where else esc(_("not cited in a lesson")),
+                    esc(where),
                 ]
             )
         head = [_("Mistake"), _("Title"), _("Times"), _("Students"), _("Who"), _("Where made")]
