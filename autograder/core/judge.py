@@ -149,7 +149,8 @@ def _explain(ex: Gradable, problem: LearnerProblem) -> tuple[str, str | None]:
 def _names(sub: Submission, name: str) -> bool:
     """Whether the code names ``name`` itself (not ``torch.name``): else no load problem explains
     why it is not defined (a lesson's own cell using course_lib, under ``--only``)."""
-    return any(_naming(name).search(source) for _label, source in sub.cells())
+    word = _naming(name)
+    return any(word.search(source) for _label, source in sub.cells())
 
 
 def _naming(name: str) -> re.Pattern:
@@ -159,13 +160,12 @@ def _naming(name: str) -> re.Pattern:
 def _raised_binding(sub: Submission, name: str) -> list[str]:
     """The load problems (``cell 47, line 2: ZeroDivisionError: ...``) of the statements whose
     first line names ``name``: why an answer is not set, without another cell's problems."""
-    sources, found = dict(sub.cells()), []
+    sources, word, found = dict(sub.cells()), _naming(name), []
     for problem in sub.problems:
         where = re.match(r"(.*?), line (\d+): ", problem)
         lines = sources.get(where[1], "").splitlines() if where else []
-        if where and 0 < int(where[2]) <= len(lines):
-            if _naming(name).search(lines[int(where[2]) - 1]):
-                found.append(problem)
+        if where and 0 < int(where[2]) <= len(lines) and word.search(lines[int(where[2]) - 1]):
+            found.append(problem)
     return found
 
 
