@@ -39,6 +39,10 @@ def pytest_configure(config):
     import tempfile
 
     os.environ["AUTOGRADER_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="ag-test-rt-")
+    # The kernels' connection files and sockets (lesson_runs.kernel_config: Unix sockets, whose
+    # paths may be at most 107 bytes long) in a short private folder of the session.
+    runtime = os.environ["AUTOGRADER_RUNTIME_DIR"]
+    os.environ["JUPYTER_RUNTIME_DIR"] = os.path.join(runtime, "jupyter")
     os.environ.setdefault("AUTOGRADER_DAEMON_WORKERS", "1")  # one: the xdist workers fill the cores
     os.environ.setdefault("AUTOGRADER_DAEMON_IDLE", "600")  # a backstop: stopped at the end
     config._service_dir = os.environ["AUTOGRADER_RUNTIME_DIR"]
@@ -53,6 +57,7 @@ def pytest_unconfigure(config):
 
         client.control("stop")
         os.environ.pop("AUTOGRADER_RUNTIME_DIR", None)
+        os.environ.pop("JUPYTER_RUNTIME_DIR", None)
         shutil.rmtree(folder, ignore_errors=True)
 
 

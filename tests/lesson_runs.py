@@ -24,6 +24,7 @@ import fcntl
 import importlib.util
 import os
 import shutil
+import tempfile
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +39,22 @@ EDITIONS = {"en": ROOT / "solutions", "zh-CN": ROOT / "zh-CN" / "solutions"}
 RELEASED = {"en": ROOT / "notebooks", "zh-CN": ROOT / "zh-CN" / "notebooks"}
 # The kernel's own backend in Jupyter (ipykernel's default): the run shows plots as a lab does.
 INLINE = "module://matplotlib_inline.backend_inline"
+
+
+def kernel_config() -> dict:
+    """Configuration for the kernels this process starts: they talk over Unix sockets, not TCP.
+
+    A free TCP port that jupyter_client picks is free only until the kernel binds it, and under
+    `-n 3` another process (a kernel, the lab, a Dask cluster) took one first: a lesson run failed
+    with "Address already in use", and nbgrader removed its notebook. The sockets' paths are
+    absolute (jupyter_client's default is relative to the kernel's folder, which is not the
+    client's) and this process's own: its kernels run one after another, and jupyter_client
+    numbers each kernel's sockets past those of a kernel still alive. The folder is the session's
+    (tests/conftest.py: short, for a socket's path is at most 107 bytes)."""
+    folder = os.environ.get("JUPYTER_RUNTIME_DIR") or tempfile.gettempdir()
+    os.makedirs(folder, exist_ok=True)
+    ip = os.path.join(folder, f"kernel-{os.getpid()}")
+    return {"KernelManager": {"transport": "ipc", "ip": ip}}
 
 
 def _load_release():
@@ -137,12 +154,13 @@ def autograde(root: Path, lesson: str) -> Autograded:
     config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
     config.merge(
         Config(
+            **kernel_config(),
             CourseDirectory={
                 "root": str(root),
                 "source_directory": "solutions",
                 "release_directory": "release",
                 "db_url": f"sqlite:///{root / 'gradebook.db'}",
-            }
+            },
         )
     )
     kernels = {**release.nbgrader_env(), "MPLBACKEND": INLINE}

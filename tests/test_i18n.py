@@ -468,8 +468,10 @@ def test_check_in_a_kernel_of_a_chinese_notebook_speaks_chinese(
 ):
     """A kernel in ``zh-CN/notebooks/<L>/`` (as JupyterLab starts one) asks the warm grader and
     shows its verdict in Chinese, whatever the locale."""
+    import lesson_runs
     import nbformat
     from nbclient import NotebookClient
+    from traitlets.config import Config
 
     folder = tmp_path / "zh-CN" / "notebooks" / "04_softmax_masks"
     folder.mkdir(parents=True)
@@ -483,7 +485,11 @@ def test_check_in_a_kernel_of_a_chinese_notebook_speaks_chinese(
         nbformat.v4.new_code_cell("check(causal_mask)"),
     ]
     NotebookClient(
-        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(folder)}}
+        nb,
+        timeout=300,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(folder)}},
+        config=Config(lesson_runs.kernel_config()),
     ).execute()
     text = "".join(o.get("text", "") for o in nb.cells[1].outputs)
     assert text.splitlines()[-2].startswith("✘ causal_mask"), text

@@ -14,10 +14,12 @@ import sys
 import textwrap
 from pathlib import Path
 
+import lesson_runs
 import nbformat
 import pytest
 from lesson_files import wrong_file
 from nbclient import NotebookClient
+from traitlets.config import Config
 
 from autograder.notebook import STARTING
 
@@ -62,6 +64,7 @@ def run_cells(cells: list[str], folder: Path, allow_errors: bool = False) -> lis
         kernel_name="python3",
         allow_errors=allow_errors,
         resources={"metadata": {"path": str(folder)}},
+        config=Config(lesson_runs.kernel_config()),
     ).execute()
     return nb.cells
 
