@@ -49,12 +49,15 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from autograder.check import report
-    from autograder.core.assignment import judge_assignment
-    from autograder.core.extract import ExtractError, from_file
-    from autograder.core.judge import NothingToGrade, judge_code
-    from autograder.core.registry import all_exercises
-    from autograder.core.result import printable
+    from autograder.core.loading import loading
+
+    with loading():  # torch
+        from autograder.check import report
+        from autograder.core.assignment import judge_assignment
+        from autograder.core.extract import ExtractError, from_file
+        from autograder.core.judge import NothingToGrade, judge_code
+        from autograder.core.registry import all_exercises
+        from autograder.core.result import printable
 
     carried: list[str] = []
     notes: list[str] = []

@@ -192,9 +192,12 @@ def main(args: argparse.Namespace) -> int:
 
         ahead = min(args.workers, max(1, (os.cpu_count() or 1) - 1))
         start_ahead(ahead, allow_weak=args.allow_weak_sandbox)
-    from autograder.grade.grading import grade_class
-    from autograder.grade.nbgrader_gradebook import CourseGradebook
-    from autograder.grade.results import INTERRUPTED, GradeError
+    from autograder.core.loading import loading
+
+    with loading():  # torch
+        from autograder.grade.grading import grade_class
+        from autograder.grade.nbgrader_gradebook import CourseGradebook
+        from autograder.grade.results import INTERRUPTED, GradeError
 
     try:
         book = args.gradebook and CourseGradebook.of(args.gradebook)

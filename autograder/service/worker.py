@@ -183,16 +183,19 @@ def serve(control: socket.socket) -> None:
     # The sandbox first: its server loads torch while this process imports the judge (on two
     # cores at once), where one after the other made a cold grader's first check wait for both.
     default_server(wait=False)
-    import autograder.check.cli  # noqa: F401
-    import autograder.check.report  # noqa: F401
-    import autograder.cli  # noqa: F401  (what a request needs, loaded before it comes)
-    import autograder.drill.cli  # noqa: F401
-    import autograder.grade.cli  # noqa: F401
-    import autograder.progress  # noqa: F401
-    from autograder.core.registry import all_exercises
+    from autograder.core.loading import loading
 
-    client.INSIDE = True  # a request run here never asks the service again
-    all_exercises()
+    with loading():  # torch, and every lesson's checks
+        import autograder.check.cli  # noqa: F401
+        import autograder.check.report  # noqa: F401
+        import autograder.cli  # noqa: F401  (what a request needs, loaded before it comes)
+        import autograder.drill.cli  # noqa: F401
+        import autograder.grade.cli  # noqa: F401
+        import autograder.progress  # noqa: F401
+        from autograder.core.registry import all_exercises
+
+        client.INSIDE = True  # a request run here never asks the service again
+        all_exercises()
     server = default_server()
     server.wait_ready(300)
     runtime.send(control, {"state": "ready"})

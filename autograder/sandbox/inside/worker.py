@@ -140,12 +140,15 @@ def load_plots(contained: bool) -> None:
             with open(os.path.join(seed, name), "rb") as src:
                 with open(os.path.join(cache, name), "wb") as dst:
                     dst.write(src.read())
-    import matplotlib
+    gc.disable()  # as zygote.serve loads torch: what is loaded stays
+    try:
+        import matplotlib
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot  # noqa: F401  (what course_lib's figures use, and the Agg canvas)
-
-    gc.freeze()  # as what was loaded before forking the first (zygote.serve)
+        matplotlib.use("Agg")
+        import matplotlib.pyplot  # noqa: F401  (what course_lib's figures use, the Agg canvas)
+    finally:
+        gc.freeze()  # as what was loaded before forking the first (zygote.serve)
+        gc.enable()
 
 
 def _warm_up() -> None:

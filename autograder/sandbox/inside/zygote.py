@@ -315,6 +315,9 @@ def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
         if os.getpid() != 1:  # bubblewrap's init would be: learner code could trace it
             raise SystemExit("the sandbox's server must be its pid 1 (bwrap --as-pid-1)")
         seal()
+    # No collections while torch loads: its ~340 000 objects all stay, and the collector went
+    # over them again and again (40-odd collections, 0.2 of the start's 1.3 CPU-s).
+    gc.disable()
     from autograder.sandbox.inside import worker  # torch loads here, once
     from autograder.sandbox.inside.lockdown import PR_SET_DUMPABLE, prctl
     from autograder.sandbox.protocol import close_fds_except
@@ -325,6 +328,7 @@ def serve(fd: int, contained: bool, hidden: tuple[str, ...] = ()) -> None:
     # What is loaded stays out of the forked processes' collections: a full one copied ~80 MiB of
     # pages, counted as learner memory (tiled_attention calling gc.collect() failed for 81 MiB).
     gc.freeze()
+    gc.enable()
 
     ctrl = socket.socket(fileno=fd)
     ctrl.sendall(RECORD.pack(b"R", os.getpid(), 0))  # ready: a learner process starts at once

@@ -1,0 +1,71 @@
+"""torch loads without the garbage collector: in the sandbox's server and in the judge.
+
+Nearly everything an import makes lives as long as the process, yet the collector went over it
+again and again while torch loaded (some 40 collections, 0.2 of a sandbox's 1.3 CPU-s start).
+The server and the judge's command lines now load with collection off, then freeze what they
+loaded (``autograder/core/loading.py``; ``inside/zygote.serve``, ``inside/worker.load_plots``).
+"""
+
+from __future__ import annotations
+
+import gc
+
+from autograder.core.loading import loading
+from autograder.sandbox.host.server import Server
+from autograder.sandbox.host.submission import Submission
+from tests.sandbox.marks import NEEDS_BWRAP
+
+COLLECTIONS = """
+import gc
+
+SEEN = [s["collections"] for s in gc.get_stats()]  # as the server forked this process{comment}
+
+
+def collections():
+    return SEEN
+"""
+
+
+class Collections:
+    name, time_limit = "collections", 20.0
+
+
+def collections_for(server: Server, comment: str = "") -> list[int]:
+    with Submission([("counts.py", COLLECTIONS.format(comment=comment))], {}, server=server) as sub:
+        sub.begin(Collections)
+        return sub.call("collections")
+
+
+@NEEDS_BWRAP
+def test_the_server_loads_torch_and_matplotlib_without_collecting():
+    server = Server(strong=True)
+    try:
+        assert server.wait_ready(300)
+        # torch and the grader's modules: the server's whole start
+        assert sum(collections_for(server)[1:]) <= 2  # 43 of generation 1 and 3 full before
+        # matplotlib, loaded for code that plots (test_plots_loaded.py)
+        assert sum(collections_for(server, "  # course_lib.viz_attention")[1:]) <= 2
+    finally:
+        server.close()
+
+
+def test_loading_turns_collection_off_inside_and_freezes_what_it_loaded():
+    assert gc.isenabled()
+    frozen = gc.get_freeze_count()
+    with loading():
+        assert not gc.isenabled()
+        with loading():  # nested: still off at the inner one's end
+            made = [[] for _ in range(100)]
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    assert gc.get_freeze_count() >= frozen + len(made)
+
+
+def test_loading_leaves_collection_off_where_it_was_off():
+    gc.disable()
+    try:
+        with loading():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
