@@ -13,12 +13,18 @@ import os
 # process the tests start (workers, kernels, the lab, the grader); results are the same.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+import gc  # noqa: E402
+
+# No cyclic collections while torch and the test modules load: nearly all they make lives as
+# long as the process (autograder/core/loading.py). Back on once they are collected, below.
+gc.disable()
+
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 import torch  # noqa: E402
-from torch import nn
+from torch import nn  # noqa: E402
 
 
 def accelerator() -> torch.device | None:
@@ -59,6 +65,16 @@ def pytest_unconfigure(config):
         os.environ.pop("AUTOGRADER_RUNTIME_DIR", None)
         os.environ.pop("JUPYTER_RUNTIME_DIR", None)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def pytest_collection_finish(session):
+    gc.freeze()  # what the test modules loaded (gc.disable above): later collections skip it
+    gc.enable()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session):
+    gc.enable()  # xdist's controller collects nothing
 
 
 @pytest.hookimpl(trylast=True)  # after pytest-xdist's own, which names each test's group
