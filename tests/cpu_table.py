@@ -1,6 +1,6 @@
 """Opt-in: the CPU-seconds of each test and xdist group, with the processes each test starts.
 
-    CPU_TABLE=/tmp/cpu .venv/bin/python -m pytest -p cpu_table -n 3 --dist loadgroup
+    CPU_TABLE=/tmp/cpu .venv/bin/python -m pytest -p tests.cpu_table -n 3 --dist loadgroup
     .venv/bin/python tests/cpu_table.py /tmp/cpu            # the table (top 25; --all: all)
 
 Each worker writes one line per test: the CPU its own process tree spent during the test (itself,

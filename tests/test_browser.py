@@ -108,6 +108,9 @@ def lab(tmp_path_factory, chromium):
         f"--IdentityProvider.token={token}",
         f"--ServerApp.root_dir={root}",
         "--LabApp.expose_app_in_browser=True",  # window.jupyterapp: a lesson opens in one page
+        # its kernels over Unix sockets, as the other tests' (lesson_runs.kernel_config: a TCP
+        # port picked free was taken by another process before the kernel bound it)
+        "--KernelManager.transport=ipc",
     ]
     if os.geteuid() == 0:
         command.append("--allow-root")
