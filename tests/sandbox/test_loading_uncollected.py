@@ -9,6 +9,7 @@ loaded (``autograder/core/loading.py``; ``inside/zygote.serve``, ``inside/worker
 from __future__ import annotations
 
 import gc
+import sys
 
 from autograder.core.loading import loading
 from autograder.sandbox.host.server import Server
@@ -49,16 +50,32 @@ def test_the_server_loads_torch_and_matplotlib_without_collecting():
         server.close()
 
 
-def test_loading_turns_collection_off_inside_and_freezes_what_it_loaded():
+def test_loading_turns_collection_off_inside_and_freezes_what_it_loaded(tmp_path, monkeypatch):
+    (tmp_path / "a_new_module.py").write_text("MADE = [[] for _ in range(100)]\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
     assert gc.isenabled()
     frozen = gc.get_freeze_count()
     with loading():
         assert not gc.isenabled()
         with loading():  # nested: still off at the inner one's end
-            made = [[] for _ in range(100)]
+            import a_new_module
         assert not gc.isenabled()
     assert gc.isenabled()
-    assert gc.get_freeze_count() >= frozen + len(made)
+    assert gc.get_freeze_count() >= frozen + len(a_new_module.MADE)
+    monkeypatch.delitem(sys.modules, "a_new_module")
+
+
+def test_loading_nothing_new_freezes_nothing():
+    """The warm grader runs `check` again and again: the garbage of its earlier requests (an
+    exception and its frames hold each other) is collected, not frozen."""
+    frozen = gc.get_freeze_count()
+    with loading():
+        import autograder.sandbox.host.server  # noqa: F401  (loaded above)
+
+        cycles = [[] for _ in range(100)]
+        for c in cycles:
+            c.append(c)
+    assert gc.get_freeze_count() == frozen
 
 
 def test_loading_leaves_collection_off_where_it_was_off():
