@@ -15,8 +15,7 @@ import sys
 from autograder.sandbox.host.bwrap import SANDBOX_FILES
 from autograder.sandbox.host.plots import needs_plots, plotting_modules
 from autograder.sandbox.host.server import Server
-from autograder.sandbox.host.submission import Submission
-from tests.sandbox.marks import NEEDS_BWRAP
+from tests.sandbox.marks import NEEDS_BWRAP, called_in
 
 # (never the module's name whole: code that names it is code that plots)
 LOOKS = """
@@ -30,15 +29,8 @@ def loaded():
 """
 
 
-class Loaded:
-    name, time_limit = "loaded", 20.0
-
-
 def loaded_for(server: Server, comment: str = "") -> bool:
-    code = LOOKS.format(comment=comment)
-    with Submission([("looks.py", code)], {}, server=server) as sub:
-        sub.begin(Loaded)
-        return sub.call("loaded")
+    return called_in(server, "loaded", LOOKS.format(comment=comment))
 
 
 @NEEDS_BWRAP
