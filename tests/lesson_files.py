@@ -58,6 +58,18 @@ def style(name: str) -> str:
 BASE = style("plain")  # what wrong, builtin and real-world files are judged after
 
 
+def judge_after_base(code: str, only):
+    """``code`` judged as a notebook cell after one that holds the plain style (``BASE``): its
+    definitions override the earlier ones, and its lines are numbered from its own first line.
+    (The grader reads the same long cell of correct code without a child process each time:
+    ``autograder.core.syntax.READ_QUICKLY``.)"""
+    from autograder.core.extract import from_sources
+    from autograder.core.judge import judge_code
+
+    cells = [("cell [1]", BASE), ("solution.py", code)]
+    return judge_code(from_sources("solution.py", cells), only)
+
+
 def defined(path: Path) -> set[str]:
     """The names a file defines at the top level (functions, classes, assignments)."""
     names = set()

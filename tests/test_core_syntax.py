@@ -97,3 +97,35 @@ def test_the_judge_parses_only_through_this_module():
             ):
                 calls.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert calls == [], f"ast.parse outside autograder/core/syntax.py: {calls}"
+
+
+def _long(text: str) -> str:
+    return text + "# padding\n" * (syntax.RISKY_CHARS // 10 + 1)
+
+
+def test_long_sources_read_quickly_are_not_read_again_but_only_as_the_same_set(monkeypatch):
+    """A warm grader is sent a notebook's every cell at each check: the child that reads long
+    sources first runs again only for sources it has not read together before. Read one by one,
+    two long cells are read again together (their trees' memory counts together), and a source
+    the child refused is read by it each time."""
+    read = []
+    child = syntax._read_in_child
+
+    def counted(sources, mode):
+        if sources:  # (no long source: no child)
+            read.append(len(sources))
+        return child(sources, mode)
+
+    monkeypatch.setattr(syntax, "_read_in_child", counted)
+    monkeypatch.setattr(syntax, "READ_QUICKLY", {})
+    a, b, short = _long("a = 1\n"), _long("b = 2\n"), "c = 3\n"
+    for sources in ([a, short], [short, a], [a], [b], [a, b], [b, a], [a, b]):
+        trees = syntax.parse_all(sources)
+        assert [ast.dump(t) for t in trees] == [ast.dump(ast.parse(s)) for s in sources]
+    assert read == [1, 1, 2, 2]  # [a] once, [b] once, [a, b] and [b, a] once each
+    monkeypatch.setattr(syntax, "SOURCE_CPU", -1.0)  # the child refuses whatever it reads
+    refused = _long("d = 4\n")
+    for _ in range(2):
+        [tree] = syntax.parse_all([refused])
+        assert isinstance(tree, syntax.TooSlowToParse)
+    assert read[-2:] == [1, 1]

@@ -9,7 +9,7 @@ plain one defines them all.
 ``tests/lessons/<L>/builtin/*.py`` call what the exercise forbids. ``tests/lesson_files.py`` finds
 them all; ``tests/test_lesson_files.py`` checks where they are.
 
-Everything runs through the real engine (``autograder.core.judge.judge_source``): sandbox, forbidden
+Everything runs through the real engine (``autograder.core.judge.judge_code``): sandbox, forbidden
 calls, time limits and all.
 """
 
@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 from lesson_files import (
-    BASE,
     BUILTIN,
     STYLES,
     WRONG,
     expected_id,
     graded_exercise,
+    judge_after_base,
     style,
     style_defines,
 )
@@ -68,7 +68,7 @@ def test_catalogue_ids_are_stable_kebab_case_with_title_and_hint():
 @pytest.mark.parametrize("path", WRONG, ids=lambda p: p.stem)
 def test_wrong_submission_is_named(path: Path):
     name = graded_exercise(path)
-    results = judge_source(BASE + "\n\n" + path.read_text(), only=[name])
+    results = judge_after_base(path.read_text(), only=[name])
     assert [r.exercise for r in results] == [name]
     result = results[0]
     assert not result.passed, f"{path.name} passed {name}"
@@ -84,7 +84,7 @@ def test_calling_the_builtin_or_the_reference_is_caught(path: Path):
     """Each exercise forbids what it asks to build (the engine's own tests cover the mechanism;
     this checks the exercises' forbid lists)."""
     name = graded_exercise(path)
-    [result] = judge_source(BASE + "\n\n" + path.read_text(), only=[name])
+    [result] = judge_after_base(path.read_text(), only=[name])
     expected = "uses-reference" if path.stem.endswith("__reference") else "uses-builtin"
     assert (result.passed, result.mistake) == (False, expected), result.message
 

@@ -12,7 +12,7 @@ names its source (and, for a bug, the issue) and what was adapted.
 Both are judged as ``tests/test_grader_mutations.py`` judges its wrong files: after
 the plain correct style, as a later notebook cell overrides an earlier one, so a file holds only its
 own definitions and later exercises may use the plain solution's earlier ones. One sandbox
-session per file (``judge_source``), only the file's exercises graded.
+session per file (``lesson_files.judge_after_base``), only the file's exercises graded.
 
 Where the grader is wrong today the case is ``xfail(strict=True)`` with the finding as its
 reason (``FINDINGS``): whoever fixes the check removes the entry, and the strict xfail fails
@@ -25,9 +25,8 @@ import re
 from pathlib import Path
 
 import pytest
-from lesson_files import BASE
+from lesson_files import judge_after_base
 
-from autograder.core.judge import judge_source
 from autograder.core.mistakes import MISTAKES
 from autograder.core.registry import all_exercises
 
@@ -93,7 +92,7 @@ def test_every_finding_is_a_file_of_the_set():
 @pytest.mark.parametrize("path", [case(p) for p in CORRECT])
 def test_real_world_code_passes(path: Path):
     names = graded(path)
-    results = judge_source(BASE + "\n\n" + path.read_text(), only=names)
+    results = judge_after_base(path.read_text(), only=names)
     assert [r.exercise for r in results] == [n for n in all_exercises() if n in names]
     failed = {r.exercise: f"[{r.mistake}] {r.message}" for r in results if not r.passed}
     assert not failed, failed
@@ -103,7 +102,7 @@ def test_real_world_code_passes(path: Path):
 def test_real_world_bug_is_caught_and_named(path: Path):
     [name] = graded(path)
     expected = header(path, "expect")
-    [result] = judge_source(BASE + "\n\n" + path.read_text(), only=[name])
+    [result] = judge_after_base(path.read_text(), only=[name])
     assert not result.passed, f"{path.name} passed {name}"
     if expected == UNNAMED:
         assert result.mistake is not None, f"{path.name}: caught, but unnamed\n{result.message}"

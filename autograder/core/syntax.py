@@ -11,6 +11,7 @@ mismatch`` (python/cpython#106905 is one of its causes). The grader parses in th
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import re
 import subprocess
@@ -47,6 +48,13 @@ SOURCE_CPU = 2.0  # seconds
 SOURCE_MEMORY = 512 * 2**20
 PARSE_MEMORY = 2 * 2**30  # bytes of address space for the child
 PARSE_WALL_BACKSTOP = 120.0  # seconds, for a child on a very busy machine
+# The long sources of a parse that the child read quickly lately, each set as one SHA-256: the
+# same long sources again are parsed here without a child (a warm grader is sent a notebook's
+# every cell at each check; the tests judge 700 files after the same 11 KB of correct code). The
+# key is the whole set, for the child judges the memory of their trees together: long cells
+# read quickly one by one are read by it again together. What it refused, it reads again.
+READ_QUICKLY: dict[bytes, None] = {}
+READ_QUICKLY_MAX = 64
 
 _CHILD = r"""
 import ast, json, resource, sys, time
@@ -98,10 +106,20 @@ def parse_all(sources: list[str], mode: str = "exec") -> list[ast.AST | BaseExce
     """Each source's tree, or the exception that says why it has none: a SyntaxError (as Python
     says it), RecursionError, MemoryError, ValueError, or :class:`TooSlowToParse`. The sources
     longer than ``RISKY_CHARS`` are read first by one child process, together; each of them is
-    parsed here only if the child read it within ``SOURCE_CPU`` and ``SOURCE_MEMORY``."""
+    parsed here only if the child read it within ``SOURCE_CPU`` and ``SOURCE_MEMORY``; the same
+    long sources as a parse that the child lately read quickly are not read again
+    (``READ_QUICKLY``)."""
     warnings.filterwarnings("ignore", category=SyntaxWarning, module=re.escape(FILENAME))
     long = [i for i, source in enumerate(sources) if len(source) > RISKY_CHARS]
+    key = _key([sources[i] for i in long], mode)
+    if key in READ_QUICKLY:
+        long = []
     verdicts = dict(zip(long, _read_in_child([sources[i] for i in long], mode), strict=True))
+    if long and all(verdict is None for verdict in verdicts.values()):
+        with _LOCK:
+            READ_QUICKLY[key] = None
+            while len(READ_QUICKLY) > READ_QUICKLY_MAX:  # the oldest first
+                del READ_QUICKLY[next(iter(READ_QUICKLY))]
     trees: list[ast.AST | BaseException] = []
     for i, source in enumerate(sources):
         if isinstance(verdicts.get(i), BaseException):
@@ -113,6 +131,14 @@ def parse_all(sources: list[str], mode: str = "exec") -> list[ast.AST | BaseExce
         except (SyntaxError, RecursionError, MemoryError, ValueError) as e:
             trees.append(e)
     return trees
+
+
+def _key(sources: list[str], mode: str) -> bytes:
+    digest = hashlib.sha256(mode.encode())
+    for source in sources:  # each after its length: no two lists give the same bytes
+        data = source.encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "little") + data)
+    return digest.digest()
 
 
 def _read_in_child(sources: list[str], mode: str) -> list[BaseException | None]:
