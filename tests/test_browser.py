@@ -96,7 +96,29 @@ def lab(tmp_path_factory, chromium):
         "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
     }
     env.pop("MPLBACKEND", None)  # the kernel uses the notebook's own backend, as for a learner
-    port, token = _free_port(), secrets.token_hex(16)
+    token = secrets.token_hex(16)
+    for attempt in range(1, LAB_STARTS + 1):
+        server, base, log = _start_lab(root, home, env, token)
+        if server is not None:
+            break
+        if attempt == LAB_STARTS or "is not available" not in log:
+            pytest.fail(f"JupyterLab did not start:\n{log[-3000:]}")
+        # the free port was taken before the lab bound it (by a kernel, a sandbox, another lab)
+    yield base, token, root
+    server.terminate()
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+
+
+LAB_STARTS = 3  # a port found free can be taken before the lab binds it: tried again, anew
+
+
+def _start_lab(root: Path, home: Path, env: dict, token: str):
+    """``(server, base URL, "")`` once the lab answers on a port found free, or ``(None, None,
+    its log)`` where it exited or did not answer within two minutes."""
+    port = _free_port()
     command = [
         sys.executable,
         "-m",
@@ -114,26 +136,21 @@ def lab(tmp_path_factory, chromium):
     ]
     if os.geteuid() == 0:
         command.append("--allow-root")
-    log = (home / "lab.log").open("w")
-    server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+    path = home / f"lab-{port}.log"
+    with path.open("w") as log:
+        server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120
     while True:
         try:
             urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=5)
-            break
-        except OSError:
+            return server, base, ""
+        except OSError:  # not yet up (or another server's port: its answer is 403)
             if server.poll() is not None or time.monotonic() > deadline:
                 server.kill()
-                pytest.fail(f"JupyterLab did not start:\n{(home / 'lab.log').read_text()[-3000:]}")
+                server.wait()
+                return None, None, path.read_text()
             time.sleep(0.5)
-    yield base, token, root
-    server.terminate()
-    try:
-        server.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        server.kill()
-    log.close()
 
 
 class LabPage:
