@@ -134,7 +134,9 @@ def parse_all(sources: list[str], mode: str = "exec") -> list[ast.AST | BaseExce
 
 
 def _key(sources: list[str], mode: str) -> bytes:
-    digest = hashlib.sha256(mode.encode())
+    """The set's key: the sources, the mode and the limits the child read them under."""
+    limits = (mode, PARSE_CPU_BUDGET, SOURCE_CPU, SOURCE_MEMORY, PARSE_MEMORY)
+    digest = hashlib.sha256(repr(limits).encode())
     for source in sources:  # each after its length: no two lists give the same bytes
         data = source.encode("utf-8", "surrogatepass")
         digest.update(len(data).to_bytes(8, "little") + data)
