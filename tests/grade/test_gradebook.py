@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import csv
 import importlib.util
+import shutil
 import subprocess
 import sys
+import tempfile
 from datetime import datetime
 from pathlib import Path
 
@@ -51,6 +53,22 @@ def released_grade_cells(name: str) -> dict[str, float]:
     return {m["grade_id"]: float(m["points"]) for m in meta if m.get("grade")}
 
 
+_EMPTY = tempfile.TemporaryDirectory(prefix="gradebook-")  # this process's new gradebook
+
+
+def new_gradebook(db: Path) -> str:
+    """``db``: a new gradebook, as nbgrader's ``Gradebook`` makes one (its tables and alembic
+    version), and its URL. nbgrader makes it once per process and later ones are copies: for each
+    new database it runs ``alembic heads`` in a subprocess (1.2 CPU-s)."""
+    empty = Path(_EMPTY.name) / "gradebook.db"
+    if not empty.is_file():
+        with Gradebook(f"sqlite:///{empty.with_suffix('.making')}", COURSE):
+            pass
+        empty.with_suffix(".making").rename(empty)
+    shutil.copy(empty, db)
+    return f"sqlite:///{db}"
+
+
 def make_gradebook(course: Path, name: str = MASKS, cells: dict[str, float] | None = None) -> str:
     """A course folder whose gradebook holds ``name`` as generate_assignment would (its notebook
     and grade cells), made with nbgrader's API."""
@@ -58,7 +76,7 @@ def make_gradebook(course: Path, name: str = MASKS, cells: dict[str, float] | No
     (course / "nbgrader_config.py").write_text(
         f"c = get_config()\nc.CourseDirectory.course_id = {COURSE!r}\n"
     )
-    url = f"sqlite:///{course / 'gradebook.db'}"
+    url = new_gradebook(course / "gradebook.db")
     with Gradebook(url, COURSE) as gb:
         gb.add_assignment(name)
         gb.add_notebook(name, name)

@@ -11,7 +11,7 @@ import base64
 from pathlib import Path
 
 import nbformat
-from test_gradebook import MASKS, ROOT, _load_release
+from test_gradebook import MASKS, ROOT
 
 from autograder.grade.nbgrader_gradebook import CourseGradebook, sanitised
 
@@ -61,10 +61,10 @@ def formgrader_html(path: Path) -> str:
     return html
 
 
-def test_learner_html_and_outputs_are_made_inert_in_the_autograded_notebook(tmp_path):
-    course = tmp_path / "course"
-    course.mkdir()
-    _load_release().generate(course, [MASKS])  # nbgrader generate_assignment: the release's cells
+def test_learner_html_and_outputs_are_made_inert_in_the_autograded_notebook(
+    tmp_path, released_copy
+):
+    course = released_copy  # nbgrader generate_assignment: the release's cells
     url = f"sqlite:///{course / 'gradebook.db'}"
     text = hostile_submission()
     resources = {"db_url": url, "assignment": MASKS, "notebook": MASKS}
