@@ -1,11 +1,11 @@
 """Fixtures the grading tests share."""
 
 import fcntl
-import os
 import shutil
 from pathlib import Path
 
 import pytest
+from lesson_runs import session_folder
 from test_gradebook import MASKS, _load_release
 
 
@@ -14,8 +14,7 @@ def released_course(tmp_path_factory, dest: Path) -> Path:
     release/ notebook and gradebook). nbgrader runs once per session (2.5 CPU-s with the
     ``alembic heads`` it starts): the first process that asks generates it under a lock, in the
     session's folder, and every caller gets its own copy."""
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the session's
+    shared = session_folder(tmp_path_factory)
     made = shared / f"released-{MASKS}"
     with open(shared / f"released-{MASKS}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
