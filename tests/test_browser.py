@@ -45,6 +45,7 @@ RUN_TIMEOUT_S = 600  # one notebook, Run All to idle, on a slow shared CPU
 # How often a page is asked whether it is ready: Playwright's default asks on every animation
 # frame, which keeps Chromium drawing 60 frames a second for as long as a lesson takes to load.
 POLL_MS = 200
+LAB_STARTS = 3  # a port found free can be taken before the lab binds it: tried again, anew
 # The lab's folder of each version of a lesson, as a learner has them.
 FOLDERS = {"blank": "notebooks", "solution": "solutions"}
 
@@ -110,9 +111,6 @@ def lab(tmp_path_factory, chromium):
         server.wait(timeout=30)
     except subprocess.TimeoutExpired:
         server.kill()
-
-
-LAB_STARTS = 3  # a port found free can be taken before the lab binds it: tried again, anew
 
 
 def _start_lab(root: Path, home: Path, env: dict, token: str):
