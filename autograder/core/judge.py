@@ -13,7 +13,7 @@ from pathlib import Path
 from autograder import i18n
 from autograder.core.extract import LearnerCode, from_file, from_sources
 from autograder.core.registry import Gradable, all_exercises
-from autograder.core.result import NOT_JUDGED, Result
+from autograder.core.result import NOT_JUDGED, TAMPERING, Result
 from autograder.i18n import _, enumeration
 from autograder.kit import notes
 from autograder.kit.calling import judged_devices_last
@@ -116,7 +116,7 @@ def _explain(ex: Gradable, problem: LearnerProblem) -> tuple[str, str | None]:
             _("{name}: {problem}. Only what your code returns is judged.").format(
                 name=ex.name, problem=problem
             ),
-            "tampering",
+            TAMPERING,
         )
     if isinstance(problem, LearnerOutOfMemory):
         return (

@@ -26,6 +26,8 @@ def printable(text: str) -> str:
 # The mistake of an exercise the grader could not judge (its sandbox did not start): not the
 # learner's; ``grade`` judges the notebook again in a fresh sandbox, then names what is left.
 NOT_JUDGED = "not-judged"
+# The mistake of code that tried to change the grader or its results (the sandbox stopped it).
+TAMPERING = "tampering"
 
 MAX_MESSAGE = 4000  # characters of a result's message
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import shlex
 from datetime import datetime
 
-from autograder.core.result import NOT_JUDGED
+from autograder.core.result import NOT_JUDGED, TAMPERING
 from autograder.grade.due import local
 from autograder.grade.results import GRADED, LATE, Graded, listed, status
 from autograder.i18n import N_, _, ngettext
@@ -206,7 +206,6 @@ def other_notebooks(rows: list[Graded]) -> list[str]:
 # A named mistake's lesson section in the class report where none cites it: one any lesson's code
 # can make (timeout, out of memory...), or a lesson's own that its notebook does not cite
 GENERAL, NOT_CITED = N_("a general mistake: no lesson section"), N_("not cited in a lesson")
-TAMPERING = "tampering"  # the judge's id for code that tried to change the grader or its results
 
 
 def tampered(rows: list[Graded]) -> list[str]:
