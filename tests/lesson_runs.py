@@ -259,11 +259,8 @@ def _generate(language: str, shared: Path, wait: bool = True) -> None:
     making = shared / f"released-{language}.making"
     shutil.rmtree(making, ignore_errors=True)
     making.mkdir()
-    release.make_course(making, lessons(language), EDITIONS[language])
-    try:
-        release.nbgrader(
-            ["generate_assignment", "*", "--force", *release.course_args(making)], cwd=making
-        )
+    try:  # what `make release` runs, its checks included ("released nothing for ...")
+        release.generate(making, lessons(language), EDITIONS[language])
     except release.ReleaseError as e:
         failed.write_text(str(e))
     else:
