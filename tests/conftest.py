@@ -39,7 +39,12 @@ def accelerator() -> torch.device | None:
 def pytest_configure(config):
     """The session's own warm grader (autograder/service/), in a private runtime folder of this
     process: the command lines and kernels the tests start share it, the learner's own grader is
-    never touched, and it is stopped when the session ends."""
+    never touched, and it is stopped when the session ends. The main process also times how fast
+    the cores ran (tests/machine_speed.py: a line of the summary)."""
+    if not hasattr(config, "workerinput"):  # not in an xdist worker
+        from machine_speed import Probe
+
+        config.pluginmanager.register(Probe(), "machine-speed")
     if os.environ.get("AUTOGRADER_RUNTIME_DIR"):
         return
     import tempfile
