@@ -40,7 +40,7 @@ def pytest_configure(config):
     """The session's own warm grader (autograder/service/), in a private runtime folder of this
     process: the command lines and kernels the tests start share it, the learner's own grader is
     never touched, and it is stopped when the session ends. The main process also times how fast
-    the cores ran (tests/machine_speed.py: a line of the summary)."""
+    the machine ran (tests/machine_speed.py: a line after the results)."""
     if not hasattr(config, "workerinput"):  # not in an xdist worker
         from machine_speed import Probe
 

@@ -259,7 +259,7 @@ def _generate(language: str, shared: Path, wait: bool = True) -> None:
     making = shared / f"released-{language}.making"
     shutil.rmtree(making, ignore_errors=True)
     making.mkdir()
-    try:  # what `make release` runs, its checks included ("released nothing for ...")
+    try:  # as scripts/release.py releases notebooks/, its check included ("released nothing")
         release.generate(making, lessons(language), EDITIONS[language])
     except release.ReleaseError as e:
         failed.write_text(str(e))
